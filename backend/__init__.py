@@ -1,0 +1,1 @@
+"""Colleague: the chat tray beside Tablizer and TrialScout."""

@@ -1,0 +1,56 @@
+"""General intents of the demo model: summarising tool results, greetings, and an honest fallback."""
+
+from __future__ import annotations
+
+import json
+
+from backend.agent.demo.brain import DemoRequest, intent, marker_json
+from backend.agent.demo.wire import Reply
+
+DEFAULT_SUGGESTIONS = [
+    {"label": "What can you do?", "value": "What can you help me with on this page?"},
+]
+
+
+def suggestions(values: list[dict[str, str]] | None = None) -> str:
+    return "\n\n" + marker_json("SUGGESTED_VALUES:", values or DEFAULT_SUGGESTIONS)
+
+
+@intent(priority=900)
+def summarise_tool_results(req: DemoRequest) -> Reply | None:
+    """After tools ran: report what they returned (page modules register richer summaries first)."""
+    results = req.tool_results
+    if not results:
+        return None
+    parts = []
+    for name, _input, text, is_error in results:
+        if is_error:
+            parts.append(f"The {name.replace('_', ' ')} tool reported a problem: {text}")
+        else:
+            excerpt = text if len(text) <= 800 else text[:800] + "…"
+            parts.append(f"Here is what {name.replace('_', ' ')} returned:\n\n{excerpt}")
+    return Reply.text("\n\n".join(parts))
+
+
+@intent(priority=950)
+def greeting(req: DemoRequest) -> Reply | None:
+    text = req.user_text.strip().lower().rstrip("!.?")
+    if text not in {"hi", "hello", "hey", "help", "what can you do",
+                    "what can you help me with on this page"}:
+        return None
+    where = f" on the {req.page} page" if req.page else ""
+    tools = ", ".join(f"`{name}`" for name in req.tools) or "no tools"
+    return Reply.text(
+        f"Hello! I'm the demo model standing in for Claude{where}. I can see what the page shows me, "
+        f"call the tools offered here ({tools}) and suggest cards you can accept or dismiss."
+        + suggestions())
+
+
+@intent(priority=1000)
+def fallback(req: DemoRequest) -> Reply:
+    asked = req.user_text.strip()
+    quoted = json.dumps(asked[:200], ensure_ascii=False)
+    return Reply.text(
+        f"I'm the demo model, a deterministic stand-in for Claude, and I don't have a prepared answer "
+        f"for {quoted}. With an Anthropic API key configured, Claude answers this directly."
+        + suggestions())

@@ -1,0 +1,40 @@
+"""Settings, read from the environment (see README "Configuration")."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
+
+    database_url: str = Field(default=f"sqlite:///{PROJECT_ROOT / 'var' / 'colleague.db'}",
+                              alias="DATABASE_URL")
+    anthropic_api_key: str | None = Field(default=None, alias="ANTHROPIC_API_KEY")
+    # Where the SDK sends requests when a key is set; tests point it at a fake Messages API server.
+    anthropic_base_url: str | None = Field(default=None, alias="ANTHROPIC_BASE_URL")
+    colleague_model: str = Field(default="claude-sonnet-4-5", alias="COLLEAGUE_MODEL")
+    colleague_sources: Literal["offline", "live"] = Field(default="offline", alias="COLLEAGUE_SOURCES")
+    ncbi_api_key: str | None = Field(default=None, alias="NCBI_API_KEY")
+    # Pause between streamed chunks of the demo model, so the UI visibly streams; tests set 0.
+    demo_delay_ms: int = Field(default=20, alias="COLLEAGUE_DEMO_DELAY_MS")
+    colleague_demo: bool = Field(default=False, alias="COLLEAGUE_DEMO")
+    # Signs nothing: session ids are random and stored server-side; this only marks cookies Secure.
+    cookie_secure: bool = Field(default=False, alias="COLLEAGUE_COOKIE_SECURE")
+    frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
+
+    @property
+    def uses_demo_model(self) -> bool:
+        return not self.anthropic_api_key
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from backend.db.base import Base, utcnow
+
+APPS = ("kh", "tablizer", "trialscout")
+
+
+class Conversation(Base):
+    __tablename__ = "conversations"
+    __table_args__ = (
+        Index("ix_conversations_app", "app"),
+        Index("ix_conversations_user_app", "user_id", "app"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    app: Mapped[str] = mapped_column(String(50), default="kh", server_default="kh")
+    title: Mapped[str | None] = mapped_column(String(255), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+    messages: Mapped[list[Message]] = relationship(
+        back_populates="conversation", order_by="Message.id", cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+
+
+class Message(Base):
+    """One chat message. `extras` holds payloads (with decisions), tool history, suggestions, usage and
+    the Anthropic content blocks needed to rebuild the API history (`blocks`)."""
+
+    __tablename__ = "messages"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    conversation_id: Mapped[int] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), index=True)
+    role: Mapped[str] = mapped_column(String(20))
+    content: Mapped[str] = mapped_column(Text, default="")
+    context: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    extras: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    status: Mapped[str] = mapped_column(String(20), default="complete")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    conversation: Mapped[Conversation] = relationship(back_populates="messages")

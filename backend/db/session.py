@@ -1,0 +1,57 @@
+"""Engine and short-lived sessions.
+
+Services open a session per persistence point (`with db.session() as s`), never one held across a
+streamed turn. SQLite gets WAL and a busy timeout so a few concurrent turns don't trip over each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **kwargs)
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, **kwargs)
+
+
+class Database:
+    """One engine and its session factory; held by the app, handed to services."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self._factory = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self._factory() as s:
+            try:
+                yield s
+                s.commit()
+            except BaseException:
+                s.rollback()
+                raise
+
+    def dispose(self) -> None:
+        self.engine.dispose()

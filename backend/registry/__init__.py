@@ -1,0 +1,25 @@
+"""The registry layer: payload types, tools and pages (spec: "DEFINITIONS" and "CONFIGURATIONS").
+
+Definitions (`PayloadType`, `ToolConfig`) never name pages; `PageConfig` references them by name.
+Built-in modules fill the registry at import time (`builtins.load_builtins`), `freeze()` validates it
+once at startup, and `resolve()` answers "what is available here" as global ∪ page ∪ tab ∪ subtab.
+"""
+
+from backend.registry.pages import (
+    ClientAction,
+    PageConfig,
+    Resolved,
+    SubTabConfig,
+    TabConfig,
+    register_page,
+    resolve,
+)
+from backend.registry.payloads import PayloadType, register_payload_type
+from backend.registry.store import REGISTRY, RegistryError, freeze, swapped
+from backend.registry.tools import ToolConfig, ToolContext, ToolProgress, ToolResult, register_tool
+
+__all__ = [
+    "REGISTRY", "ClientAction", "PageConfig", "PayloadType", "RegistryError", "Resolved", "SubTabConfig",
+    "TabConfig", "ToolConfig", "ToolContext", "ToolProgress", "ToolResult", "freeze", "register_page",
+    "register_payload_type", "register_tool", "resolve", "swapped",
+]
