@@ -12,6 +12,7 @@ import asyncio
 import inspect
 import json
 import time
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -149,7 +150,8 @@ async def run_turn(
         _add_usage(state, final.usage)
         yield _usage_event(final.usage, limits.context_window)
         state.partial_text = ""
-        content = [_block_param(b) for b in final.content]
+        # Empty text blocks are rejected by the API when sent back as history.
+        content = [_block_param(b) for b in final.content if not (b.type == "text" and not b.text)]
         state.text += "".join(b["text"] for b in content if b["type"] == "text")
         state.stop_reason = final.stop_reason
         if final.stop_reason is None:
@@ -196,7 +198,10 @@ async def run_turn(
                 assert result is not None
                 if state.tool_calls >= limits.tool_budget:
                     wrap_up = True
-            payload = dict(result.payload, tool=block["name"]) if result.payload else None
+            payload = None
+            if result.payload:
+                payload = {"id": uuid.uuid4().hex[:16], "type": result.payload["type"],
+                           "data": result.payload.get("data"), "tool": block["name"]}
             if payload:
                 state.tool_payloads.append(payload)
             text = _truncate(result.text, limits.max_tool_result_chars)

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from backend.db.base import Base, utcnow
+from backend.db.base import Base, UTCDateTime, utcnow
 
 
 class ResearchStream(Base):
@@ -18,8 +18,8 @@ class ResearchStream(Base):
     settings: Mapped[dict | None] = mapped_column(JSON, default=None)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
     updated_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), default=None)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
 class InstructionVersion(Base):
@@ -32,4 +32,4 @@ class InstructionVersion(Base):
     chat_instructions: Mapped[str | None] = mapped_column(Text, default=None)
     note: Mapped[str | None] = mapped_column(String(500), default=None)
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), default=None)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

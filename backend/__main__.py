@@ -1,0 +1,62 @@
+"""The CLI: `python -m backend serve | migrate | create-user NAME [--admin] | eval criteria …`."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+
+from backend.config import get_settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["eval"]:
+        from backend.eval.cli import main as eval_main
+        return eval_main(argv[1:])
+    parser = argparse.ArgumentParser(prog="python -m backend")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the web app")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    sub.add_parser("migrate", help="upgrade the database schema to the latest version")
+    create = sub.add_parser("create-user", help="create a user (asks for the password)")
+    create.add_argument("username")
+    create.add_argument("--admin", action="store_true")
+    create.add_argument("--password", help="non-interactive; prefer the prompt or COLLEAGUE_PASSWORD")
+    sub.add_parser("eval", help="evaluation harnesses: python -m backend eval criteria --help")
+    args = parser.parse_args(argv)
+    settings = get_settings()
+
+    if args.command == "serve":
+        import uvicorn
+        uvicorn.run("backend.main:app", host=args.host, port=args.port, workers=args.workers)
+        return 0
+    if args.command == "migrate":
+        from backend.db.migrate import upgrade
+        upgrade(settings.database_url)
+        print(f"database is at the latest schema ({settings.database_url.split('@')[-1]})")
+        return 0
+    if args.command == "create-user":
+        from backend.auth.service import create_user
+        from backend.db.session import Database
+        from backend.errors import AppError
+        password = args.password or os.environ.get("COLLEAGUE_PASSWORD") or getpass.getpass("Password: ")
+        db = Database(settings.database_url)
+        try:
+            with db.session() as s:
+                user = create_user(s, args.username, password, "admin" if args.admin else "user")
+                print(f"created {user.role} {user.username!r} (id {user.id})")
+        except AppError as err:
+            print(f"error: {err.detail}", file=sys.stderr)
+            return 1
+        finally:
+            db.dispose()
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

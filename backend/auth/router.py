@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel, Field
+
+from backend.auth import service
+from backend.auth.deps import COOKIE_NAME, CurrentUser, DbDep, session_token
+
+router = APIRouter(prefix="/api/auth", tags=["auth"])
+
+
+class LoginRequest(BaseModel):
+    username: str = Field(min_length=1, max_length=80)
+    password: str = Field(min_length=1, max_length=200)
+
+
+@router.post("/login")
+async def login(body: LoginRequest, response: Response, request: Request, db: DbDep) -> dict[str, Any]:
+    def run() -> tuple[str, service.CurrentUserInfo]:
+        with db.session() as s:
+            return service.login(s, body.username, body.password)
+
+    token, user = await anyio.to_thread.run_sync(run)
+    response.set_cookie(COOKIE_NAME, token, httponly=True, samesite="lax", path="/",
+                        secure=request.app.state.settings.cookie_secure,
+                        max_age=service.SESSION_DAYS * 86400)
+    return user.public()
+
+
+@router.post("/logout")
+async def logout(request: Request, response: Response, db: DbDep) -> dict[str, bool]:
+    token = session_token(request)
+    if token:
+        def run() -> None:
+            with db.session() as s:
+                service.logout(s, token)
+        await anyio.to_thread.run_sync(run)
+    response.delete_cookie(COOKIE_NAME, path="/")
+    return {"ok": True}
+
+
+@router.get("/me")
+async def me(user: CurrentUser) -> dict[str, Any]:
+    return user.public()

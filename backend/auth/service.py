@@ -1,0 +1,83 @@
+"""Users, passwords (argon2) and login sessions (a random token in an httpOnly cookie)."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from backend.db.base import utcnow
+from backend.db.models import AuthSession, User
+from backend.errors import Conflict, InvalidInput, Unauthorized
+
+SESSION_DAYS = 14
+_hasher = PasswordHasher()
+
+
+@dataclass(frozen=True)
+class CurrentUserInfo:
+    id: int
+    username: str
+    role: str
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    def public(self) -> dict[str, object]:
+        return {"id": self.id, "username": self.username, "role": self.role}
+
+
+def create_user(s: Session, username: str, password: str, role: str = "user") -> User:
+    username = username.strip()
+    if not username or len(username) > 80:
+        raise InvalidInput("Username must be 1–80 characters.")
+    if len(password) < 4:
+        raise InvalidInput("Password must be at least 4 characters.")
+    if role not in ("user", "admin"):
+        raise InvalidInput("Role must be 'user' or 'admin'.")
+    if s.scalar(select(User).where(User.username == username)):
+        raise Conflict(f"User {username!r} already exists.")
+    user = User(username=username, password_hash=_hasher.hash(password), role=role)
+    s.add(user)
+    s.flush()
+    return user
+
+
+def ensure_user(s: Session, username: str, password: str, role: str) -> None:
+    """Idempotent seeding (demo accounts)."""
+    if s.scalar(select(User).where(User.username == username)) is None:
+        create_user(s, username, password, role)
+
+
+def login(s: Session, username: str, password: str) -> tuple[str, CurrentUserInfo]:
+    user = s.scalar(select(User).where(User.username == username))
+    try:
+        if user is None:
+            raise VerificationError
+        _hasher.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        raise Unauthorized("Wrong username or password.") from None
+    token = secrets.token_urlsafe(32)
+    s.add(AuthSession(token=token, user_id=user.id, expires_at=utcnow() + timedelta(days=SESSION_DAYS)))
+    return token, CurrentUserInfo(user.id, user.username, user.role)
+
+
+def user_for_token(s: Session, token: str) -> CurrentUserInfo:
+    row = s.get(AuthSession, token)
+    if row is None or row.expires_at < utcnow():
+        raise Unauthorized("Not signed in, or the session expired. Please sign in.")
+    user = s.get(User, row.user_id)
+    if user is None:
+        raise Unauthorized("Not signed in. Please sign in.")
+    return CurrentUserInfo(user.id, user.username, user.role)
+
+
+def logout(s: Session, token: str) -> None:
+    s.execute(delete(AuthSession).where(AuthSession.token == token))
+

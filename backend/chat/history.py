@@ -1,0 +1,99 @@
+"""Rebuild the Messages API history from stored messages, and trim it without splitting tool pairs.
+
+Stored assistant messages keep the exact API blocks of their turn (`extras.blocks`: assistant tool_use
+messages, user tool_result messages, the final assistant text). User messages are plain text. What the
+user decided about an assistant message's cards is told to the model at the start of the next user
+message, so decisions reach the model without changing the cached system prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+TRIM_THRESHOLD = 24  # API messages; above this the oldest are dropped
+TRIM_KEEP = 20
+BRIDGE_NOTE = "[Earlier conversation trimmed to save context.]"
+BRIDGE_ACK = "Understood."
+
+
+def decision_note(payloads: Sequence[dict[str, Any]]) -> str | None:
+    decided = [p for p in payloads if p.get("decision")]
+    if not decided:
+        return None
+    lines = [f"- {p['type']} card ({_card_label(p)}): {p['decision']}" for p in decided]
+    return "[Card decisions on your previous answer]\n" + "\n".join(lines)
+
+
+def _card_label(payload: dict[str, Any]) -> str:
+    data = payload.get("data") or {}
+    for key in ("name", "query", "condition", "nct_id", "title"):
+        if isinstance(data.get(key), str) and data[key]:
+            value = data[key]
+            return value if len(value) <= 80 else value[:77] + "…"
+    return str(payload.get("id"))
+
+
+def _is_tool_results(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
+
+def _as_blocks(content: Any) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def build_history(rows: Sequence[Any], new_user_text: str | None = None) -> list[dict[str, Any]]:
+    """`rows`: stored messages (role, content, extras), oldest first. Returns alternating API messages
+    ending with the new user message when `new_user_text` is given."""
+    messages: list[dict[str, Any]] = []
+    note: str | None = None
+
+    def add(message: dict[str, Any]) -> None:
+        if messages and messages[-1]["role"] == message["role"]:
+            # Two user messages in a row (a turn that died before saving an answer): merge them, keeping
+            # any tool_result blocks first as the API requires.
+            merged = _as_blocks(messages[-1]["content"]) + _as_blocks(message["content"])
+            merged.sort(key=lambda b: b.get("type") != "tool_result")
+            messages[-1] = {"role": message["role"], "content": merged}
+        else:
+            messages.append(message)
+
+    def user(text: str) -> None:
+        nonlocal note
+        content = [{"type": "text", "text": note}] if note else []
+        content.append({"type": "text", "text": text or "(empty message)"})
+        note = None
+        add({"role": "user", "content": content})
+
+    for row in rows:
+        extras = row.extras or {}
+        if row.role == "user":
+            user(row.content)
+            continue
+        blocks = extras.get("blocks") or [
+            {"role": "assistant", "content": [{"type": "text", "text": row.content or "(no answer)"}]}]
+        if not messages:
+            continue  # an assistant message can't open the history
+        for block in blocks:
+            add(block)
+        note = decision_note(extras.get("payloads") or [])
+    if new_user_text is not None:
+        user(new_user_text)
+    return trim(messages)
+
+
+def trim(messages: list[dict[str, Any]], threshold: int = TRIM_THRESHOLD,
+         keep: int = TRIM_KEEP) -> list[dict[str, Any]]:
+    """Keep roughly the last `keep` messages once there are more than `threshold`. The cut never lands on
+    a tool_result message (its tool_use would be dropped), and a bridge note says what happened."""
+    if len(messages) <= threshold:
+        return messages
+    cut = len(messages) - keep
+    while cut < len(messages) - 1 and _is_tool_results(messages[cut]):
+        cut += 1
+    kept = messages[cut:]
+    bridge = {"role": "user", "content": [{"type": "text", "text": BRIDGE_NOTE}]}
+    if kept[0]["role"] == "user":
+        return [bridge, {"role": "assistant", "content": [{"type": "text", "text": BRIDGE_ACK}]}, *kept]
+    return [bridge, *kept]

@@ -1,0 +1,77 @@
+"""Conversation CRUD, always scoped to the user: another user's conversation does not exist (404)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend.conversations.schemas import ConversationDetail, ConversationRead, MessageRead
+from backend.db.base import utcnow
+from backend.db.models import Conversation, Message
+from backend.errors import NotFound
+
+# extras keys kept server-side: the raw API blocks are for rebuilding history, not for the page.
+PRIVATE_EXTRAS = ("blocks",)
+
+
+def get_owned(s: Session, user_id: int, conversation_id: int) -> Conversation:
+    conv = s.get(Conversation, conversation_id)
+    if conv is None or conv.user_id != user_id:
+        raise NotFound(f"Conversation {conversation_id} not found.")
+    return conv
+
+
+def list_for(s: Session, user_id: int, app: str, limit: int = 100) -> list[ConversationRead]:
+    rows = s.scalars(
+        select(Conversation)
+        .where(Conversation.user_id == user_id, Conversation.app == app)
+        .order_by(Conversation.updated_at.desc(), Conversation.id.desc())
+        .limit(limit)
+    )
+    return [ConversationRead.model_validate(c) for c in rows]
+
+
+def message_read(m: Message) -> MessageRead:
+    extras = {k: v for k, v in (m.extras or {}).items() if k not in PRIVATE_EXTRAS}
+    return MessageRead(id=m.id, role=m.role, content=m.content, context=m.context, extras=extras,
+                       status=m.status, created_at=m.created_at)
+
+
+def detail(s: Session, user_id: int, conversation_id: int) -> ConversationDetail:
+    conv = get_owned(s, user_id, conversation_id)
+    return ConversationDetail(
+        **ConversationRead.model_validate(conv).model_dump(),
+        messages=[message_read(m) for m in conv.messages])
+
+
+def rename(s: Session, user_id: int, conversation_id: int, title: str) -> ConversationRead:
+    conv = get_owned(s, user_id, conversation_id)
+    conv.title = title
+    conv.updated_at = utcnow()
+    s.flush()
+    return ConversationRead.model_validate(conv)
+
+
+def delete(s: Session, user_id: int, conversation_id: int) -> None:
+    s.delete(get_owned(s, user_id, conversation_id))
+
+
+def record_decision(s: Session, user_id: int, conversation_id: int, payload_id: str,
+                    decision: str) -> dict[str, Any]:
+    """Mark a card accepted/dismissed on the message that carries it; the next turn tells the model."""
+    get_owned(s, user_id, conversation_id)
+    rows = s.scalars(select(Message).where(Message.conversation_id == conversation_id,
+                                           Message.role == "assistant"))
+    for message in rows:
+        extras = dict(message.extras or {})
+        payloads = [dict(p) for p in extras.get("payloads", [])]
+        for payload in payloads:
+            if payload.get("id") == payload_id:
+                payload["decision"] = decision
+                payload["decided_at"] = utcnow().isoformat()
+                extras["payloads"] = payloads
+                message.extras = extras  # a new dict, so SQLAlchemy sees the JSON change
+                return payload
+    raise NotFound(f"Payload {payload_id} not found in conversation {conversation_id}.")

@@ -1,0 +1,102 @@
+"""The ASGI app (`backend.main:app`): routers, one error handler per family, the built SPA."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from sqlalchemy import text
+
+from backend.agent.llm import LLM, make_llm
+from backend.auth.router import router as auth_router
+from backend.chat.router import router as chat_router
+from backend.chat.service import ChatService
+from backend.config import Settings, get_settings
+from backend.conversations.router import router as conversations_router
+from backend.db.session import Database
+from backend.errors import AppError
+from backend.pages.router import router as pages_router
+from backend.registry.builtins import load_builtins
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None, llm: LLM | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    load_builtins()  # a dangling or duplicate registry name stops the app here, with its name
+    db = Database(settings.database_url)
+    llm = llm or make_llm(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.colleague_demo:
+            from backend.seed import seed_demo
+            await anyio.to_thread.run_sync(seed_demo, db)
+        yield
+        db.dispose()
+
+    app = FastAPI(title="Colleague", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.db = db
+    app.state.llm = llm
+    app.state.chat = ChatService(db, llm, services={})
+
+    @app.exception_handler(AppError)
+    async def app_error(_request: Request, exc: AppError) -> JSONResponse:
+        return JSONResponse({"error": exc.error, "detail": exc.detail}, status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
+        return JSONResponse({"error": "invalid_input", "detail": detail}, status_code=422)
+
+    for router in (auth_router, chat_router, conversations_router, pages_router):
+        app.include_router(router)
+
+    @app.get("/api/health")
+    async def health() -> dict[str, Any]:
+        def ping() -> str:
+            try:
+                with db.session() as s:
+                    s.execute(text("SELECT 1"))
+                return "ok"
+            except Exception as exc:  # health reports, it does not fail
+                return f"unreachable: {type(exc).__name__}"
+        database = await anyio.to_thread.run_sync(ping)
+        return {"status": "ok" if database == "ok" else "degraded", "database": database,
+                "llm": llm.describe(), "sources": {"mode": settings.colleague_sources}}
+
+    _mount_frontend(app, settings)
+    return app
+
+
+def _mount_frontend(app: FastAPI, settings: Settings) -> None:
+    dist = settings.frontend_dist
+
+    @app.get("/{path:path}", include_in_schema=False)
+    async def spa(path: str) -> Any:
+        if path.startswith("api/") or path == "api":
+            return JSONResponse({"error": "not_found", "detail": f"No route /{path}."}, status_code=404)
+        candidate = (dist / path).resolve()
+        if path and candidate.is_file() and dist.resolve() in candidate.parents:
+            return FileResponse(candidate)
+        index = dist / "index.html"
+        if index.is_file():
+            return FileResponse(index, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse("<h1>Colleague</h1><p>The frontend is not built. Run <code>make run</code>.</p>",
+                            status_code=503)
+
+
+def __getattr__(name: str) -> Any:
+    # `backend.main:app` for uvicorn, built on first access so importing this module has no side effects.
+    if name == "app":
+        global app
+        app = create_app()
+        return app
+    raise AttributeError(name)

@@ -1,0 +1,47 @@
+"""The research stream editor (app `kh`): tabs semantic / retrieval / execute, and execute's workbench."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from backend.registry import ClientAction, PageConfig, SubTabConfig, TabConfig, register_page
+
+
+def build_context(context: Mapping[str, Any]) -> str:
+    tab = context.get("active_tab") or "semantic"
+    subtab = context.get("active_subtab")
+    stream = context.get("stream") or {}
+    lines = [
+        "User is editing a research stream.",
+        f"- Stream: {stream.get('name') or context.get('stream_id') or 'new stream'}",
+        f"- Active tab: {tab}" + (f" / {subtab}" if subtab else ""),
+    ]
+    for key, label in (("current_schema", "CURRENT DEFINITION"), ("retrieval", "RETRIEVAL SETUP"),
+                       ("workbench", "WORKBENCH"), ("chat_instructions_draft", "CHAT INSTRUCTIONS DRAFT")):
+        value = context.get(key)
+        if value:
+            text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+            lines.append(f"\n{label}:\n{text[:4000]}")
+    return "\n".join(lines)
+
+
+register_page(PageConfig(
+    page="edit_research_stream",
+    app="kh",
+    context_builder=build_context,
+    payloads=("chat_instructions_suggestion",),
+    tabs={
+        "semantic": TabConfig(payloads=("schema_proposal", "validation_results")),
+        "retrieval": TabConfig(payloads=("retrieval_proposal",)),
+        "execute": TabConfig(
+            payloads=("query_suggestion",),
+            subtabs={"workbench": SubTabConfig(payloads=("filter_suggestion",))},
+        ),
+    },
+    client_actions=(
+        ClientAction("switch_tab", "Switch the editor to another tab (data: {tab})"),
+        ClientAction("run_query", "Run the workbench query"),
+    ),
+))
