@@ -1,0 +1,18 @@
+/// <reference types="vitest/config" />
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+// One origin in production: FastAPI serves dist/ and /api. In development the
+// Vite server forwards /api to the backend so cookies stay same-origin.
+export default defineConfig({
+  plugins: [react()],
+  build: { outDir: "dist", sourcemap: true },
+  server: {
+    proxy: { "/api": { target: "http://127.0.0.1:8000", changeOrigin: false } },
+  },
+  test: {
+    environment: "jsdom",
+    include: ["src/**/*.test.{ts,tsx}"],
+    restoreMocks: true,
+  },
+});
