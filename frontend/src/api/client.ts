@@ -1,0 +1,190 @@
+/**
+ * The HTTP client: one `request` function, typed endpoint helpers, and the
+ * chat stream POST. Errors are `ApiError`s whose `message` is the server's
+ * `detail` made readable; a 401 calls the handler the app shell installed.
+ */
+import { readChatEvents } from "./sse";
+import type {
+  Article,
+  ArticleSearchResponse,
+  ChatEvent,
+  ChatRequest,
+  ConversationDetail,
+  ConversationSummary,
+  Decision,
+  Health,
+  TrialDetail,
+  TrialSearchResponse,
+  User,
+} from "./types";
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(message: string, status: number, code = "http_error", retryable?: boolean) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.retryable = retryable ?? (status === 0 || status === 429 || status >= 500);
+  }
+}
+
+let onUnauthorized: (() => void) | null = null;
+
+/** The shell registers what a 401 means (go to the login page). */
+export function setUnauthorizedHandler(handler: (() => void) | null): void {
+  onUnauthorized = handler;
+}
+
+/** Turn a FastAPI/AppError `detail` (string, list of 422 items, object) into one readable line. */
+export function formatDetail(detail: unknown): string {
+  if (detail == null) return "";
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((item) => {
+        if (item && typeof item === "object" && "msg" in item) {
+          const loc = Array.isArray((item as { loc?: unknown }).loc)
+            ? ((item as { loc: unknown[] }).loc.filter((p) => p !== "body" && p !== "query").join("."))
+            : "";
+          const msg = String((item as { msg: unknown }).msg);
+          return loc ? `${loc}: ${msg}` : msg;
+        }
+        return formatDetail(item);
+      })
+      .filter(Boolean)
+      .join("; ");
+  }
+  if (typeof detail === "object") {
+    const d = detail as Record<string, unknown>;
+    if (typeof d.message === "string") return d.message;
+    return JSON.stringify(detail);
+  }
+  return String(detail);
+}
+
+async function errorFrom(response: Response): Promise<ApiError> {
+  let message = `${response.status} ${response.statusText}`.trim();
+  let code = "http_error";
+  try {
+    const body: unknown = await response.json();
+    if (body && typeof body === "object") {
+      const b = body as { error?: unknown; detail?: unknown };
+      const detail = formatDetail(b.detail);
+      if (detail) message = detail;
+      else if (typeof b.error === "string") message = b.error;
+      if (typeof b.error === "string") code = b.error;
+    }
+  } catch {
+    // not JSON: keep the status line
+  }
+  return new ApiError(message || "Request failed", response.status, code);
+}
+
+interface RequestOptions {
+  body?: unknown;
+  signal?: AbortSignal;
+  /** false for calls where a 401 is an answer, not a lost session (login, me). */
+  redirectOn401?: boolean;
+}
+
+async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: opts.body === undefined ? { Accept: "application/json" } : {
+        Accept: "application/json",
+        "Content-Type": "application/json",
+      },
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      signal: opts.signal,
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === "AbortError") throw err;
+    throw new ApiError("Could not reach the server. Check your connection.", 0, "network_error", true);
+  }
+  if (!response.ok) {
+    if (response.status === 401 && opts.redirectOn401 !== false) onUnauthorized?.();
+    throw await errorFrom(response);
+  }
+  return response;
+}
+
+export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  const response = await send(method, path, opts);
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Build a query string, skipping empty values and repeating keys for arrays. */
+export function queryString(params: Record<string, unknown>): string {
+  const qs = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (Array.isArray(value)) {
+      for (const v of value) if (v !== "" && v != null) qs.append(key, String(v));
+    } else if (value !== "" && value != null) {
+      qs.append(key, String(value));
+    }
+  }
+  const s = qs.toString();
+  return s ? `?${s}` : "";
+}
+
+// ---- endpoints ---------------------------------------------------------------
+
+export const api = {
+  login: (username: string, password: string) =>
+    request<User>("POST", "/api/auth/login", { body: { username, password }, redirectOn401: false }),
+  logout: () => request<void>("POST", "/api/auth/logout", { redirectOn401: false }),
+  me: () => request<User>("GET", "/api/auth/me", { redirectOn401: false }),
+  health: () => request<Health>("GET", "/api/health", { redirectOn401: false }),
+
+  listConversations: (app: string) =>
+    request<ConversationSummary[] | { conversations: ConversationSummary[] }>(
+      "GET",
+      `/api/conversations${queryString({ app })}`,
+    ).then((r) => (Array.isArray(r) ? r : r?.conversations ?? [])),
+  getConversation: (id: number) => request<ConversationDetail>("GET", `/api/conversations/${id}`),
+  renameConversation: (id: number, title: string) =>
+    request<ConversationSummary>("PATCH", `/api/conversations/${id}`, { body: { title } }),
+  deleteConversation: (id: number) => request<void>("DELETE", `/api/conversations/${id}`),
+  stopTurn: (id: number) => request<unknown>("POST", `/api/conversations/${id}/stop`),
+  recordDecision: (conversationId: number, payloadId: string, decision: Decision) =>
+    request<unknown>(
+      "POST",
+      `/api/conversations/${conversationId}/payloads/${encodeURIComponent(payloadId)}/decision`,
+      { body: { decision } },
+    ),
+
+  searchArticles: (params: Record<string, unknown>, signal?: AbortSignal) =>
+    request<ArticleSearchResponse>("GET", `/api/articles/search${queryString(params)}`, { signal }),
+  getArticle: (pmid: string) => request<Article>("GET", `/api/articles/${encodeURIComponent(pmid)}`),
+  searchTrials: (params: Record<string, unknown>, signal?: AbortSignal) =>
+    request<TrialSearchResponse>("GET", `/api/trials/search${queryString(params)}`, { signal }),
+  getTrial: (nctId: string) => request<TrialDetail>("GET", `/api/trials/${encodeURIComponent(nctId)}`),
+};
+
+/**
+ * POST one chat turn and hand each SSE event to `onEvent` as it arrives.
+ *
+ * Resolves when the body ends. Never retries: re-sending a chat POST is the
+ * user's decision (Retry button), not the transport's.
+ */
+export async function streamChat(
+  body: ChatRequest,
+  onEvent: (event: ChatEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await send("POST", "/api/chat/stream", { body, signal });
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!contentType.includes("text/event-stream") || !response.body) {
+    throw new ApiError("The server did not answer with an event stream.", response.status, "bad_stream", true);
+  }
+  await readChatEvents(response.body, onEvent, signal);
+}

@@ -1,0 +1,108 @@
+/**
+ * SSE decoding for the chat stream (ARCHITECTURE.md §5).
+ *
+ * Framing (CRLF/LF/CR, multi-line data, comments, ids) is eventsource-parser's
+ * job; this module turns its messages into typed `ChatEvent`s. Unknown event
+ * types and non-JSON data are dropped, never thrown: a newer server must not
+ * break an older page.
+ */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { ChatEvent, ChatEventType } from "./types";
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set<ChatEventType>([
+  "conversation",
+  "status",
+  "text_delta",
+  "tool_start",
+  "tool_progress",
+  "tool_complete",
+  "usage",
+  "complete",
+  "error",
+]);
+
+/** Convert one parsed SSE message into a chat event, or null if it is not one we know. */
+export function toChatEvent(message: EventSourceMessage): ChatEvent | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(message.data);
+  } catch {
+    return null;
+  }
+  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
+  const record = data as Record<string, unknown>;
+  const type = message.event ?? (typeof record.type === "string" ? record.type : undefined);
+  if (!type || !KNOWN_TYPES.has(type)) return null;
+  return { ...record, type } as ChatEvent;
+}
+
+export interface ChatEventDecoder {
+  /** Feed decoded text; complete events are emitted synchronously. */
+  push(text: string): void;
+  /** The stream ended: drop any half-received event (the WHATWG rule). */
+  flush(): void;
+}
+
+export interface DecodedFrame {
+  id?: string;
+  event: ChatEvent;
+}
+
+/** A push-style decoder: text in, chat events out. */
+export function createChatEventDecoder(
+  onEvent: (event: ChatEvent, frame: EventSourceMessage) => void,
+  onComment?: (comment: string) => void,
+): ChatEventDecoder {
+  const parser = createParser({
+    onEvent(message) {
+      const event = toChatEvent(message);
+      if (event) onEvent(event, message);
+    },
+    onComment,
+    // A single event far larger than any real answer means a broken stream.
+    maxBufferSize: 16 * 1024 * 1024,
+  });
+  return {
+    push: (text) => parser.feed(text),
+    flush: () => parser.reset(),
+  };
+}
+
+/** Decode a whole SSE transcript (tests, fixtures). */
+export function decodeTranscript(text: string): DecodedFrame[] {
+  const frames: DecodedFrame[] = [];
+  const decoder = createChatEventDecoder((event, frame) => frames.push({ id: frame.id, event }));
+  decoder.push(text);
+  decoder.flush();
+  return frames;
+}
+
+/**
+ * Read a fetch body to its end, emitting chat events as they complete.
+ * Resolves on end of body; rejects with AbortError when `signal` aborts.
+ */
+export async function readChatEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: ChatEvent) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const reader = body.getReader();
+  const text = new TextDecoder("utf-8");
+  const decoder = createChatEventDecoder((event) => onEvent(event));
+  const abort = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener("abort", abort, { once: true });
+  try {
+    for (;;) {
+      if (signal?.aborted) throw new DOMException("Aborted", "AbortError");
+      const { done, value } = await reader.read();
+      if (done) break;
+      decoder.push(text.decode(value, { stream: true }));
+    }
+    if (signal?.aborted) throw new DOMException("Aborted", "AbortError");
+    decoder.push(text.decode());
+    decoder.flush();
+  } finally {
+    signal?.removeEventListener("abort", abort);
+    reader.releaseLock();
+  }
+}

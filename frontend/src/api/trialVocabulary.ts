@@ -1,0 +1,49 @@
+/** ClinicalTrials.gov v2 enumerations used by TrialScout's form and the trial cards. */
+
+export const PHASES = ["EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA"] as const;
+export const STATUSES = [
+  "RECRUITING",
+  "ACTIVE_NOT_RECRUITING",
+  "COMPLETED",
+  "NOT_YET_RECRUITING",
+  "TERMINATED",
+  "WITHDRAWN",
+  "SUSPENDED",
+] as const;
+export const SEXES = ["ALL", "FEMALE", "MALE"] as const;
+
+const PHASE_LABELS: Record<string, string> = {
+  EARLY_PHASE1: "Early Phase 1",
+  PHASE1: "Phase 1",
+  PHASE2: "Phase 2",
+  PHASE3: "Phase 3",
+  PHASE4: "Phase 4",
+  NA: "N/A",
+};
+
+const STATUS_LABELS: Record<string, string> = {
+  RECRUITING: "Recruiting",
+  ACTIVE_NOT_RECRUITING: "Active, not recruiting",
+  COMPLETED: "Completed",
+  NOT_YET_RECRUITING: "Not yet recruiting",
+  TERMINATED: "Terminated",
+  WITHDRAWN: "Withdrawn",
+  SUSPENDED: "Suspended",
+  ENROLLING_BY_INVITATION: "Enrolling by invitation",
+};
+
+/** "PHASE3" → "Phase 3"; arrays and "PHASE2/PHASE3"-style values too; unknown values pass through. */
+export function phaseLabel(value: unknown): string {
+  if (Array.isArray(value)) return value.map(phaseLabel).join(", ");
+  if (value == null || value === "") return "";
+  return String(value)
+    .split(/\s*[,/|]\s*/)
+    .map((p) => PHASE_LABELS[p.toUpperCase().replace(/\s+/g, "")] ?? p)
+    .join("/");
+}
+
+export function statusLabel(value: unknown): string {
+  if (Array.isArray(value)) return value.map(statusLabel).join(", ");
+  if (value == null || value === "") return "";
+  return STATUS_LABELS[String(value).toUpperCase()] ?? String(value);
+}

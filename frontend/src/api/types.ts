@@ -1,0 +1,187 @@
+/**
+ * Wire types for the HTTP API and the SSE contract (ARCHITECTURE.md §4, §5).
+ *
+ * Everything that arrives from the server is treated as untrusted: converters
+ * below tolerate missing fields and never throw on unknown ones.
+ */
+
+export type App = "tablizer" | "trialscout";
+
+export interface User {
+  id: number;
+  username: string;
+  role: string;
+}
+
+export interface Health {
+  status?: string;
+  database?: unknown;
+  llm?: { mode?: string; model?: string; label?: string };
+  sources?: { mode?: string };
+}
+
+// ---- chat -------------------------------------------------------------------
+
+export type Decision = "accepted" | "dismissed";
+
+export interface Payload {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  source?: string;
+  decision?: Decision | null;
+}
+
+export interface SuggestedValue {
+  label: string;
+  value: string;
+}
+
+export interface SuggestedAction {
+  label: string;
+  action: string;
+  handler: "client" | "server";
+}
+
+export interface ToolHistoryEntry {
+  tool_name: string;
+  input?: unknown;
+  output?: string;
+}
+
+export interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  context_window?: number;
+}
+
+export type MessageStatus = "complete" | "interrupted" | "failed";
+
+export interface ChatResponsePayload {
+  message: string;
+  custom_payload?: { id?: string; type: string; data: Record<string, unknown> } | null;
+  payloads?: Payload[];
+  suggested_values?: SuggestedValue[];
+  suggested_actions?: SuggestedAction[];
+  tool_history?: ToolHistoryEntry[];
+  conversation_id?: number;
+  message_id?: number;
+  status?: MessageStatus;
+  usage?: Usage;
+}
+
+/** The SSE events of one turn, discriminated by `type`. */
+export type ChatEvent =
+  | { type: "conversation"; conversation_id: number; turn_id?: string | number; user_message_id?: number }
+  | { type: "status"; message: string }
+  | { type: "text_delta"; text: string }
+  | { type: "tool_start"; tool: string; input?: unknown; index: number }
+  | {
+      type: "tool_progress";
+      tool: string;
+      index: number;
+      stage?: string;
+      message?: string;
+      progress?: number | null;
+    }
+  | { type: "tool_complete"; tool: string; index: number; is_error?: boolean; payload?: unknown }
+  | ({ type: "usage" } & Usage)
+  | { type: "complete"; payload: ChatResponsePayload }
+  | { type: "error"; message: string; code?: string; retryable?: boolean };
+
+export type ChatEventType = ChatEvent["type"];
+
+export interface ChatRequest {
+  message: string;
+  context: Record<string, unknown>;
+  conversation_id?: number;
+  app: App;
+}
+
+export interface ConversationSummary {
+  id: number;
+  app?: string;
+  title?: string | null;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface StoredMessage {
+  id: number;
+  role: string;
+  content: string;
+  context?: Record<string, unknown> | null;
+  extras?: {
+    payloads?: Payload[];
+    suggested_values?: SuggestedValue[];
+    suggested_actions?: SuggestedAction[];
+    tool_history?: ToolHistoryEntry[];
+    usage?: Usage;
+    [key: string]: unknown;
+  } | null;
+  status?: string | null;
+  created_at?: string;
+}
+
+export interface ConversationDetail extends ConversationSummary {
+  messages: StoredMessage[];
+}
+
+// ---- Tablizer ----------------------------------------------------------------
+
+export interface Article {
+  pmid: string;
+  title: string;
+  journal?: string;
+  year?: number | string | null;
+  authors?: string[] | string;
+  abstract?: string;
+  mesh_terms?: string[];
+  doi?: string | null;
+  [key: string]: unknown;
+}
+
+export interface ArticleSearchResponse {
+  articles: Article[];
+  total_count: number;
+  page?: number;
+  page_size?: number;
+  query_translation?: string | null;
+}
+
+// ---- TrialScout --------------------------------------------------------------
+
+export interface TrialSummary {
+  nct_id: string;
+  title: string;
+  phase?: string | string[] | null;
+  status?: string | null;
+  enrollment?: number | null;
+  sponsor?: string | null;
+  conditions?: string[];
+  interventions?: unknown[];
+  start_date?: string | null;
+  completion_date?: string | null;
+  locations_count?: number | null;
+  [key: string]: unknown;
+}
+
+export interface TrialSearchResponse {
+  trials: TrialSummary[];
+  total_count: number | null;
+  next_page_token?: string | null;
+}
+
+/** A trial detail object; only nct_id is certain, the rest is rendered if present. */
+export interface TrialDetail extends TrialSummary {
+  brief_summary?: string;
+  eligibility_criteria?: string;
+  primary_outcomes?: unknown[];
+  secondary_outcomes?: unknown[];
+  locations?: unknown[];
+  sex?: string;
+  min_age?: string;
+  max_age?: string;
+}
