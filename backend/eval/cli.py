@@ -1,0 +1,167 @@
+"""`python -m backend eval criteria [--sample N|all] [--seed S] [--model demo|claude] [--out DIR] …`
+
+Prints the GPT-4 baseline over the full annotation file (no model calls) and the evaluator's metrics
+over the sample side by side, with a progress bar on stderr while the model runs, and writes the run
+artifacts under `--out` (default `runs/`). `--baseline-only` prints the baseline and calls nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import anthropic
+
+from backend.config import Settings
+from backend.eval.artifacts import format_baseline, format_summary
+from backend.eval.dataset import ANNOTATIONS_PATH, load_annotations
+from backend.eval.demo_fake import DEMO_MODEL, make_fake_client
+from backend.eval.evaluator import DEFAULT_MAX_TOKENS, evaluate_criterion
+from backend.eval.harness import Budget, EvalConfig, gpt4_baseline, run_criteria_eval
+
+
+class UsageError(Exception):
+    """A problem with how the command was invoked; printed without a traceback."""
+
+
+def _sample_size(value: str) -> int | None:
+    if value.strip().lower() == "all":
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'all', got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("the sample needs at least one pair")
+    return n
+
+
+def _positive(value: str) -> int:
+    n = int(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be >= 1")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m backend eval", description="Evaluation harnesses.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("criteria", help="criterion-level eval against the TrialGPT expert annotations",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("--sample", type=_sample_size, default=60, metavar="N|all",
+                   help="pairs to evaluate, stratified by expert verdict (default 60)")
+    c.add_argument("--seed", type=int, default=42, help="sampling seed (default 42)")
+    c.add_argument("--model", choices=("demo", "claude"), default="demo",
+                   help="demo: the built-in offline demo model; "
+                        "claude: the Anthropic API (needs ANTHROPIC_API_KEY)")
+    c.add_argument("--claude-model", default=None,
+                   help="model name for --model claude (default: COLLEAGUE_MODEL)")
+    c.add_argument("--out", type=Path, default=Path("runs"), help="artifacts directory (default runs/)")
+    c.add_argument("--allocation", choices=("balanced", "proportional"), default="balanced",
+                   help="equal share per expert verdict (default) or the file's label mix")
+    c.add_argument("--concurrency", type=_positive, default=4, help="requests in flight (default 4)")
+    c.add_argument("--max-calls", type=_positive, default=None, help="stop starting calls after N")
+    c.add_argument("--max-tokens", type=_positive, default=2_000_000,
+                   help="stop starting calls once N input+output tokens are used (default 2,000,000)")
+    c.add_argument("--max-output-tokens", type=_positive, default=DEFAULT_MAX_TOKENS,
+                   help=f"max_tokens of each request (default {DEFAULT_MAX_TOKENS})")
+    c.add_argument("--annotations", type=Path, default=ANNOTATIONS_PATH, help=argparse.SUPPRESS)
+    c.add_argument("--baseline-only", action="store_true",
+                   help="print the GPT-4 baseline over the full file and exit (no model calls)")
+    c.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def _app_llm_module() -> ModuleType | None:
+    try:
+        return importlib.import_module("backend.agent.llm")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("backend.agent.llm", "backend.agent"):
+            raise
+        return None
+
+
+def build_client(kind: str, settings: Settings,
+                 claude_model: str | None) -> tuple[anthropic.AsyncAnthropic, str, str]:
+    """(SDK client, model name, backend description) for `--model`. The demo model is the app's own
+    (`backend.agent.llm`, built without an API key) when that module exists, else this package's
+    in-process fake of the Messages API with the same demo heuristics."""
+    llm = _app_llm_module()
+    if kind == "claude":
+        if not settings.anthropic_api_key:
+            raise UsageError("--model claude needs ANTHROPIC_API_KEY in the environment "
+                             "(or use --model demo, which runs offline)")
+        model = claude_model or settings.colleague_model
+        if llm is not None and hasattr(llm, "make_client"):
+            return llm.make_client(settings), model, "anthropic (backend.agent.llm.make_client)"
+        client = anthropic.AsyncAnthropic(api_key=settings.anthropic_api_key,
+                                          base_url=settings.anthropic_base_url)
+        return client, model, "anthropic"
+    demo_settings = settings.model_copy(update={"anthropic_api_key": None})
+    if llm is not None and hasattr(llm, "make_llm"):
+        app = llm.make_llm(demo_settings)
+        return app.client, app.model, "app demo model (backend.agent.llm.make_llm)"
+    if llm is not None and hasattr(llm, "make_client"):
+        return llm.make_client(demo_settings), DEMO_MODEL, "app demo model (backend.agent.llm.make_client)"
+    return make_fake_client(), DEMO_MODEL, BUILTIN_DEMO
+
+
+BUILTIN_DEMO = "eval built-in demo fake (backend.eval.demo_fake)"
+
+
+async def speaks_eval_protocol(client: anthropic.AsyncAnthropic, model: str) -> bool:
+    """One local probe: does this (demo) model answer criterion-eval requests with the JSON reply?"""
+    verdict, _ = await evaluate_criterion(client, model, "Age >= 18 years", "inclusion",
+                                          "0. A 58-year-old woman presents to the clinic.", max_tokens=256)
+    return verdict.parse_error is None
+
+
+async def resolve_client(kind: str, settings: Settings,
+                         claude_model: str | None) -> tuple[anthropic.AsyncAnthropic, str, str]:
+    """`build_client`, except that an app demo model which does not (yet) answer evaluator requests is
+    replaced by the built-in fake, with a note on stderr, instead of scoring a run of non-answers."""
+    client, model, backend = build_client(kind, settings, claude_model)
+    if kind == "demo" and backend != BUILTIN_DEMO and not await speaks_eval_protocol(client, model):
+        await client.close()
+        print(f"note: the {backend} does not answer criterion-eval requests yet; using the {BUILTIN_DEMO}",
+              file=sys.stderr)
+        return make_fake_client(), DEMO_MODEL, BUILTIN_DEMO
+    return client, model, backend
+
+
+async def _run(args: argparse.Namespace, argv: list[str]) -> int:
+    client, model, backend = await resolve_client(args.model, Settings(), args.claude_model)
+    config = EvalConfig(model_kind=args.model, model=model, sample_size=args.sample, seed=args.seed,
+                        allocation=args.allocation, concurrency=args.concurrency,
+                        budget=Budget(max_calls=args.max_calls, max_tokens=args.max_tokens),
+                        max_output_tokens=args.max_output_tokens, out_dir=args.out,
+                        annotations_path=args.annotations, model_backend=backend)
+    try:
+        report = await run_criteria_eval(client, config, progress=not args.no_progress,
+                                         argv=["eval", *argv])
+    finally:
+        await client.close()
+    print(format_baseline(report.metrics["gpt4_full_file"]))
+    print()
+    print(format_summary(report))
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """Entry point for `python -m backend eval …` (argv excludes the `eval` word itself)."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.baseline_only:
+            print(format_baseline(gpt4_baseline(load_annotations(args.annotations))))
+            return 0
+        return asyncio.run(_run(args, argv))
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: no artifacts were written", file=sys.stderr)
+        return 130
