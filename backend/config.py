@@ -20,7 +20,7 @@ class Settings(BaseSettings):
     anthropic_api_key: str | None = Field(default=None, alias="ANTHROPIC_API_KEY")
     # Where the SDK sends requests when a key is set; tests point it at a fake Messages API server.
     anthropic_base_url: str | None = Field(default=None, alias="ANTHROPIC_BASE_URL")
-    colleague_model: str = Field(default="claude-sonnet-4-5", alias="COLLEAGUE_MODEL")
+    colleague_model: str = Field(default="claude-sonnet-4-6", alias="COLLEAGUE_MODEL")
     colleague_sources: Literal["offline", "live"] = Field(default="offline", alias="COLLEAGUE_SOURCES")
     ncbi_api_key: str | None = Field(default=None, alias="NCBI_API_KEY")
     # Pause between streamed chunks of the demo model, so the UI visibly streams; tests set 0.

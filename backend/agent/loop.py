@@ -141,18 +141,21 @@ async def run_turn(
             async with client.messages.stream(**request) as stream:
                 async for event in stream:
                     if event.type == "text":
-                        state.partial_text += event.text
-                        yield TextDelta(text=event.text)
+                        text = event.text
+                        if not state.partial_text and state.text and not state.text.endswith("\n\n"):
+                            text = "\n\n" + text  # keep the answers of successive model calls apart
+                        state.partial_text += text
+                        yield TextDelta(text=text)
                 final = await stream.get_final_message()
         except (anthropic.APIError, httpx2.TransportError) as err:
             yield _failure(err)
             return
         _add_usage(state, final.usage)
         yield _usage_event(final.usage, limits.context_window)
+        state.text += state.partial_text
         state.partial_text = ""
         # Empty text blocks are rejected by the API when sent back as history.
         content = [_block_param(b) for b in final.content if not (b.type == "text" and not b.text)]
-        state.text += "".join(b["text"] for b in content if b["type"] == "text")
         state.stop_reason = final.stop_reason
         if final.stop_reason is None:
             if content:

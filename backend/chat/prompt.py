@@ -101,6 +101,11 @@ def build_system_prompt(
     page_name = resolved.page.page if resolved.page else str(context.get("current_page") or "unknown")
     builder = resolved.page.context_builder if resolved.page else generic_context
     body = builder(context).strip()
+    for kind, count in (context.get("_staged") or {}).items():
+        shown = len(context.get(kind) or [])
+        body += (f"\n\nHolding pen: the page has {count} {kind} loaded; only the first {shown} are listed "
+                 f"above. Call get_staged_items with kind \"{kind}\" to read the others (by ids, index range "
+                 "or a field filter) before answering questions about all of them.")
     page_context = (f'<page_context page="{_fence(page_name).replace(chr(34), "")}">\n{CONTEXT_PREAMBLE}\n\n'
                     f"{_fence(body)}\n</page_context>")
     return SystemPrompt(stable="\n\n".join(parts), page_context=page_context)

@@ -1,0 +1,97 @@
+"""A test page with tools of every shape, registered over the built-ins for the duration of a test."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from backend.registry import (
+    REGISTRY,
+    PageConfig,
+    PayloadType,
+    TabConfig,
+    ToolConfig,
+    ToolContext,
+    ToolProgress,
+    ToolResult,
+    swapped,
+)
+from backend.registry.builtins import load_builtins
+from tests.sse import Event, parse
+
+CARD = PayloadType(
+    name="test_card", description="a card for tests", source="llm", parse_marker="TEST_CARD:",
+    llm_instructions="TEST_CARD - offer it like this: TEST_CARD: {\"title\": \"...\"}",
+    schema={"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}})
+RESULTS = PayloadType(name="lookup_results", description="results", source="tool",
+                      schema={"type": "object"})
+
+
+async def lookup(params: dict[str, Any], ctx: ToolContext) -> Any:
+    yield ToolProgress(stage="searching", message="Searching…", progress=0.3)
+    await asyncio.sleep(0)
+    yield ToolProgress(stage="ranking", message="Ranking…", progress=0.9)
+    yield ToolResult(text=f"Found 2 items for {params['q']}.",
+                     payload={"type": "lookup_results", "data": {"q": params["q"], "items": [1, 2]}})
+
+
+def boom(params: dict[str, Any], ctx: ToolContext) -> str:
+    raise RuntimeError("the index is offline")
+
+
+def huge(params: dict[str, Any], ctx: ToolContext) -> str:
+    return "x" * 100_000
+
+
+def secret(params: dict[str, Any], ctx: ToolContext) -> str:
+    return "should never run on the test page"
+
+
+TOOLS = [
+    ToolConfig(name="lookup", description="look things up", executor=lookup, is_global=False,
+               payload_type="lookup_results",
+               input_schema={"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}}}),
+    ToolConfig(name="boom", description="always fails", executor=boom, is_global=False,
+               input_schema={"type": "object", "properties": {}}),
+    ToolConfig(name="huge", description="returns a lot", executor=huge, is_global=False,
+               input_schema={"type": "object", "properties": {}}),
+    ToolConfig(name="secret_tool", description="only on another page", executor=secret, is_global=False,
+               input_schema={"type": "object", "properties": {}}),
+]
+
+PAGE = PageConfig(
+    page="test_page", app="tablizer",
+    context_builder=lambda ctx: f"Test page. Query: {ctx.get('query', '')}",
+    payloads=("test_card",), tools=("lookup", "boom", "huge", "get_staged_items"),
+    tabs={"extra": TabConfig(tools=("secret_tool",))}, staged_keys=("items",),
+)
+CONTEXT = {"current_page": "test_page", "query": "egfr"}
+
+
+@pytest.fixture
+def test_registry() -> Iterator[None]:
+    load_builtins()
+    with swapped(payloads={**REGISTRY.payloads, "test_card": CARD, "lookup_results": RESULTS},
+                 tools={**REGISTRY.tools, **{t.name: t for t in TOOLS}},
+                 pages={**REGISTRY.pages, "test_page": PAGE}):
+        yield
+
+
+def chat(client: TestClient, message: str, context: dict[str, Any] | None = None,
+         conversation_id: int | None = None, status: int = 200) -> list[Event]:
+    body: dict[str, Any] = {"message": message, "context": context if context is not None else CONTEXT}
+    if conversation_id is not None:
+        body["conversation_id"] = conversation_id
+    r = client.post("/api/chat/stream", json=body)
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("text/event-stream")
+    assert r.headers["cache-control"] == "no-cache"
+    assert r.headers["x-accel-buffering"] == "no"
+    events = parse(r.text)
+    assert [e.id for e in events] == [str(i) for i in range(1, len(events) + 1)]
+    assert all(e.data["type"] == e.event for e in events)
+    return events

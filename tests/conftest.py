@@ -1,0 +1,158 @@
+"""Shared fixtures: both databases, the scripted fake Messages API, the app and signed-in clients.
+
+The database suite runs on SQLite always and on PostgreSQL (127.0.0.1:5432) when it is reachable; in
+CI (CI set) an unreachable PostgreSQL fails the run instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from starlette.testclient import TestClient
+
+from backend.config import Settings
+from backend.db.migrate import upgrade
+from backend.db.session import Database
+from backend.main import create_app
+from tests.fakes.anthropic_server import FakeAnthropic, start_fake_anthropic
+
+PG_ADMIN_URL = os.environ.get("COLLEAGUE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+TABLES = ("messages", "conversations", "stream_instruction_versions", "research_streams", "auth_sessions",
+          "users")
+
+
+def _pg_available() -> str | None:
+    try:
+        engine = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+        engine.dispose()
+        return None
+    except Exception as exc:  # noqa: BLE001 - the reason is reported
+        return f"{type(exc).__name__}: {exc}"
+
+
+def create_pg_database() -> tuple[str, Any]:
+    """A fresh PostgreSQL database; returns its URL and a function that drops it."""
+    problem = _pg_available()
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL at {PG_ADMIN_URL} is unreachable in CI: {problem}")
+        pytest.skip(f"PostgreSQL unreachable: {problem}")
+    name = f"colleague_test_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = sa.engine.make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return url, drop
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def migrated_db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'colleague.db'}"
+        upgrade(url)
+        yield url
+        return
+    url, drop = create_pg_database()
+    upgrade(url)
+    yield url
+    drop()
+
+
+@pytest.fixture
+def db_url(migrated_db_url: str) -> Iterator[str]:
+    yield migrated_db_url
+    engine = sa.create_engine(migrated_db_url)
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(sa.text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
+        else:
+            for table in TABLES:
+                conn.execute(sa.text(f"DELETE FROM {table}"))
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def fake_server() -> Iterator[FakeAnthropic]:
+    fake, stop = start_fake_anthropic()
+    yield fake
+    stop()
+
+
+@pytest.fixture
+def fake_llm(fake_server: FakeAnthropic) -> Iterator[FakeAnthropic]:
+    fake_server.reset()
+    yield fake_server
+    assert not fake_server.violations, f"requests broke the API's rules: {fake_server.violations}"
+
+
+def make_settings(db_url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {"DATABASE_URL": db_url, "ANTHROPIC_API_KEY": None, "COLLEAGUE_DEMO": False,
+                              "COLLEAGUE_DEMO_DELAY_MS": 0, "COLLEAGUE_SOURCES": "offline"}
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture
+def settings(db_url: str, fake_llm: FakeAnthropic) -> Settings:
+    return make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url)
+
+
+@pytest.fixture
+def app(settings: Settings) -> Any:
+    return create_app(settings)
+
+
+@pytest.fixture
+def db(db_url: str) -> Iterator[Database]:
+    database = Database(db_url)
+    yield database
+    database.dispose()
+
+
+def add_user(db: Database, username: str, role: str = "user") -> int:
+    from backend.auth.service import create_user
+    with db.session() as s:
+        return create_user(s, username, "secret-pw", role).id
+
+
+def signed_in(app: Any, db: Database, username: str, role: str = "user") -> TestClient:
+    add_user(db, username, role)
+    client = TestClient(app)
+    client.__enter__()
+    r = client.post("/api/auth/login", json={"username": username, "password": "secret-pw"})
+    assert r.status_code == 200, r.text
+    return client
+
+
+@pytest.fixture
+def alice(app: Any, db: Database) -> Iterator[TestClient]:
+    client = signed_in(app, db, "alice")
+    yield client
+    client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def bob(app: Any, db: Database) -> Iterator[TestClient]:
+    client = signed_in(app, db, "bob")
+    yield client
+    client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def admin(app: Any, db: Database) -> Iterator[TestClient]:
+    client = signed_in(app, db, "root", role="admin")
+    yield client
+    client.__exit__(None, None, None)

@@ -1,0 +1,214 @@
+"""A scripted fake of the Messages API on a real socket (uvicorn on 127.0.0.1), so the app's real
+`anthropic` SDK parses every byte: SSE frames, mid-stream errors, dropped connections, truncation.
+
+Every request is checked by `validate_request` (Anthropic's pairing and alternation rules); a violation
+is answered with the API's 400 `invalid_request_error` and recorded in `violations`, so a test that
+continues a conversation proves its stored history is acceptable to the API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from backend.agent.demo.wire import Reply, block_frames, error_body, frame, message_end, message_start
+
+
+def validate_request(body: dict[str, Any]) -> list[str]:
+    """The rules the API enforces on history (reference/anthropic-and-sse.md §A.5)."""
+    problems: list[str] = []
+    messages = body.get("messages") or []
+    if not messages or messages[0].get("role") != "user":
+        problems.append("first message must be from the user")
+    for i, msg in enumerate(messages):
+        content = msg.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not content:
+            problems.append(f"messages.{i}: content must be non-empty")
+            continue
+        if i and messages[i - 1].get("role") == msg.get("role"):
+            problems.append(f"messages.{i}: roles must alternate")
+        for block in content:
+            if block.get("type") == "text" and not block.get("text"):
+                problems.append(f"messages.{i}: text content blocks must be non-empty")
+        if msg.get("role") == "assistant":
+            uses = [b["id"] for b in content if b.get("type") == "tool_use"]
+            if uses:
+                nxt = messages[i + 1] if i + 1 < len(messages) else None
+                results = [b for b in (nxt or {}).get("content", []) if isinstance(b, dict)
+                           and b.get("type") == "tool_result"]
+                if nxt is None or {r["tool_use_id"] for r in results} != set(uses):
+                    problems.append(f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                                    "immediately after")
+                elif any(b.get("type") != "tool_result" for b in nxt["content"][:len(results)]):
+                    problems.append(f"messages.{i + 1}: tool_result blocks must come first")
+        if msg.get("role") == "user" and i:
+            prev_uses = {b.get("id") for b in messages[i - 1].get("content", []) if isinstance(b, dict)
+                         and b.get("type") == "tool_use"}
+            for block in content:
+                if block.get("type") == "tool_result" and block.get("tool_use_id") not in prev_uses:
+                    problems.append(f"messages.{i}: unexpected `tool_use_id` found in `tool_result` blocks")
+    if messages and messages[-1].get("role") != "user":
+        problems.append("the last message must be from the user")
+    return problems
+
+
+@dataclass
+class Script:
+    """One scripted response. Build with the classmethods."""
+
+    kind: str
+    reply: Reply | None = None
+    status: int = 200
+    error_type: str = ""
+    after_blocks: int = 0  # for mid-stream failures: how many blocks to send first
+    delay: float = 0.0
+    endless: bool = False
+
+    @classmethod
+    def answer(cls, reply: Reply, delay: float = 0.0) -> Script:
+        return cls("answer", reply=reply, delay=delay)
+
+    @classmethod
+    def text(cls, text: str) -> Script:
+        return cls.answer(Reply.text(text))
+
+    @classmethod
+    def http_error(cls, status: int, error_type: str) -> Script:
+        return cls("http_error", status=status, error_type=error_type)
+
+    @classmethod
+    def stream_error(cls, reply: Reply, error_type: str = "overloaded_error", after_blocks: int = 1) -> Script:
+        return cls("stream_error", reply=reply, error_type=error_type, after_blocks=after_blocks)
+
+    @classmethod
+    def drop(cls, reply: Reply, after_blocks: int = 1) -> Script:
+        """Send some frames, then close the connection without finishing the body."""
+        return cls("drop", reply=reply, after_blocks=after_blocks)
+
+    @classmethod
+    def truncated(cls, reply: Reply) -> Script:
+        """Close cleanly before message_delta/message_stop: the SDK returns stop_reason=None."""
+        return cls("truncated", reply=reply)
+
+    @classmethod
+    def slow(cls, text: str = "Thinking about this carefully. ", delay: float = 0.02) -> Script:
+        """Stream text chunks until the client goes away (or ~10 s), for Stop and disconnect tests."""
+        return cls("slow", reply=Reply.text(text), delay=delay, endless=True)
+
+
+@dataclass
+class FakeAnthropic:
+    url: str = ""
+    scripts: deque[Script | Callable[[dict[str, Any]], Script]] = field(default_factory=deque)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[list[str]] = field(default_factory=list)
+    disconnected: threading.Event = field(default_factory=threading.Event)
+
+    def reset(self) -> None:
+        self.scripts.clear()
+        self.requests.clear()
+        self.violations.clear()
+        self.disconnected.clear()
+
+    def script(self, *items: Script | Callable[[dict[str, Any]], Script]) -> None:
+        self.scripts.extend(items)
+
+    async def _messages(self, request: Request) -> Response:
+        body = await request.json()
+        self.requests.append(body)
+        problems = validate_request(body)
+        if problems:
+            self.violations.append(problems)
+            return JSONResponse(error_body("invalid_request_error", "; ".join(problems)), status_code=400,
+                                headers={"x-should-retry": "false"})
+        if not self.scripts:
+            return JSONResponse(error_body("api_error", "fake server: no scripted response left"),
+                                status_code=500, headers={"x-should-retry": "false"})
+        item = self.scripts.popleft()
+        script = item(body) if callable(item) else item
+        if script.kind == "http_error":
+            return JSONResponse(error_body(script.error_type, f"scripted {script.error_type}"),
+                                status_code=script.status, headers={"x-should-retry": "false"})
+        return StreamingResponse(self._frames(script), media_type="text/event-stream")
+
+    async def _frames(self, script: Script) -> AsyncIterator[bytes]:
+        reply = script.reply or Reply()
+        yield message_start("claude-fake", reply)
+        try:
+            if script.kind == "slow":
+                yield frame("content_block_start", {"type": "content_block_start", "index": 0,
+                                                    "content_block": {"type": "text", "text": ""}})
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    yield frame("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                        "type": "text_delta", "text": reply.blocks[0]["text"]}})
+                    await asyncio.sleep(script.delay)
+                return
+            for index, block in enumerate(reply.blocks):
+                if script.kind in ("stream_error", "drop") and index >= script.after_blocks:
+                    break
+                for chunk in block_frames(index, block):
+                    yield chunk
+                    if script.delay:
+                        await asyncio.sleep(script.delay)
+            if script.kind == "stream_error":
+                yield frame("error", error_body(script.error_type, "Overloaded"))
+                return
+            if script.kind == "drop":
+                raise ConnectionAbortedError("scripted drop")  # uvicorn cuts the chunked body
+            if script.kind == "truncated":
+                return
+            for chunk in message_end(reply):
+                yield chunk
+        except asyncio.CancelledError:
+            self.disconnected.set()
+            raise
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_fake_anthropic() -> tuple[FakeAnthropic, Callable[[], None]]:
+    fake = FakeAnthropic()
+    app = Starlette(routes=[Route("/v1/messages", fake._messages, methods=["POST"])])
+    port = _free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    fake.url = f"http://127.0.0.1:{port}"
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(timeout=5)
+
+    return fake, stop
+
+
+def tool_reply(name: str, tool_input: dict[str, Any], preface: str = "Let me check.") -> Reply:
+    return Reply.tool(name, tool_input, preface=preface)
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """Everything a request said, flattened (for asserting what the model was told)."""
+    return json.dumps(body, ensure_ascii=False)

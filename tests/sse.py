@@ -1,0 +1,58 @@
+"""A small SSE parser (WHATWG rules) for reading the app's streamed responses in tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Event:
+    id: str | None
+    event: str
+    data: dict[str, Any]
+
+
+def parse_lines(lines: Iterable[str]) -> Iterator[Event]:
+    ev_id: str | None = None
+    ev_type = "message"
+    data: list[str] = []
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line:
+            if data:
+                yield Event(ev_id, ev_type, json.loads("\n".join(data)))
+            ev_type, data = "message", []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "id":
+            ev_id = value
+        elif name == "event":
+            ev_type = value
+        elif name == "data":
+            data.append(value)
+    if data:
+        yield Event(ev_id, ev_type, json.loads("\n".join(data)))
+
+
+def parse(body: str) -> list[Event]:
+    return list(parse_lines(body.replace("\r\n", "\n").split("\n")))
+
+
+def types(events: list[Event]) -> list[str]:
+    """Event types with consecutive text_deltas folded into one, for readable sequence assertions."""
+    out: list[str] = []
+    for e in events:
+        if e.event == "text_delta" and out and out[-1] == "text_delta":
+            continue
+        out.append(e.event)
+    return out
+
+
+def text_of(events: list[Event]) -> str:
+    return "".join(e.data["text"] for e in events if e.event == "text_delta")
