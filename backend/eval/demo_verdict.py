@@ -94,6 +94,8 @@ _NEGATION = re.compile(r"\b(no|not|denies|denied|denying|without|negative|free o
 _CRITERION_NEGATION = re.compile(r"^\s*(no|not|without|absence of|free of|never|unable to|inability to|"
                                  r"not able to|unwilling to|lack of)\b\s*", re.I)
 _CLAUSE_BREAK = re.compile(r";|\bbut\b|\bhowever\b|\balthough\b|\bthough\b|\bexcept\b|\bwhereas\b", re.I)
+_RELATIVE = re.compile(r"\b(?:family history|mother|father|sister|brother|sibling|parent|son|daughter|aunt|"
+                       r"uncle|grand\w*|cousin|wife|husband|relative)s?\b", re.I)
 _SUFFIXES = ("ations", "ation", "ncy", "ers", "ing", "ive", "ion", "ics", "ies", "ic", "er", "ed", "es",
              "nt", "al", "s", "y")
 
@@ -125,7 +127,7 @@ def _mention(stems: list[str], sentences: list[str]) -> tuple[str, str] | None:
                 continue
             first = min(p for p in positions if p is not None)
             before = " ".join(words[:first])
-            if re.search(r"\bfamily history\b", before):
+            if _RELATIVE.search(before):
                 continue  # a relative's condition says nothing about the patient
             return ("absent" if _NEGATION.search(before) else "present"), sentence
     return None
@@ -180,7 +182,8 @@ _AGE_WORDS = frozenset({"age", "aged", "ages", "year", "years", "yrs", "old", "o
                         "under", "above", "below", "least", "between", "inclusive", "greater", "less",
                         "than", "equal", "male", "female", "males", "females", "men", "women", "both",
                         "sexes", "genders", "gender", "adult", "adults", "minimum", "maximum", "time",
-                        "enrollment", "screening", "consent", "informed"})
+                        "enrollment", "screening", "consent", "informed", "child", "children",
+                        "pediatric", "paediatric"})
 
 
 def _assess_age(criterion: str, sentences: list[str]) -> Assessment | None:

@@ -1,0 +1,110 @@
+"""The CLI, and the GPT-4 baseline recomputed independently from the raw annotation file."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backend.eval import cli
+from backend.eval.dataset import ANNOTATIONS_PATH
+from backend.eval.demo_fake import DEMO_MODEL, make_fake_client
+from backend.eval.harness import gpt4_baseline
+
+from .conftest import scripted
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def independent_baseline() -> dict[str, float]:
+    """Straight from the JSONL, sharing no code with the harness."""
+    rows = [json.loads(line) for line in ANNOTATIONS_PATH.read_text().splitlines() if line.strip()]
+    three = {"included": "M", "not excluded": "M", "excluded": "N", "not included": "N",
+             "not enough information": "U", "not applicable": "U"}
+    raw = sum(r["expert_eligibility"] == r["gpt4_eligibility"] for r in rows)
+    mapped = sum(three[r["expert_eligibility"]] == three[r["gpt4_eligibility"]] for r in rows)
+    return {"n": len(rows), "raw": raw / len(rows), "mapped": mapped / len(rows)}
+
+
+def test_gpt4_baseline_matches_an_independent_count(annotations):
+    ind = independent_baseline()
+    assert ind["n"] == 1015
+    assert ind["raw"] == pytest.approx(886 / 1015)  # 87.3 %, the agreement the TrialGPT paper reports
+    assert ind["raw"] == pytest.approx(0.873, abs=0.001)
+    harness = gpt4_baseline(annotations)
+    assert harness["n"] == 1015
+    assert harness["raw_label_agreement"] == pytest.approx(ind["raw"])
+    assert harness["accuracy"] == pytest.approx(ind["mapped"])  # after the 6 -> 3 mapping: 903 / 1015
+
+
+def test_baseline_only_prints_without_model_calls(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "resolve_client", None)  # any attempt to build a client would fail
+    assert cli.main(["criteria", "--baseline-only"]) == 0
+    out = capsys.readouterr().out
+    assert "GPT-4 baseline over the full annotation file (1015 rows, no model calls)" in out
+    assert "raw 6-label agreement" in out and "87.3%" in out and "89.0%" in out
+
+
+def test_python_dash_m_entry_point():
+    done = subprocess.run([sys.executable, "-m", "backend.eval", "criteria", "--baseline-only"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "87.3%" in done.stdout
+
+
+async def _fake_resolve(kind, settings, claude_model):
+    return make_fake_client(), DEMO_MODEL, "test fake"
+
+
+def test_a_demo_run_prints_baseline_and_model_side_by_side(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "resolve_client", _fake_resolve)
+    code = cli.main(["criteria", "--sample", "9", "--seed", "3", "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "GPT-4 baseline over the full annotation file" in out
+    assert "model (n=9)" in out and "GPT-4 same pairs (n=9)" in out and "GPT-4 full file (n=1015)" in out
+    [run_dir] = list(tmp_path.iterdir())
+    cfg = json.loads((run_dir / "config.json").read_text())
+    assert cfg["command"] == ["eval", "criteria", "--sample", "9", "--seed", "3", "--out", str(tmp_path),
+                              "--no-progress"]
+    assert cfg["model"]["backend"] == "test fake" and cfg["sample"]["drawn"] == 9
+
+
+def test_claude_without_a_key_says_so(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert cli.main(["criteria", "--model", "claude", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--model claude needs ANTHROPIC_API_KEY" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_arguments_are_rejected(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["criteria", "--sample", "0"])
+    with pytest.raises(SystemExit):
+        cli.main(["criteria", "--model", "gpt"])
+    assert "invalid" in capsys.readouterr().err
+
+
+async def test_an_app_demo_that_does_not_speak_the_protocol_is_replaced(monkeypatch, capsys):
+    seen = []
+    app_client = make_fake_client(scripted("I'm the demo model and have no prepared answer.", seen))
+    monkeypatch.setattr(cli, "build_client", lambda kind, settings, model: (app_client, "app-demo", "app demo"))
+    client, model, backend = await cli.resolve_client("demo", None, None)
+    try:
+        assert len(seen) == 1  # one probe
+        assert (model, backend) == (DEMO_MODEL, cli.BUILTIN_DEMO)
+        assert "does not answer criterion-eval requests yet" in capsys.readouterr().err
+    finally:
+        await client.close()
+
+
+async def test_an_app_demo_that_speaks_the_protocol_is_kept(monkeypatch):
+    app_client = make_fake_client()  # answers with the demo heuristics
+    monkeypatch.setattr(cli, "build_client", lambda kind, settings, model: (app_client, "app-demo", "app demo"))
+    client, model, backend = await cli.resolve_client("demo", None, None)
+    try:
+        assert (client, model, backend) == (app_client, "app-demo", "app demo")
+    finally:
+        await client.close()
