@@ -26,7 +26,7 @@ def run_migrations_online() -> None:
         _run(connection)
         return
     url = config.attributes.get("database_url") or get_settings().database_url
-    engine = make_engine(url)
+    engine = make_engine(url, foreign_keys=False)
     with engine.connect() as conn:
         _run(conn)
     engine.dispose()

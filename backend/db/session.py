@@ -16,7 +16,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
+def make_engine(url: str, foreign_keys: bool = True, **kwargs: Any) -> Engine:
+    """`foreign_keys=False` is for migrations: SQLite rebuilds a table to alter it, and dropping the old
+    copy with foreign keys enforced would cascade-delete the rows that point at it."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -28,7 +30,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA busy_timeout=30000")
-            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
             cur.close()
 
         return engine

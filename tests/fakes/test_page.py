@@ -1,12 +1,12 @@
-"""A test page with tools of every shape, registered over the built-ins for the duration of a test."""
+"""A test page with tools of every shape (fixture `test_registry` registers it over the built-ins)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-import pytest
 from starlette.testclient import TestClient
 
 from backend.registry import (
@@ -72,8 +72,8 @@ PAGE = PageConfig(
 CONTEXT = {"current_page": "test_page", "query": "egfr"}
 
 
-@pytest.fixture
-def test_registry() -> Iterator[None]:
+@contextmanager
+def test_page_registered() -> Iterator[None]:
     load_builtins()
     with swapped(payloads={**REGISTRY.payloads, "test_card": CARD, "lookup_results": RESULTS},
                  tools={**REGISTRY.tools, **{t.name: t for t in TOOLS}},

@@ -1,0 +1,15 @@
+"""Evaluator requests (AI columns, the criterion harness) answered by the demo's honest heuristics."""
+
+from __future__ import annotations
+
+from backend.agent.demo.brain import DemoRequest, intent
+from backend.agent.demo.wire import Reply
+from backend.eval.demo_verdict import demo_reply_text
+
+
+@intent(priority=0)
+def evaluate(req: DemoRequest) -> Reply | None:
+    if not req.system.startswith("[colleague:"):
+        return None
+    text = demo_reply_text(req.system, req.user_text)
+    return Reply.text(text) if text is not None else None

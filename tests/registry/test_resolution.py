@@ -1,0 +1,113 @@
+"""Registry resolution and startup validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from backend.config import Settings
+from backend.main import create_app
+from backend.registry import (
+    REGISTRY,
+    PageConfig,
+    PayloadType,
+    RegistryError,
+    SubTabConfig,
+    TabConfig,
+    ToolConfig,
+    resolve,
+    swapped,
+)
+from backend.registry.builtins import load_builtins
+
+
+def tool(name: str, is_global: bool = False) -> ToolConfig:
+    return ToolConfig(name=name, description=name, input_schema={"type": "object"}, executor=lambda p, c: "",
+                      is_global=is_global)
+
+
+def card(name: str, is_global: bool = False) -> PayloadType:
+    return PayloadType(name=name, description=name, source="llm", schema={"type": "object"},
+                       parse_marker=f"{name.upper()}:", is_global=is_global)
+
+
+TOOLS = {t.name: t for t in [tool("g1", True), tool("g2", True), tool("p1"), tool("t1"), tool("s1")]}
+PAYLOADS = {p.name: p for p in [card("gp", True), card("pp"), card("tp"), card("sp")]}
+PAGE = PageConfig(page="pg", context_builder=lambda c: "", tools=("p1", "g1"), payloads=("pp",),
+                  tabs={"tab": TabConfig(tools=("t1", "p1"), payloads=("tp",),
+                                         subtabs={"sub": SubTabConfig(tools=("s1",), payloads=("sp", "gp"))})})
+
+
+@pytest.mark.parametrize(("tab", "subtab", "tools", "payloads"), [
+    (None, None, ["g1", "g2", "p1"], ["gp", "pp"]),
+    ("tab", None, ["g1", "g2", "p1", "t1"], ["gp", "pp", "tp"]),
+    ("tab", "sub", ["g1", "g2", "p1", "t1", "s1"], ["gp", "pp", "tp", "sp"]),
+    ("nope", "sub", ["g1", "g2", "p1"], ["gp", "pp"]),  # unknown tab: the page set
+    ("tab", "nope", ["g1", "g2", "p1", "t1"], ["gp", "pp", "tp"]),
+])
+def test_resolution_is_ordered_union_without_duplicates(tab: str | None, subtab: str | None, tools: list[str],
+                                                        payloads: list[str]) -> None:
+    with swapped(payloads=PAYLOADS, tools=TOOLS, pages={"pg": PAGE}):
+        resolved = resolve("pg", tab, subtab)
+        assert resolved.tool_names == tools and resolved.payload_names == payloads
+
+
+def test_unknown_page_gets_the_global_set() -> None:
+    with swapped(payloads=PAYLOADS, tools=TOOLS, pages={"pg": PAGE}):
+        resolved = resolve("elsewhere", "tab", "sub")
+        assert resolved.page is None and resolved.tool_names == ["g1", "g2"] and resolved.payload_names == ["gp"]
+
+
+@pytest.mark.parametrize(("pages", "message"), [
+    ({"x": PageConfig(page="x", context_builder=lambda c: "", tools=("ghost",))},
+     "page 'x' (page) names unknown tool 'ghost'"),
+    ({"x": PageConfig(page="x", context_builder=lambda c: "",
+                      tabs={"a": TabConfig(subtabs={"b": SubTabConfig(payloads=("nope",))})})},
+     "page 'x' (tab a / subtab b) names unknown payload 'nope'"),
+])
+def test_dangling_names_fail_validation_with_the_culprit(pages: dict[str, Any], message: str) -> None:
+    with pytest.raises(RegistryError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        with swapped(payloads=PAYLOADS, tools=TOOLS, pages=pages):
+            pass
+
+
+def test_app_startup_fails_on_a_dangling_name(tmp_path: Any) -> None:
+    load_builtins()
+    bad = PageConfig(page="broken", context_builder=lambda c: "", payloads=("missing_card",))
+    with swapped(pages={**REGISTRY.pages}, validate=False):
+        REGISTRY.pages["broken"] = bad
+        REGISTRY.frozen = False
+        with pytest.raises(RegistryError, match="page 'broken' .* unknown payload 'missing_card'"):
+            create_app(Settings(DATABASE_URL=f"sqlite:///{tmp_path}/x.db"))
+
+
+def test_frozen_registry_refuses_registration_and_duplicates() -> None:
+    load_builtins()
+    with pytest.raises(RegistryError, match="frozen"):
+        REGISTRY.add("tools", "late", tool("late"))
+    with swapped():
+        REGISTRY.frozen = False
+        with pytest.raises(RegistryError, match="duplicate tool name 'get_staged_items'"):
+            REGISTRY.add("tools", "get_staged_items", tool("get_staged_items"))
+
+
+@pytest.mark.parametrize(("tab", "subtab", "payloads"), [
+    ("semantic", None, ["chat_instructions_suggestion", "schema_proposal", "validation_results"]),
+    ("retrieval", None, ["chat_instructions_suggestion", "retrieval_proposal"]),
+    ("execute", None, ["chat_instructions_suggestion", "query_suggestion"]),
+    ("execute", "workbench", ["chat_instructions_suggestion", "query_suggestion", "filter_suggestion"]),
+])
+def test_stream_editor_page(tab: str, subtab: str | None, payloads: list[str]) -> None:
+    load_builtins()
+    resolved = resolve("edit_research_stream", tab, subtab)
+    assert [p.name for p in resolved.payloads if not p.is_global] == payloads
+
+
+def test_pages_endpoint_shows_the_resolved_registry(alice: TestClient) -> None:
+    body = alice.get("/api/pages").json()
+    editor = body["pages"]["edit_research_stream"]
+    assert editor["app"] == "kh"
+    assert editor["tabs"]["execute"]["subtabs"]["workbench"]["payloads"][-1] == "filter_suggestion"
+    assert "schema_proposal" in body["payload_types"]
