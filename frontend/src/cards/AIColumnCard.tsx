@@ -1,0 +1,20 @@
+import { CardShell } from "./CardShell";
+import { asText } from "./display";
+import type { CardProps } from "./types";
+
+/** `ai_column_suggestion`: {name, criteria, type, explanation}. Accept adds the column to the table. */
+export function AIColumnCard(props: CardProps) {
+  const { name, criteria, type, explanation } = props.payload.data;
+  return (
+    <CardShell {...props} title="Suggested AI column" suggestion>
+      <dl className="fields">
+        <dt>Name</dt>
+        <dd data-testid="card-column-name">{asText(name)}</dd>
+        <dt>Type</dt>
+        <dd>{type === "boolean" ? "Yes/No" : "Text"}</dd>
+      </dl>
+      <div className="criteria-block">{asText(criteria)}</div>
+      {explanation ? <p className="card-explanation">{asText(explanation)}</p> : null}
+    </CardShell>
+  );
+}

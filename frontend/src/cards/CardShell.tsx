@@ -1,0 +1,70 @@
+import { useState, type ReactNode } from "react";
+import type { CardProps } from "./types";
+
+interface CardShellProps extends CardProps {
+  title: string;
+  children: ReactNode;
+  /** Suggestion cards show Accept/Dismiss, and once decided, what was decided. */
+  suggestion?: boolean;
+}
+
+/** The frame shared by every card: title, body, and the decision controls of suggestions. */
+export function CardShell({ title, children, suggestion, payload, decision, onAccept, onDismiss }: CardShellProps) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const act = async (fn?: () => void | Promise<void>) => {
+    if (!fn || busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await fn();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section
+      className={`card card-${payload.type}${decision ? ` card-${decision}` : ""}`}
+      data-testid={`card-${payload.type}`}
+      data-payload-id={payload.id}
+      aria-label={title}
+    >
+      <h4 className="card-title">{title}</h4>
+      <div className="card-body">{children}</div>
+      {suggestion && (
+        <div className="card-actions">
+          {decision ? (
+            <span className={`card-decision decision-${decision}`} data-testid="card-decision" role="status">
+              {decision === "accepted" ? "✓ Accepted" : "Dismissed"}
+            </span>
+          ) : (
+            <>
+              <button
+                type="button"
+                className="primary"
+                data-testid="card-accept"
+                disabled={busy || !onAccept}
+                title={onAccept ? undefined : "This page cannot apply this suggestion"}
+                onClick={() => act(onAccept)}
+              >
+                Accept
+              </button>
+              <button type="button" data-testid="card-dismiss" disabled={busy || !onDismiss} onClick={() => act(onDismiss)}>
+                Dismiss
+              </button>
+            </>
+          )}
+          {error && (
+            <span className="card-error" role="alert">
+              {error}
+            </span>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

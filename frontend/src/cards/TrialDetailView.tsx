@@ -1,0 +1,102 @@
+import { phaseLabel, statusLabel } from "../api/trialVocabulary";
+import { EntityLink, type OpenEntity } from "../chat/EntityLink";
+import { asList, asText, displayValue, formatCount } from "./display";
+
+const pick = (data: Record<string, unknown>, ...keys: string[]): unknown =>
+  keys.map((k) => data[k]).find((v) => v != null && v !== "");
+
+/**
+ * A trial detail object, tolerant of shape: used by TrialDetailsCard (compact)
+ * and TrialScout's detail panel (full).
+ */
+export function TrialDetailView({
+  data,
+  compact = false,
+  onEntity,
+}: {
+  data: Record<string, unknown>;
+  compact?: boolean;
+  onEntity?: OpenEntity;
+}) {
+  const nctId = asText(pick(data, "nct_id", "nctId"));
+  const title = asText(pick(data, "title", "brief_title", "official_title"));
+  const locations = asList(data.locations);
+  const maxLocations = compact ? 5 : 50;
+  const facts: Array<[string, string]> = [
+    ["Phase", phaseLabel(pick(data, "phase", "phases"))],
+    ["Status", statusLabel(pick(data, "status", "overall_status"))],
+    ["Sponsor", displayValue(pick(data, "sponsor", "lead_sponsor"))],
+    ["Enrollment", formatCount(pick(data, "enrollment", "enrollment_count"))],
+    ["Conditions", displayValue(data.conditions)],
+    ["Interventions", displayValue(data.interventions)],
+    ["Start", displayValue(data.start_date)],
+    ["Completion", displayValue(data.completion_date)],
+    ["Sex", displayValue(data.sex)],
+    ["Ages", [data.min_age, data.max_age].some(Boolean) ? `${displayValue(data.min_age) || "any"} – ${displayValue(data.max_age) || "any"}` : ""],
+  ];
+  const primary = asList(data.primary_outcomes);
+  const secondary = asList(data.secondary_outcomes);
+  const eligibility = asText(data.eligibility_criteria);
+  const summary = asText(pick(data, "brief_summary", "summary"));
+
+  return (
+    <div className="trial-detail">
+      <p className="trial-detail-title">
+        {nctId && <EntityLink kind="nct" id={nctId} onEntity={onEntity} />} {title}
+      </p>
+      <dl className="fields">
+        {facts
+          .filter(([, v]) => v)
+          .map(([label, value]) => (
+            <div key={label} className="field-row">
+              <dt>{label}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+      </dl>
+      {!compact && summary && (
+        <section>
+          <h5>Summary</h5>
+          <p className="prewrap">{summary}</p>
+        </section>
+      )}
+      {eligibility && (
+        <details open={!compact}>
+          <summary>Eligibility criteria</summary>
+          <div className="prewrap eligibility">{eligibility}</div>
+        </details>
+      )}
+      {primary.length > 0 && (
+        <section>
+          <h5>Primary outcomes</h5>
+          <ul>
+            {primary.map((o, i) => (
+              <li key={i}>{displayValue(o)}</li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {!compact && secondary.length > 0 && (
+        <details>
+          <summary>Secondary outcomes ({secondary.length})</summary>
+          <ul>
+            {secondary.map((o, i) => (
+              <li key={i}>{displayValue(o)}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {locations.length > 0 && (
+        <details open={!compact}>
+          <summary>Locations ({locations.length})</summary>
+          <ul>
+            {locations.slice(0, maxLocations).map((l, i) => (
+              <li key={i}>{displayValue(l)}</li>
+            ))}
+            {locations.length > maxLocations && <li className="muted">…and {locations.length - maxLocations} more</li>}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}

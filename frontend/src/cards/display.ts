@@ -1,0 +1,29 @@
+/** Turning loosely-typed payload fields into text, without throwing on odd shapes. */
+
+const PREFERRED_KEYS = ["name", "measure", "facility", "title", "label", "type", "city", "state", "country", "time_frame", "description", "status"];
+
+export function displayValue(value: unknown): string {
+  if (value == null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return value.map(displayValue).filter(Boolean).join("; ");
+  if (typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const parts = PREFERRED_KEYS.filter((k) => record[k] != null && record[k] !== "").map((k) => displayValue(record[k]));
+    return parts.length ? parts.join(", ") : JSON.stringify(value);
+  }
+  return String(value);
+}
+
+export function asList(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  return value == null || value === "" ? [] : [value];
+}
+
+export function asText(value: unknown): string {
+  return typeof value === "string" ? value : displayValue(value);
+}
+
+export function formatCount(n: unknown): string {
+  return typeof n === "number" ? n.toLocaleString("en-US") : displayValue(n);
+}

@@ -1,0 +1,33 @@
+/**
+ * Payload type → card. A static map, looked up as `cards[type] ?? FallbackCard`;
+ * a card is never registered as a side effect of rendering.
+ */
+import type { ComponentType } from "react";
+import { AIColumnCard } from "./AIColumnCard";
+import { FallbackCard } from "./FallbackCard";
+import { PubMedQueryCard } from "./PubMedQueryCard";
+import { PubMedSearchResultsCard } from "./PubMedSearchResultsCard";
+import { TrialDetailsCard } from "./TrialDetailsCard";
+import { TrialSearchCard } from "./TrialSearchCard";
+import { TrialSearchResultsCard } from "./TrialSearchResultsCard";
+import type { CardProps } from "./types";
+
+export const cards: Readonly<Record<string, ComponentType<CardProps>>> = Object.freeze({
+  pubmed_query_suggestion: PubMedQueryCard,
+  trial_search_suggestion: TrialSearchCard,
+  ai_column_suggestion: AIColumnCard,
+  trial_details: TrialDetailsCard,
+  pubmed_search_results: PubMedSearchResultsCard,
+  trial_search_results: TrialSearchResultsCard,
+});
+
+/** Payload types the user accepts or dismisses (the others are informational). */
+export const SUGGESTION_TYPES: ReadonlySet<string> = new Set([
+  "pubmed_query_suggestion",
+  "trial_search_suggestion",
+  "ai_column_suggestion",
+]);
+
+export function cardFor(type: string): ComponentType<CardProps> {
+  return Object.prototype.hasOwnProperty.call(cards, type) ? cards[type] : FallbackCard;
+}
