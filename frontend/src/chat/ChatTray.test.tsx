@@ -1,0 +1,233 @@
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ChatTray, type PageChatBinding } from "./ChatTray";
+
+type Call = { method: string; url: string; body: unknown };
+
+function sse(events: Array<Record<string, unknown>>, keepOpen = false): Response {
+  const text = events.map((e, i) => `id: ${i + 1}\r\nevent: ${e.type}\r\ndata: ${JSON.stringify(e)}\r\n\r\n`).join("");
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+      if (!keepOpen) controller.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+}
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+
+const suggestion = { id: "p1", type: "pubmed_query_suggestion", data: { query: "egfr[MeSH]", explanation: "EGFR" }, source: "llm" };
+
+const turn = (over: Record<string, unknown> = {}) => [
+  { type: "conversation", conversation_id: 5, turn_id: "t", user_message_id: 10 },
+  { type: "status", message: "Thinking…" },
+  { type: "text_delta", text: "Try this query for PMID 123." },
+  { type: "usage", input_tokens: 1500, output_tokens: 40, cache_read_input_tokens: 500, cache_creation_input_tokens: 0, context_window: 200000 },
+  {
+    type: "complete",
+    payload: {
+      message: "Try this query for PMID 123.",
+      payloads: [suggestion],
+      suggested_values: [{ label: "Narrower", value: "Make it narrower" }],
+      suggested_actions: [
+        { label: "Run it", action: "run_search", handler: "client" },
+        { label: "Analyse", action: "analyse_results", handler: "server" },
+      ],
+      conversation_id: 5,
+      message_id: 11,
+      status: "complete",
+      ...over,
+    },
+  },
+];
+
+let calls: Call[];
+let streamResponses: Array<() => Response>;
+
+beforeEach(() => {
+  calls = [];
+  streamResponses = [];
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (url: string, init: RequestInit = {}) => {
+      const method = init.method ?? "GET";
+      const body = init.body ? JSON.parse(String(init.body)) : undefined;
+      calls.push({ method, url, body });
+      if (url === "/api/chat/stream") return (streamResponses.shift() ?? (() => sse(turn())))();
+      if (url.startsWith("/api/conversations?")) return json([{ id: 5, app: "tablizer", title: "EGFR", created_at: "", updated_at: "" }]);
+      if (url.endsWith("/stop")) return json({ stopped: true });
+      if (url.includes("/decision")) return json({ ok: true });
+      return json({ error: "not_found", detail: "no route" }, 404);
+    }),
+  );
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+function setup(over: Partial<PageChatBinding> = {}) {
+  const binding: PageChatBinding = {
+    app: "tablizer",
+    getContext: () => ({ current_page: "tablizer", query: "egfr" }),
+    payloadHandlers: { pubmed_query_suggestion: vi.fn() },
+    clientActions: { run_search: vi.fn() },
+    onEntity: vi.fn(),
+    ...over,
+  };
+  const onClose = vi.fn();
+  render(<ChatTray binding={binding} onClose={onClose} modelLabel={{ text: "demo model", demo: true }} />);
+  return { binding, onClose };
+}
+
+async function sendMessage(text: string) {
+  const input = screen.getByTestId("chat-input");
+  fireEvent.change(input, { target: { value: text } });
+  fireEvent.keyDown(input, { key: "Enter" });
+}
+
+const streamCalls = () => calls.filter((c) => c.url === "/api/chat/stream");
+
+describe("ChatTray", () => {
+  it("sends with Enter, streams the answer and shows cards, usage and the context that was sent", async () => {
+    setup();
+    expect(screen.getByTestId("model-label").textContent).toBe("demo model");
+    await sendMessage("Find EGFR papers");
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    expect(streamCalls()).toHaveLength(1);
+    expect(streamCalls()[0].body).toEqual({ message: "Find EGFR papers", context: { current_page: "tablizer", query: "egfr" }, app: "tablizer" });
+    expect(screen.getByTestId("message-assistant").textContent).toContain("Try this query");
+    expect(screen.getByTestId("usage-indicator").textContent).toContain("Context 2.0k / 200k");
+    expect(within(screen.getByTestId("message-context")).getByText(/"query": "egfr"/)).toBeTruthy();
+    expect((screen.getByTestId("chat-input") as HTMLTextAreaElement).value).toBe("");
+  });
+
+  it("sends the next turn in the same conversation", async () => {
+    setup();
+    await sendMessage("one");
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    fireEvent.click(screen.getByTestId("suggested-value"));
+    await waitFor(() => expect(streamCalls()).toHaveLength(2));
+    expect(streamCalls()[1].body).toMatchObject({ message: "Make it narrower", conversation_id: 5 });
+  });
+
+  it("Accept applies the suggestion through the page and records the decision", async () => {
+    const { binding } = setup();
+    await sendMessage("q");
+    fireEvent.click(await screen.findByTestId("card-accept"));
+    await screen.findByTestId("card-decision");
+    expect(binding.payloadHandlers.pubmed_query_suggestion).toHaveBeenCalledWith(suggestion.data);
+    expect(calls.find((c) => c.url.includes("/decision"))).toEqual({
+      method: "POST",
+      url: "/api/conversations/5/payloads/p1/decision",
+      body: { decision: "accepted" },
+    });
+  });
+
+  it("Dismiss records the decision without touching the page", async () => {
+    const { binding } = setup();
+    await sendMessage("q");
+    fireEvent.click(await screen.findByTestId("card-dismiss"));
+    expect((await screen.findByTestId("card-decision")).textContent).toContain("Dismissed");
+    expect(binding.payloadHandlers.pubmed_query_suggestion).not.toHaveBeenCalled();
+    expect(calls.find((c) => c.url.includes("/decision"))?.body).toEqual({ decision: "dismissed" });
+  });
+
+  it("runs client actions on the page and sends server actions back as a message", async () => {
+    const { binding } = setup();
+    await sendMessage("q");
+    const [client, server] = await screen.findAllByTestId("suggested-action");
+    fireEvent.click(client);
+    expect(binding.clientActions.run_search).toHaveBeenCalled();
+    fireEvent.click(server);
+    await waitFor(() => expect(streamCalls()).toHaveLength(2));
+    expect(streamCalls()[1].body).toMatchObject({ message: "analyse_results" });
+  });
+
+  it("links PMIDs in the answer to the page", async () => {
+    const { binding } = setup();
+    await sendMessage("q");
+    fireEvent.click(await screen.findByTestId("entity-link"));
+    expect(binding.onEntity).toHaveBeenCalledWith("pmid", "123");
+  });
+
+  it("Stop keeps the partial answer, tells the server, and never re-sends", async () => {
+    streamResponses.push(() => sse(turn().slice(0, 3), true));
+    setup();
+    await sendMessage("long question");
+    await waitFor(() => expect(screen.getByTestId("message-assistant").textContent).toContain("Try this query"));
+    fireEvent.click(screen.getByTestId("chat-stop"));
+    expect(await screen.findByTestId("message-interrupted")).toBeTruthy();
+    expect(screen.getByTestId("message-assistant").textContent).toContain("Try this query");
+    await waitFor(() => expect(calls.some((c) => c.method === "POST" && c.url === "/api/conversations/5/stop")).toBe(true));
+    expect(screen.getByTestId("chat-send")).toBeTruthy();
+    expect(streamCalls()).toHaveLength(1);
+  });
+
+  it("shows an error event with Retry, and Retry sends the same message again", async () => {
+    streamResponses.push(() =>
+      sse([
+        { type: "conversation", conversation_id: 5, turn_id: "t", user_message_id: 10 },
+        { type: "text_delta", text: "Part" },
+        { type: "error", message: "The model is overloaded", code: "overloaded", retryable: true },
+      ]),
+    );
+    setup();
+    await sendMessage("Find trials");
+    expect((await screen.findByTestId("chat-error")).textContent).toContain("The model is overloaded");
+    expect(streamCalls()).toHaveLength(1);
+    fireEvent.click(screen.getByTestId("chat-retry"));
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    expect(streamCalls()).toHaveLength(2);
+    expect(streamCalls()[1].body).toMatchObject({ message: "Find trials", conversation_id: 5 });
+    expect(screen.queryByTestId("chat-error")).toBeNull();
+    expect(screen.getAllByTestId("message-user")).toHaveLength(1);
+  });
+
+  it("shows an HTTP error's detail", async () => {
+    streamResponses.push(() => json({ error: "conflict", detail: "Another turn is running in this conversation" }, 409));
+    setup();
+    await sendMessage("x");
+    expect((await screen.findByTestId("chat-error")).textContent).toContain("Another turn is running");
+  });
+
+  it("reports a stream that ends without complete as a retryable error", async () => {
+    streamResponses.push(() => sse(turn().slice(0, 3)));
+    setup();
+    await sendMessage("x");
+    expect((await screen.findByTestId("chat-error")).textContent).toContain("closed before the answer finished");
+    expect(screen.getByTestId("chat-retry")).toBeTruthy();
+  });
+
+  it("Shift+Enter does not send; Escape closes the tray", async () => {
+    const { onClose } = setup();
+    const input = screen.getByTestId("chat-input");
+    fireEvent.change(input, { target: { value: "draft" } });
+    fireEvent.keyDown(input, { key: "Enter", shiftKey: true });
+    fireEvent.keyDown(input, { key: "Escape" });
+    expect(onClose).toHaveBeenCalled();
+    await act(async () => undefined);
+    expect(streamCalls()).toHaveLength(0);
+  });
+
+  it("opens a stored conversation with its decisions from the history list", async () => {
+    vi.mocked(fetch).mockImplementation(async (url) => {
+      calls.push({ method: "GET", url: String(url), body: undefined });
+      if (String(url).startsWith("/api/conversations?")) return json([{ id: 5, app: "tablizer", title: "EGFR", created_at: "", updated_at: "" }]);
+      return json({
+        id: 5,
+        app: "tablizer",
+        title: "EGFR",
+        messages: [
+          { id: 1, role: "user", content: "q", context: { current_page: "tablizer" }, extras: {}, status: "complete" },
+          { id: 2, role: "assistant", content: "a", context: null, extras: { payloads: [{ ...suggestion, decision: "accepted" }] }, status: "complete" },
+        ],
+      });
+    });
+    setup();
+    fireEvent.click(screen.getByTestId("conversations-toggle"));
+    fireEvent.click(await screen.findByText("EGFR"));
+    expect((await screen.findByTestId("card-decision")).textContent).toContain("Accepted");
+    expect(screen.queryByTestId("card-accept")).toBeNull();
+  });
+});

@@ -1,0 +1,253 @@
+/**
+ * The chat tray beside a page. The page supplies its live context, what it
+ * does when a suggestion is accepted, its client actions and how to open a
+ * trial or article; the tray does the rest.
+ */
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import type { App, Payload, SuggestedAction, Usage } from "../api/types";
+import { SUGGESTION_TYPES } from "../cards/registry";
+import { ConversationList } from "./ConversationList";
+import type { OpenEntity } from "./EntityLink";
+import { MessageView, type MessageCallbacks } from "./MessageView";
+import { useChatStream } from "./useChatStream";
+import { useConversations } from "./useConversations";
+
+export interface PageChatBinding {
+  app: App;
+  /** The page's context, read at the moment a message is sent. */
+  getContext: () => Record<string, unknown>;
+  /** Apply an accepted payload to the page, by payload type. May throw to refuse. */
+  payloadHandlers: Partial<Record<string, (data: Record<string, unknown>) => void | Promise<void>>>;
+  /** Suggested actions with handler "client", by action name. */
+  clientActions: Partial<Record<string, () => void>>;
+  onEntity: OpenEntity;
+}
+
+interface ChatTrayProps {
+  binding: PageChatBinding;
+  onClose: () => void;
+  /** "demo model" when the demo model answers; the model's name otherwise. */
+  modelLabel?: { text: string; demo: boolean } | null;
+}
+
+function compact(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(n >= 10000 ? 0 : 1)}k` : String(n);
+}
+
+export function UsageIndicator({ usage }: { usage: Usage }) {
+  const used = (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+  const windowSize = usage.context_window ?? 0;
+  const share = windowSize > 0 ? Math.min(1, used / windowSize) : null;
+  const title = `Input ${used.toLocaleString()} tokens (cache read ${usage.cache_read_input_tokens ?? 0}, cache write ${
+    usage.cache_creation_input_tokens ?? 0
+  }) · output ${(usage.output_tokens ?? 0).toLocaleString()}${windowSize ? ` · context window ${windowSize.toLocaleString()}` : ""}`;
+  return (
+    <div className="usage" data-testid="usage-indicator" title={title}>
+      {share != null && <meter min={0} max={1} value={share} aria-label="Context used" />}
+      <span>
+        Context {compact(used)}
+        {windowSize ? ` / ${compact(windowSize)}` : ""} · out {compact(usage.output_tokens ?? 0)}
+      </span>
+    </div>
+  );
+}
+
+export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
+  const { app } = binding;
+  const conversations = useConversations(app);
+  const chat = useChatStream({ app, onTurnEnded: conversations.refresh });
+  const { state } = chat;
+  const [draft, setDraft] = useState("");
+  const [showList, setShowList] = useState(false);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  const logRef = useRef<HTMLDivElement>(null);
+  const bindingRef = useRef(binding);
+  bindingRef.current = binding;
+
+  useEffect(() => {
+    inputRef.current?.focus();
+  }, []);
+
+  // Keep the newest text in view while streaming, unless the user scrolled up to read.
+  const pinned = useRef(true);
+  useLayoutEffect(() => {
+    const log = logRef.current;
+    if (log && pinned.current) log.scrollTop = log.scrollHeight;
+  }, [state.messages]);
+
+  const sendText = useCallback(
+    (text: string) => {
+      if (state.streaming || !text.trim()) return;
+      chat.send(text, bindingRef.current.getContext());
+      pinned.current = true;
+    },
+    [chat, state.streaming],
+  );
+
+  const submit = () => {
+    if (state.streaming || !draft.trim()) return;
+    sendText(draft);
+    setDraft("");
+  };
+
+  const onInputKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      submit();
+    }
+  };
+
+  const callbacks: MessageCallbacks = {
+    onEntity: (kind, id) => bindingRef.current.onEntity(kind, id),
+    cardHandlers: (payload: Payload) => {
+      if (!SUGGESTION_TYPES.has(payload.type)) return {};
+      const apply = bindingRef.current.payloadHandlers[payload.type];
+      return {
+        onAccept: apply
+          ? async () => {
+              await apply(payload.data);
+              await chat.decide(payload.id, "accepted");
+            }
+          : undefined,
+        onDismiss: () => chat.decide(payload.id, "dismissed"),
+      };
+    },
+    onValue: (value) => sendText(value),
+    canRunAction: (a: SuggestedAction) => a.handler === "server" || Boolean(bindingRef.current.clientActions[a.action]),
+    onAction: (a: SuggestedAction) => {
+      if (a.handler === "server") sendText(a.action);
+      else bindingRef.current.clientActions[a.action]?.();
+    },
+  };
+
+  const lastIndex = state.messages.length - 1;
+
+  return (
+    <aside
+      className="chat-tray"
+      data-testid="chat-tray"
+      aria-label="Colleague chat"
+      onKeyDown={(e) => {
+        if (e.key === "Escape" && !e.defaultPrevented) {
+          e.preventDefault();
+          onClose();
+        }
+      }}
+    >
+      <header className="chat-header">
+        <h2>Colleague</h2>
+        {modelLabel && (
+          <span className={modelLabel.demo ? "badge badge-demo" : "badge"} data-testid="model-label">
+            {modelLabel.text}
+          </span>
+        )}
+        <div className="chat-header-actions">
+          <button
+            type="button"
+            aria-expanded={showList}
+            data-testid="conversations-toggle"
+            onClick={() => {
+              setShowList((v) => !v);
+              void conversations.refresh();
+            }}
+          >
+            History
+          </button>
+          <button type="button" data-testid="chat-new" disabled={state.streaming} onClick={() => {
+            chat.startNew();
+            setShowList(false);
+            inputRef.current?.focus();
+          }}>
+            New
+          </button>
+          <button type="button" className="icon-button" aria-label="Close chat" data-testid="chat-close" onClick={onClose}>
+            ×
+          </button>
+        </div>
+      </header>
+
+      {showList && (
+        <ConversationList
+          items={conversations.items}
+          currentId={state.conversationId}
+          disabled={state.streaming}
+          error={conversations.error}
+          onOpen={(id) => {
+            void chat.open(id);
+            setShowList(false);
+          }}
+          onRename={(id, title) => void conversations.rename(id, title)}
+          onDelete={(id) => {
+            if (id === state.conversationId) chat.startNew();
+            void conversations.remove(id);
+          }}
+        />
+      )}
+
+      <div
+        className="chat-log"
+        ref={logRef}
+        role="log"
+        aria-live="polite"
+        data-testid="chat-log"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {state.messages.length === 0 && (
+          <p className="muted chat-empty">
+            Ask about what you see: build a search, add an AI column, or compare results.
+          </p>
+        )}
+        {state.messages.map((m, i) => (
+          <MessageView key={m.key} message={m} isLast={i === lastIndex} statusText={state.statusText} callbacks={callbacks} />
+        ))}
+        {state.error && (
+          <div className="chat-error" role="alert" data-testid="chat-error">
+            <span>{state.error.message}</span>
+            {state.error.retryable && state.lastRequest && !state.streaming && (
+              <button type="button" data-testid="chat-retry" onClick={chat.retry}>
+                Retry
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+
+      <footer className="chat-footer">
+        {state.usage && <UsageIndicator usage={state.usage} />}
+        <form
+          className="chat-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            submit();
+          }}
+        >
+          <label htmlFor={`chat-input-${app}`} className="sr-only">
+            Message Colleague
+          </label>
+          <textarea
+            id={`chat-input-${app}`}
+            ref={inputRef}
+            data-testid="chat-input"
+            rows={2}
+            placeholder="Ask Colleague… (Enter sends, Shift+Enter for a new line)"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={onInputKey}
+          />
+          {state.streaming ? (
+            <button type="button" className="danger" data-testid="chat-stop" onClick={chat.stop}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" className="primary" data-testid="chat-send" disabled={!draft.trim()}>
+              Send
+            </button>
+          )}
+        </form>
+      </footer>
+    </aside>
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * Safe markdown for assistant answers: no raw HTML, only http/https/mailto
+ * links, images shown as links (never loaded), and NCT ids / PMIDs turned
+ * into links that open the row or detail view in the page.
+ */
+import type { ReactNode } from "react";
+import ReactMarkdown, { type Components, type UrlTransform } from "react-markdown";
+import remarkGfm from "remark-gfm";
+import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "./EntityLink";
+
+interface MdNode {
+  type: string;
+  value?: string;
+  url?: string;
+  children?: MdNode[];
+  data?: { hProperties?: Record<string, string> };
+}
+
+const ENTITY = /\b(NCT\d{8})\b|\bPMID:?\s?(\d{1,9})\b/g;
+const SAFE_PROTOCOL = /^(https?:|mailto:)/i;
+
+function splitText(node: MdNode): MdNode[] {
+  const text = node.value ?? "";
+  const out: MdNode[] = [];
+  let last = 0;
+  for (const match of text.matchAll(ENTITY)) {
+    const start = match.index ?? 0;
+    if (start > last) out.push({ type: "text", value: text.slice(last, start) });
+    const kind: EntityKind = match[1] ? "nct" : "pmid";
+    const id = match[1] ?? match[2];
+    out.push({
+      type: "link",
+      url: entityHref(kind, id),
+      children: [{ type: "text", value: match[0] }],
+      data: { hProperties: { dataEntity: `${kind}:${id}` } },
+    });
+    last = start + match[0].length;
+  }
+  if (last === 0) return [node];
+  if (last < text.length) out.push({ type: "text", value: text.slice(last) });
+  return out;
+}
+
+function linkEntities(node: MdNode): void {
+  if (!node.children || node.type === "link" || node.type === "linkReference") return;
+  node.children = node.children.flatMap((child) => {
+    if (child.type === "text") return splitText(child);
+    linkEntities(child);
+    return [child];
+  });
+}
+
+/** remark plugin: NCT01234567 and "PMID: 123" become entity links (not inside code or links). */
+export function remarkEntityLinks() {
+  return (tree: MdNode) => linkEntities(tree);
+}
+
+export const safeUrlTransform: UrlTransform = (url, _key, node) => {
+  if (node.properties?.dataEntity) return url;
+  return SAFE_PROTOCOL.test(url.trim()) ? url.trim() : "";
+};
+
+function entityOf(node: { properties?: Record<string, unknown> } | undefined): [EntityKind, string] | null {
+  const value = node?.properties?.dataEntity;
+  if (typeof value !== "string") return null;
+  const [kind, id] = value.split(":");
+  return kind === "nct" || kind === "pmid" ? [kind, id] : null;
+}
+
+function components(onEntity?: OpenEntity): Components {
+  return {
+    a({ node, href, children }) {
+      const entity = entityOf(node);
+      if (entity) {
+        return (
+          <EntityLink kind={entity[0]} id={entity[1]} onEntity={onEntity}>
+            {children}
+          </EntityLink>
+        );
+      }
+      if (!href) return <span className="unsafe-link">{children}</span>;
+      return (
+        <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+          {children}
+        </a>
+      );
+    },
+    img({ src, alt }) {
+      // Never fetch remote images from an answer: show what it is instead.
+      const label: ReactNode = alt || (typeof src === "string" ? src : "") || "image";
+      if (typeof src === "string" && src) {
+        return (
+          <a href={src} target="_blank" rel="noopener noreferrer nofollow" className="image-link">
+            [image: {label}]
+          </a>
+        );
+      }
+      return <span className="image-link">[image: {label}]</span>;
+    },
+  };
+}
+
+export function Markdown({ text, onEntity }: { text: string; onEntity?: OpenEntity }) {
+  return (
+    <div className="markdown">
+      <ReactMarkdown
+        remarkPlugins={[remarkGfm, remarkEntityLinks]}
+        skipHtml
+        urlTransform={safeUrlTransform}
+        components={components(onEntity)}
+      >
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+import type { Payload, SuggestedAction } from "../api/types";
+import { cardFor } from "../cards/registry";
+import type { CardProps } from "../cards/types";
+import type { ChatMessage, ToolActivity } from "./chatReducer";
+import type { OpenEntity } from "./EntityLink";
+import { Markdown } from "./Markdown";
+
+export interface MessageCallbacks {
+  onEntity: OpenEntity;
+  /** Accept/Dismiss handlers for a payload (undefined where not applicable). */
+  cardHandlers: (payload: Payload) => Pick<CardProps, "onAccept" | "onDismiss">;
+  onValue: (value: string) => void;
+  onAction: (action: SuggestedAction) => void;
+  canRunAction: (action: SuggestedAction) => boolean;
+}
+
+function ToolLine({ tool }: { tool: ToolActivity }) {
+  const label = tool.message || tool.stage || (tool.state === "running" ? "Working…" : "");
+  return (
+    <li className={`tool tool-${tool.state}`} data-testid="tool-activity">
+      <span className="tool-name">
+        {tool.state === "done" ? "✓" : tool.state === "error" ? "⚠" : tool.state === "stopped" ? "■" : "⋯"} {tool.tool}
+      </span>
+      {label && <span className="tool-message"> {label}</span>}
+      {tool.state === "running" && (
+        <progress
+          className="tool-progress"
+          data-testid="tool-progress"
+          max={1}
+          aria-label={`${tool.tool} progress`}
+          {...(tool.progress != null ? { value: tool.progress } : {})}
+        />
+      )}
+    </li>
+  );
+}
+
+function UserMessage({ message }: { message: ChatMessage }) {
+  return (
+    <div className="message message-user" data-testid="message-user">
+      <div className="message-text prewrap">{message.content}</div>
+      {message.context && (
+        <details className="message-context" data-testid="message-context">
+          <summary>What the assistant saw</summary>
+          <pre className="code-block">{JSON.stringify(message.context, null, 2)}</pre>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function AssistantMessage({
+  message,
+  isLast,
+  statusText,
+  callbacks,
+}: {
+  message: ChatMessage;
+  isLast: boolean;
+  statusText: string | null;
+  callbacks: MessageCallbacks;
+}) {
+  const streaming = message.status === "streaming";
+  const usedTools = message.toolHistory.map((t) => t.tool_name).filter(Boolean);
+  return (
+    <div className={`message message-assistant status-${message.status}`} data-testid="message-assistant" aria-busy={streaming}>
+      {message.content ? (
+        <Markdown text={message.content} onEntity={callbacks.onEntity} />
+      ) : streaming ? null : (
+        <p className="muted">(no text)</p>
+      )}
+      {message.tools.length > 0 && (streaming || message.status !== "complete") && (
+        <ul className="tool-list" aria-label="Tool activity">
+          {message.tools.map((t) => (
+            <ToolLine key={t.index} tool={t} />
+          ))}
+        </ul>
+      )}
+      {!streaming && usedTools.length > 0 && (
+        <p className="muted small" data-testid="tools-used">
+          Used: {[...new Set(usedTools)].join(", ")}
+        </p>
+      )}
+      {streaming && (
+        <p className="status-line" data-testid="chat-status" role="status">
+          <span className="spinner" aria-hidden="true" /> {statusText ?? "Working…"}
+        </p>
+      )}
+      {message.status === "interrupted" && (
+        <p className="muted small" data-testid="message-interrupted">
+          Stopped — the answer above is partial.
+        </p>
+      )}
+      {message.payloads.map((p) => {
+        const Card = cardFor(p.type);
+        return <Card key={p.id} payload={p} decision={p.decision} onEntity={callbacks.onEntity} {...callbacks.cardHandlers(p)} />;
+      })}
+      {isLast && !streaming && message.suggestedValues.length > 0 && (
+        <div className="chips" aria-label="Suggested replies">
+          {message.suggestedValues.map((v, i) => (
+            <button key={i} type="button" className="chip" data-testid="suggested-value" onClick={() => callbacks.onValue(v.value)}>
+              {v.label}
+            </button>
+          ))}
+        </div>
+      )}
+      {isLast && !streaming && message.suggestedActions.length > 0 && (
+        <div className="suggested-actions" aria-label="Suggested actions">
+          {message.suggestedActions.map((a, i) => (
+            <button
+              key={i}
+              type="button"
+              data-testid="suggested-action"
+              disabled={!callbacks.canRunAction(a)}
+              title={callbacks.canRunAction(a) ? undefined : "Not available on this page"}
+              onClick={() => callbacks.onAction(a)}
+            >
+              {a.label}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function MessageView(props: {
+  message: ChatMessage;
+  isLast: boolean;
+  statusText: string | null;
+  callbacks: MessageCallbacks;
+}) {
+  return props.message.role === "user" ? <UserMessage message={props.message} /> : <AssistantMessage {...props} />;
+}

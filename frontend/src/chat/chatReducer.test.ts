@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import type { ChatEvent, ConversationDetail } from "../api/types";
+import { chatReducer, initialChatState, payloadsOf, type ChatAction, type ChatState } from "./chatReducer";
+
+const CONTEXT = { current_page: "tablizer", query: "egfr" };
+
+function run(...actions: ChatAction[]): ChatState {
+  return actions.reduce(chatReducer, initialChatState);
+}
+const send = (message = "Find EGFR papers", key = "1"): ChatAction => ({ type: "send", message, context: CONTEXT, key });
+const ev = (event: ChatEvent): ChatAction => ({ type: "event", event });
+const last = (s: ChatState) => s.messages[s.messages.length - 1];
+
+const complete = (over: Record<string, unknown> = {}): ChatEvent => ({
+  type: "complete",
+  payload: {
+    message: "Here is a query.",
+    payloads: [{ id: "p1", type: "pubmed_query_suggestion", data: { query: "egfr[MeSH]" }, source: "llm" }],
+    suggested_values: [{ label: "Yes", value: "Yes please" }],
+    suggested_actions: [{ label: "Search", action: "run_search", handler: "client" }],
+    tool_history: [{ tool_name: "search_pubmed", input: {}, output: "3 found" }],
+    conversation_id: 9,
+    message_id: 21,
+    status: "complete",
+    usage: { input_tokens: 100, output_tokens: 20, context_window: 200000 },
+    ...over,
+  },
+});
+
+describe("send", () => {
+  it("adds the user message with its context and a streaming assistant message", () => {
+    const s = run(send());
+    expect(s.streaming).toBe(true);
+    expect(s.messages.map((m) => [m.role, m.status])).toEqual([
+      ["user", "complete"],
+      ["assistant", "streaming"],
+    ]);
+    expect(s.messages[0].context).toEqual(CONTEXT);
+    expect(s.lastRequest).toEqual({ message: "Find EGFR papers", context: CONTEXT });
+  });
+});
+
+describe("events", () => {
+  it("conversation sets the conversation and user message ids", () => {
+    const s = run(send(), ev({ type: "conversation", conversation_id: 9, turn_id: "t", user_message_id: 20 }));
+    expect(s.conversationId).toBe(9);
+    expect(s.messages[0].id).toBe(20);
+  });
+
+  it("status sets the status line, including heartbeats", () => {
+    const s = run(send(), ev({ type: "status", message: "Thinking…" }), ev({ type: "status", message: "Still searching trials… (16s)" }));
+    expect(s.statusText).toBe("Still searching trials… (16s)");
+  });
+
+  it("text_delta appends to the streaming answer", () => {
+    const s = run(send(), ev({ type: "text_delta", text: "Hel" }), ev({ type: "text_delta", text: "lo" }));
+    expect(last(s).content).toBe("Hello");
+  });
+
+  it("tool_start, tool_progress and tool_complete track each tool by index", () => {
+    let s = run(
+      send(),
+      ev({ type: "tool_start", tool: "search_trials", input: { condition: "x" }, index: 0 }),
+      ev({ type: "tool_progress", tool: "search_trials", index: 0, stage: "fetch", message: "Fetching", progress: 0.4 }),
+      ev({ type: "tool_start", tool: "get_trial", input: {}, index: 1 }),
+    );
+    expect(last(s).tools).toEqual([
+      { index: 0, tool: "search_trials", input: { condition: "x" }, state: "running", stage: "fetch", message: "Fetching", progress: 0.4 },
+      { index: 1, tool: "get_trial", input: {}, state: "running", progress: null },
+    ]);
+    s = run(...[send(), ev({ type: "tool_start", tool: "t", index: 0 }), ev({ type: "tool_progress", tool: "t", index: 0, progress: 7 })]);
+    expect(last(s).tools[0].progress).toBe(1);
+    s = chatReducer(s, ev({ type: "tool_progress", tool: "t", index: 0, progress: null }));
+    expect(last(s).tools[0].progress).toBeNull();
+    s = chatReducer(s, ev({ type: "tool_complete", tool: "t", index: 0, is_error: true }));
+    expect(last(s).tools[0].state).toBe("error");
+  });
+
+  it("usage keeps the latest token counts", () => {
+    const s = run(send(), ev({ type: "usage", input_tokens: 5, output_tokens: 2, context_window: 1000 }));
+    expect(s.usage).toEqual({ input_tokens: 5, output_tokens: 2, context_window: 1000 });
+  });
+
+  it("complete replaces the streamed text and attaches payloads and suggestions", () => {
+    const s = run(send(), ev({ type: "text_delta", text: "Here is a query. PUBMED_QUERY: {" }), ev(complete()));
+    const m = last(s);
+    expect(s.streaming).toBe(false);
+    expect(s.statusText).toBeNull();
+    expect(m).toMatchObject({ id: 21, status: "complete", content: "Here is a query." });
+    expect(m.payloads.map((p) => p.id)).toEqual(["p1"]);
+    expect(m.suggestedValues).toEqual([{ label: "Yes", value: "Yes please" }]);
+    expect(m.suggestedActions[0].handler).toBe("client");
+    expect(m.toolHistory[0].tool_name).toBe("search_pubmed");
+    expect(s.conversationId).toBe(9);
+    expect(s.usage?.input_tokens).toBe(100);
+    expect(s.error).toBeNull();
+  });
+
+  it("complete with status interrupted or failed ends the turn that way", () => {
+    expect(last(run(send(), ev(complete({ status: "interrupted" })))).status).toBe("interrupted");
+    const failed = run(send(), ev(complete({ status: "failed" })));
+    expect(last(failed).status).toBe("failed");
+    expect(failed.error?.retryable).toBe(true);
+  });
+
+  it("error keeps the partial answer and records a retryable error", () => {
+    const s = run(
+      send(),
+      ev({ type: "text_delta", text: "Partial" }),
+      ev({ type: "tool_start", tool: "t", index: 0 }),
+      ev({ type: "error", message: "Model overloaded", code: "overloaded", retryable: true }),
+    );
+    expect(s.streaming).toBe(false);
+    expect(last(s)).toMatchObject({ status: "failed", content: "Partial" });
+    expect(last(s).tools[0].state).toBe("error");
+    expect(s.error).toEqual({ message: "Model overloaded", code: "overloaded", retryable: true });
+  });
+
+  it("error with retryable false is not retryable", () => {
+    expect(run(send(), ev({ type: "error", message: "Refused", code: "refusal", retryable: false })).error?.retryable).toBe(false);
+  });
+
+  it("ignores events when no turn is streaming", () => {
+    const done = run(send(), ev(complete()));
+    expect(chatReducer(done, ev({ type: "text_delta", text: "late" }))).toBe(done);
+    expect(run(ev({ type: "text_delta", text: "x" }))).toEqual(initialChatState);
+  });
+});
+
+describe("stop, failure and retry", () => {
+  it("stopped keeps the partial answer as interrupted and stops running tools", () => {
+    const s = run(send(), ev({ type: "text_delta", text: "So far" }), ev({ type: "tool_start", tool: "t", index: 0 }), { type: "stopped" });
+    expect(s.streaming).toBe(false);
+    expect(last(s)).toMatchObject({ status: "interrupted", content: "So far" });
+    expect(last(s).tools[0].state).toBe("stopped");
+    expect(s.error).toBeNull();
+  });
+
+  it("failed (HTTP or network) marks the turn failed with the error", () => {
+    const s = run(send(), { type: "failed", error: { message: "Conversation busy", code: "conflict", retryable: false } });
+    expect(last(s).status).toBe("failed");
+    expect(s.error?.message).toBe("Conversation busy");
+  });
+
+  it("failed outside a turn only records the error", () => {
+    const s = run({ type: "failed", error: { message: "Not found", retryable: false } });
+    expect(s.messages).toEqual([]);
+    expect(s.error?.message).toBe("Not found");
+  });
+
+  it("a retry send replaces the failed attempt instead of adding to it", () => {
+    const failed = run(send("first", "1"), ev(complete()), send("second", "2"), ev({ type: "error", message: "x", retryable: true }));
+    expect(failed.messages).toHaveLength(4);
+    const retried = chatReducer(failed, { type: "send", message: "second", context: CONTEXT, key: "3", retry: true });
+    expect(retried.messages.map((m) => m.content)).toEqual(["first", "Here is a query.", "second", ""]);
+    expect(retried.error).toBeNull();
+    expect(retried.streaming).toBe(true);
+  });
+});
+
+describe("stored conversations and decisions", () => {
+  const stored: ConversationDetail = {
+    id: 4,
+    app: "tablizer",
+    title: "EGFR",
+    messages: [
+      { id: 1, role: "user", content: "q", context: CONTEXT, extras: {}, status: "complete" },
+      {
+        id: 2,
+        role: "assistant",
+        content: "a",
+        context: null,
+        extras: {
+          payloads: [{ id: "p1", type: "ai_column_suggestion", data: { name: "n" }, source: "llm", decision: "accepted" }],
+          suggested_values: [{ label: "More", value: "more" }],
+          usage: { input_tokens: 50, output_tokens: 5 },
+        },
+        status: "interrupted",
+      },
+      { id: 3, role: "tool", content: "ignored", extras: null },
+    ],
+  };
+
+  it("loaded maps stored messages, decisions and the last usage", () => {
+    const s = run(send(), { type: "loaded", conversation: stored });
+    expect(s.conversationId).toBe(4);
+    expect(s.streaming).toBe(false);
+    expect(s.messages.map((m) => [m.id, m.role, m.status])).toEqual([
+      [1, "user", "complete"],
+      [2, "assistant", "interrupted"],
+    ]);
+    expect(s.messages[0].context).toEqual(CONTEXT);
+    expect(s.messages[1].payloads[0].decision).toBe("accepted");
+    expect(s.messages[1].suggestedValues).toHaveLength(1);
+    expect(s.usage).toEqual({ input_tokens: 50, output_tokens: 5 });
+  });
+
+  it("decided records the decision on the payload", () => {
+    const s = run(send(), ev(complete()), { type: "decided", payloadId: "p1", decision: "dismissed" });
+    expect(last(s).payloads[0].decision).toBe("dismissed");
+  });
+
+  it("reset starts a new conversation", () => {
+    expect(run(send(), ev(complete()), { type: "reset" })).toEqual(initialChatState);
+  });
+});
+
+describe("payloadsOf", () => {
+  it("adds custom_payload when payloads does not already hold it", () => {
+    expect(payloadsOf({ message: "", custom_payload: { id: "c", type: "x", data: {} } }).map((p) => p.id)).toEqual(["c"]);
+    expect(
+      payloadsOf({ message: "", custom_payload: { id: "c", type: "x", data: {} }, payloads: [{ id: "c", type: "x", data: {} }] }),
+    ).toHaveLength(1);
+  });
+});

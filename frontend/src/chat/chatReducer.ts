@@ -1,0 +1,293 @@
+/**
+ * The chat tray's state, folded from user intents and SSE events. Pure: the
+ * hook (useChatStream) does the I/O and dispatches what happened.
+ */
+import type {
+  ChatEvent,
+  ChatResponsePayload,
+  ConversationDetail,
+  Decision,
+  Payload,
+  StoredMessage,
+  SuggestedAction,
+  SuggestedValue,
+  ToolHistoryEntry,
+  Usage,
+} from "../api/types";
+
+export type ToolState = "running" | "done" | "error" | "stopped";
+
+export interface ToolActivity {
+  index: number;
+  tool: string;
+  input?: unknown;
+  stage?: string;
+  message?: string;
+  progress: number | null;
+  state: ToolState;
+}
+
+export type DisplayStatus = "streaming" | "complete" | "interrupted" | "failed";
+
+export interface ChatMessage {
+  key: string;
+  id?: number;
+  role: "user" | "assistant";
+  content: string;
+  /** For user messages: the page context sent with it ("what the assistant saw"). */
+  context?: Record<string, unknown> | null;
+  status: DisplayStatus;
+  payloads: Payload[];
+  suggestedValues: SuggestedValue[];
+  suggestedActions: SuggestedAction[];
+  tools: ToolActivity[];
+  toolHistory: ToolHistoryEntry[];
+}
+
+export interface ChatError {
+  message: string;
+  code?: string;
+  retryable: boolean;
+}
+
+export interface ChatRequestDraft {
+  message: string;
+  context: Record<string, unknown>;
+}
+
+export interface ChatState {
+  conversationId: number | null;
+  messages: ChatMessage[];
+  streaming: boolean;
+  /** Latest status line ("Thinking…", heartbeats of long tools). */
+  statusText: string | null;
+  usage: Usage | null;
+  error: ChatError | null;
+  /** What was last sent, so Retry can send it again. */
+  lastRequest: ChatRequestDraft | null;
+}
+
+export type ChatAction =
+  | { type: "reset" }
+  | { type: "loaded"; conversation: ConversationDetail }
+  | { type: "send"; message: string; context: Record<string, unknown>; key: string; retry?: boolean }
+  | { type: "event"; event: ChatEvent }
+  | { type: "stopped" }
+  | { type: "failed"; error: ChatError }
+  | { type: "decided"; payloadId: string; decision: Decision | null };
+
+export const initialChatState: ChatState = {
+  conversationId: null,
+  messages: [],
+  streaming: false,
+  statusText: null,
+  usage: null,
+  error: null,
+  lastRequest: null,
+};
+
+function blankMessage(key: string, role: ChatMessage["role"], content: string): ChatMessage {
+  return {
+    key,
+    role,
+    content,
+    status: "complete",
+    payloads: [],
+    suggestedValues: [],
+    suggestedActions: [],
+    tools: [],
+    toolHistory: [],
+  };
+}
+
+function asArray<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}
+
+/** Payloads of a complete event: `payloads`, plus `custom_payload` if it is not already there. */
+export function payloadsOf(payload: ChatResponsePayload): Payload[] {
+  const list = asArray<Payload>(payload.payloads).filter((p) => p && typeof p.type === "string");
+  const custom = payload.custom_payload;
+  if (custom && typeof custom.type === "string") {
+    const id = custom.id ?? `custom-${payload.message_id ?? "0"}`;
+    if (!list.some((p) => p.id === id)) list.push({ id, type: custom.type, data: custom.data ?? {}, source: "llm" });
+  }
+  return list.map((p, i) => ({ ...p, id: String(p.id ?? `payload-${i}`), data: p.data ?? {} }));
+}
+
+function fromStored(message: StoredMessage): ChatMessage | null {
+  if (message.role !== "user" && message.role !== "assistant") return null;
+  const extras = message.extras ?? {};
+  const status = message.status;
+  const m = blankMessage(`m-${message.id}`, message.role, typeof message.content === "string" ? message.content : "");
+  m.id = message.id;
+  m.context = message.role === "user" ? (message.context ?? null) : undefined;
+  m.status = status === "interrupted" || status === "failed" ? status : "complete";
+  m.payloads = asArray<Payload>(extras.payloads).map((p, i) => ({ ...p, id: String(p.id ?? `payload-${i}`), data: p.data ?? {} }));
+  m.suggestedValues = asArray<SuggestedValue>(extras.suggested_values);
+  m.suggestedActions = asArray<SuggestedAction>(extras.suggested_actions);
+  m.toolHistory = asArray<ToolHistoryEntry>(extras.tool_history);
+  return m;
+}
+
+/** Apply `update` to the assistant message being streamed (the last one). */
+function updateStreaming(state: ChatState, update: (m: ChatMessage) => ChatMessage): ChatState {
+  const last = state.messages[state.messages.length - 1];
+  if (!last || last.role !== "assistant" || last.status !== "streaming") return state;
+  return { ...state, messages: [...state.messages.slice(0, -1), update(last)] };
+}
+
+function updateTool(m: ChatMessage, index: number, tool: string, patch: Partial<ToolActivity>): ChatMessage {
+  const existing = m.tools.find((t) => t.index === index);
+  if (!existing) {
+    return { ...m, tools: [...m.tools, { index, tool, progress: null, state: "running", ...patch }] };
+  }
+  return { ...m, tools: m.tools.map((t) => (t.index === index ? { ...t, ...patch } : t)) };
+}
+
+function endTurn(state: ChatState, status: DisplayStatus, toolState: ToolState): ChatState {
+  const ended = updateStreaming(state, (m) => ({
+    ...m,
+    status,
+    tools: m.tools.map((t) => (t.state === "running" ? { ...t, state: toolState } : t)),
+  }));
+  return { ...ended, streaming: false, statusText: null };
+}
+
+function lastUsage(messages: StoredMessage[]): Usage | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const usage = messages[i].extras?.usage;
+    if (usage && typeof usage === "object") return usage;
+  }
+  return null;
+}
+
+function applyEvent(state: ChatState, event: ChatEvent): ChatState {
+  switch (event.type) {
+    case "conversation": {
+      const messages = state.messages.slice();
+      const userIndex = messages.length - 2;
+      if (userIndex >= 0 && messages[userIndex].role === "user" && event.user_message_id != null) {
+        messages[userIndex] = { ...messages[userIndex], id: event.user_message_id };
+      }
+      return { ...state, conversationId: event.conversation_id ?? state.conversationId, messages };
+    }
+    case "status":
+      return { ...state, statusText: typeof event.message === "string" ? event.message : state.statusText };
+    case "text_delta":
+      return updateStreaming(state, (m) => ({ ...m, content: m.content + (event.text ?? "") }));
+    case "tool_start":
+      return updateStreaming(state, (m) =>
+        updateTool(m, event.index, event.tool, { tool: event.tool, input: event.input, state: "running" }),
+      );
+    case "tool_progress":
+      return updateStreaming(state, (m) =>
+        updateTool(m, event.index, event.tool, {
+          stage: event.stage,
+          message: event.message,
+          progress: typeof event.progress === "number" ? Math.min(1, Math.max(0, event.progress)) : null,
+        }),
+      );
+    case "tool_complete":
+      return updateStreaming(state, (m) =>
+        updateTool(m, event.index, event.tool, {
+          state: event.is_error ? "error" : "done",
+          progress: event.is_error ? null : 1,
+        }),
+      );
+    case "usage": {
+      const { type: _type, ...usage } = event;
+      return { ...state, usage };
+    }
+    case "complete": {
+      const payload = event.payload ?? ({ message: "" } as ChatResponsePayload);
+      const status: DisplayStatus = payload.status === "interrupted" || payload.status === "failed"
+        ? payload.status
+        : "complete";
+      const updated = updateStreaming(state, (m) => ({
+        ...m,
+        id: payload.message_id ?? m.id,
+        content: typeof payload.message === "string" ? payload.message : m.content,
+        payloads: payloadsOf(payload),
+        suggestedValues: asArray<SuggestedValue>(payload.suggested_values),
+        suggestedActions: asArray<SuggestedAction>(payload.suggested_actions),
+        toolHistory: asArray<ToolHistoryEntry>(payload.tool_history),
+      }));
+      const ended = endTurn(updated, status, status === "complete" ? "done" : "stopped");
+      return {
+        ...ended,
+        conversationId: payload.conversation_id ?? ended.conversationId,
+        usage: payload.usage ?? ended.usage,
+        error: status === "failed" ? { message: "The answer could not be completed.", retryable: true } : null,
+      };
+    }
+    case "error": {
+      const ended = endTurn(state, "failed", "error");
+      return {
+        ...ended,
+        error: {
+          message: event.message || "Something went wrong.",
+          code: event.code,
+          retryable: event.retryable !== false,
+        },
+      };
+    }
+    default:
+      return state;
+  }
+}
+
+export function chatReducer(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case "reset":
+      return initialChatState;
+    case "loaded": {
+      const messages = asArray<StoredMessage>(action.conversation.messages)
+        .map(fromStored)
+        .filter((m): m is ChatMessage => m !== null);
+      return {
+        ...initialChatState,
+        conversationId: action.conversation.id,
+        messages,
+        usage: lastUsage(asArray<StoredMessage>(action.conversation.messages)),
+      };
+    }
+    case "send": {
+      let messages = state.messages;
+      if (action.retry) {
+        // Drop the failed attempt (its user message and partial answer) before sending it again.
+        const lastUser = messages.map((m) => m.role).lastIndexOf("user");
+        if (lastUser >= 0) messages = messages.slice(0, lastUser);
+      }
+      const user = { ...blankMessage(`u-${action.key}`, "user", action.message), context: action.context };
+      const assistant = { ...blankMessage(`a-${action.key}`, "assistant", ""), status: "streaming" as const };
+      return {
+        ...state,
+        messages: [...messages, user, assistant],
+        streaming: true,
+        statusText: null,
+        error: null,
+        lastRequest: { message: action.message, context: action.context },
+      };
+    }
+    case "event":
+      // Events after the turn ended (a late frame after Stop) change nothing.
+      return state.streaming ? applyEvent(state, action.event) : state;
+    case "stopped":
+      return state.streaming ? endTurn(state, "interrupted", "stopped") : state;
+    case "failed":
+      if (!state.streaming) return { ...state, error: action.error };
+      return { ...endTurn(state, "failed", "error"), error: action.error };
+    case "decided":
+      return {
+        ...state,
+        messages: state.messages.map((m) =>
+          m.payloads.some((p) => p.id === action.payloadId)
+            ? { ...m, payloads: m.payloads.map((p) => (p.id === action.payloadId ? { ...p, decision: action.decision } : p)) }
+            : m,
+        ),
+      };
+    default:
+      return state;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Orchestrates one chat tray: sends turns, feeds SSE events to the reducer,
+ * stops, retries, opens stored conversations and records card decisions.
+ */
+import { useCallback, useEffect, useReducer, useRef } from "react";
+import { ApiError, api, streamChat } from "../api/client";
+import type { App, ChatEvent, Decision } from "../api/types";
+import { chatReducer, initialChatState, type ChatError } from "./chatReducer";
+
+const storageKey = (app: App) => `colleague.conversation.${app}`;
+
+function rememberConversation(app: App, id: number | null): void {
+  try {
+    if (id == null) localStorage.removeItem(storageKey(app));
+    else localStorage.setItem(storageKey(app), String(id));
+  } catch {
+    // storage unavailable (private mode): nothing to remember
+  }
+}
+
+function rememberedConversation(app: App): number | null {
+  try {
+    const raw = localStorage.getItem(storageKey(app));
+    const id = raw ? Number(raw) : NaN;
+    return Number.isFinite(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+export function toChatError(err: unknown): ChatError {
+  if (err instanceof ApiError) return { message: err.message, code: err.code, retryable: err.retryable };
+  return { message: err instanceof Error ? err.message : String(err), retryable: true };
+}
+
+export interface UseChatStreamOptions {
+  app: App;
+  /** Called after a turn ends or the conversation changes (refresh the conversation list). */
+  onTurnEnded?: () => void;
+}
+
+export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
+  const [state, dispatch] = useReducer(chatReducer, initialChatState);
+  const abortRef = useRef<AbortController | null>(null);
+  const conversationRef = useRef<number | null>(null);
+  const keyRef = useRef(0);
+  const onTurnEndedRef = useRef(onTurnEnded);
+  onTurnEndedRef.current = onTurnEnded;
+
+  conversationRef.current = state.conversationId;
+
+  useEffect(() => {
+    rememberConversation(app, state.conversationId);
+  }, [app, state.conversationId]);
+
+  const open = useCallback(
+    async (id: number) => {
+      if (abortRef.current) return;
+      try {
+        const conversation = await api.getConversation(id);
+        dispatch({ type: "loaded", conversation });
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) {
+          rememberConversation(app, null);
+          dispatch({ type: "reset" });
+          return;
+        }
+        dispatch({ type: "failed", error: toChatError(err) });
+      }
+    },
+    [app],
+  );
+
+  // Re-open the conversation this app had open before a reload.
+  useEffect(() => {
+    const id = rememberedConversation(app);
+    if (id != null) void open(id);
+    return () => abortRef.current?.abort();
+  }, [app, open]);
+
+  const run = useCallback(
+    async (message: string, context: Record<string, unknown>, retry: boolean) => {
+      if (abortRef.current) return;
+      const controller = new AbortController();
+      abortRef.current = controller;
+      dispatch({ type: "send", message, context, key: String(++keyRef.current), retry });
+      let ended = false;
+      const onEvent = (event: ChatEvent) => {
+        if (controller.signal.aborted) return;
+        if (event.type === "conversation") conversationRef.current = event.conversation_id;
+        if (event.type === "complete" || event.type === "error") ended = true;
+        dispatch({ type: "event", event });
+      };
+      try {
+        await streamChat(
+          {
+            message,
+            context,
+            app,
+            ...(conversationRef.current != null ? { conversation_id: conversationRef.current } : {}),
+          },
+          onEvent,
+          controller.signal,
+        );
+        if (!ended && !controller.signal.aborted) {
+          dispatch({
+            type: "failed",
+            error: { message: "The connection closed before the answer finished.", code: "stream_closed", retryable: true },
+          });
+        }
+      } catch (err) {
+        if (!controller.signal.aborted) dispatch({ type: "failed", error: toChatError(err) });
+      } finally {
+        if (abortRef.current === controller) abortRef.current = null;
+        onTurnEndedRef.current?.();
+      }
+    },
+    [app],
+  );
+
+  const send = useCallback(
+    (message: string, context: Record<string, unknown>) => {
+      const text = message.trim();
+      if (text) void run(text, context, false);
+    },
+    [run],
+  );
+
+  const retry = useCallback(() => {
+    if (state.lastRequest) void run(state.lastRequest.message, state.lastRequest.context, true);
+  }, [run, state.lastRequest]);
+
+  /** Stop the running turn: keep the partial answer, tell the server, drop the stream. */
+  const stop = useCallback(() => {
+    const controller = abortRef.current;
+    if (!controller) return;
+    dispatch({ type: "stopped" });
+    const id = conversationRef.current;
+    if (id != null) void api.stopTurn(id).catch(() => undefined);
+    controller.abort();
+    abortRef.current = null;
+  }, []);
+
+  const startNew = useCallback(() => {
+    if (abortRef.current) return;
+    conversationRef.current = null;
+    dispatch({ type: "reset" });
+  }, []);
+
+  /** Record a decision on a payload; the caller has already applied an accepted one. */
+  const decide = useCallback(async (payloadId: string, decision: Decision) => {
+    const id = conversationRef.current;
+    dispatch({ type: "decided", payloadId, decision });
+    if (id == null) return;
+    try {
+      await api.recordDecision(id, payloadId, decision);
+    } catch (err) {
+      const error = toChatError(err);
+      // Not retryable: Retry re-sends the last message, which would not save this.
+      dispatch({ type: "failed", error: { ...error, message: `Could not save your decision: ${error.message}`, retryable: false } });
+    }
+  }, []);
+
+  return { state, send, retry, stop, open, startNew, decide };
+}
+
+export type ChatController = ReturnType<typeof useChatStream>;
