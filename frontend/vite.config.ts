@@ -9,10 +9,13 @@ export default defineConfig({
   build: { outDir: "dist", sourcemap: true },
   server: {
     proxy: { "/api": { target: "http://127.0.0.1:8000", changeOrigin: false } },
+    // The SSE transcript the decoder tests read is shared with the backend tests.
+    fs: { allow: [".", "../tests/fixtures/sse"] },
   },
   test: {
     environment: "jsdom",
     include: ["src/**/*.test.{ts,tsx}"],
+    setupFiles: ["src/test/setup.ts"],
     restoreMocks: true,
   },
 });

@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import type { AIColumn } from "./common/aiColumns";
+import { applyAIFilters, columnFromPayload } from "./common/aiColumns";
+import { buildTablizerContext, compareSnapshots, type Snapshot } from "./tablizer/tablizerContext";
+import { buildTrialScoutContext, emptyTrialForm, formFromSuggestion, sortTrials, trialSearchParams } from "./trialscout/trialscoutContext";
+
+const column: AIColumn = { id: "c1", name: "Mentions resistance", criteria: "Does it?", type: "boolean", filterActive: true, values: {} };
+const art = (pmid: string) => ({ pmid, title: `T${pmid}`, journal: "J", year: "2023", abstract: "long…" });
+const snap = (id: string, pmids: string[]): Snapshot => ({ id, label: id, query: `q${id}`, dateStart: "", dateEnd: "", totalCount: 99, articles: pmids.map(art) });
+
+describe("Tablizer context", () => {
+  it("has exactly the spec's keys, built from live state", () => {
+    const context = buildTablizerContext({
+      query: "EGFR lung cancer",
+      dateStart: "2022-01-01",
+      dateEnd: "",
+      totalMatched: 1234,
+      rows: [art("1"), art("2")],
+      snapshots: [snap("1", ["1", "2"])],
+      selectedSnapshotId: "1",
+      compare: null,
+      aiColumns: [column],
+      selectedPmids: ["2"],
+      sort: "relevance",
+      page: 1,
+      pageSize: 25,
+      viewerPmid: "2",
+    });
+    expect(context).toEqual({
+      current_page: "tablizer",
+      query: "EGFR lung cancer",
+      date_start: "2022-01-01",
+      date_end: null,
+      total_matched: 1234,
+      loaded_count: 2,
+      snapshots: [{ id: "1", label: "1", query: "q1", count: 2 }],
+      selected_snapshot_id: "1",
+      compare_mode: false,
+      compare_snapshots: null,
+      ai_columns: [{ name: "Mentions resistance", type: "boolean", criteria: "Does it?", filter_active: true }],
+      articles: [
+        { pmid: "1", title: "T1", year: 2023, journal: "J" },
+        { pmid: "2", title: "T2", year: 2023, journal: "J" },
+      ],
+      selected_pmids: ["2"],
+      sort: { field: "relevance", direction: "desc" },
+      pagination: { page: 1, page_size: 25 },
+      viewer: { pmid: "2" },
+    });
+  });
+
+  it("compares two snapshots into only-A, only-B and both", () => {
+    const c = compareSnapshots(snap("a", ["1", "2", "3"]), snap("b", ["3", "4"]));
+    expect([c.onlyA, c.onlyB, c.both].map((g) => g.map((x) => x.pmid))).toEqual([["1", "2"], ["4"], ["3"]]);
+  });
+});
+
+describe("TrialScout context and form", () => {
+  it("has exactly the spec's keys", () => {
+    const form = { ...emptyTrialForm, condition: "nsclc", phase: ["PHASE3"], status: ["RECRUITING"] };
+    const context = buildTrialScoutContext({
+      form,
+      totalMatched: 892,
+      rows: [{ nct_id: "NCT04613596", title: "Study", phase: "PHASE3", status: "RECRUITING", enrollment: 450, sponsor: "X" }],
+      aiColumns: [],
+      selectedNctIds: [],
+      sort: { field: "enrollment", direction: "desc" },
+      page: 2,
+      pageSize: 25,
+      viewerNctId: null,
+    });
+    expect(Object.keys(context).sort()).toEqual(
+      [
+        "current_page", "condition", "intervention", "sponsor", "phase", "status", "location", "sex", "min_age", "max_age",
+        "eligibility_keywords", "total_matched", "loaded_count", "ai_columns", "trials", "selected_nct_ids", "sort", "pagination", "viewer",
+      ].sort(),
+    );
+    expect(context.trials).toEqual([{ nct_id: "NCT04613596", title: "Study", phase: "PHASE3", status: "RECRUITING", enrollment: 450 }]);
+    expect(context).toMatchObject({ current_page: "trialscout", condition: "nsclc", total_matched: 892, loaded_count: 1, viewer: null, pagination: { page: 2, page_size: 25 } });
+  });
+
+  it("a suggestion fills the whole form, normalising enums and dropping unknown values", () => {
+    const form = formFromSuggestion({ condition: " melanoma ", phase: ["phase 2", "PHASE3", "PHASE9"], status: "RECRUITING", sex: "female", explanation: "x" });
+    expect(form).toEqual({ ...emptyTrialForm, condition: "melanoma", phase: ["PHASE2", "PHASE3"], status: ["RECRUITING"], sex: "FEMALE" });
+  });
+
+  it("search params repeat phase/status and treat sex ALL as no filter", () => {
+    const params = trialSearchParams({ ...emptyTrialForm, phase: ["PHASE3", "PHASE2"] }, 25, "tok");
+    expect(params).toMatchObject({ phase: ["PHASE3", "PHASE2"], sex: "", page_size: 25, page_token: "tok" });
+  });
+
+  it("sorts the loaded page client-side", () => {
+    const rows = [
+      { nct_id: "NCT2", title: "b", enrollment: 5 },
+      { nct_id: "NCT1", title: "a", enrollment: 50 },
+    ];
+    expect(sortTrials(rows, { field: "enrollment", direction: "desc" }).map((r) => r.nct_id)).toEqual(["NCT1", "NCT2"]);
+    expect(sortTrials(rows, { field: "title", direction: "asc" }).map((r) => r.nct_id)).toEqual(["NCT1", "NCT2"]);
+    expect(sortTrials(rows, { field: null, direction: "asc" })).toBe(rows);
+  });
+});
+
+describe("AI columns", () => {
+  it("filters hide only rows evaluated No; unevaluated rows stay", () => {
+    const rows = [{ id: "a" }, { id: "b" }, { id: "c" }];
+    const evaluated = { ...column, values: { a: true, b: false } };
+    expect(applyAIFilters(rows, [evaluated], (r) => r.id).map((r) => r.id)).toEqual(["a", "c"]);
+    expect(applyAIFilters(rows, [{ ...evaluated, filterActive: false }], (r) => r.id)).toHaveLength(3);
+  });
+
+  it("a column suggestion needs a name and criteria", () => {
+    expect(columnFromPayload({ name: "N", criteria: "C", type: "boolean" })).toEqual({ name: "N", criteria: "C", type: "boolean" });
+    expect(columnFromPayload({ name: "N", criteria: "C", type: "weird" }).type).toBe("text");
+    expect(() => columnFromPayload({ name: "", criteria: "C" })).toThrow();
+  });
+});

@@ -1,0 +1,321 @@
+/** Tablizer: PubMed search, a results table with AI columns, snapshots and compare mode, and the chat tray. */
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { ApiError, api } from "../../api/client";
+import type { Article, ArticleSearchResponse } from "../../api/types";
+import type { PageChatBinding } from "../../chat/ChatTray";
+import { WithChat } from "../../chat/WithChat";
+import { navigate, useLocation } from "../../router";
+import { AIColumnsBar, applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
+import { DetailPanel } from "../common/DetailPanel";
+import { Pager } from "../common/Pager";
+import { ArticleDetail } from "./ArticleDetail";
+import { ArticleTable } from "./ArticleTable";
+import { SnapshotBar } from "./SnapshotBar";
+import { buildTablizerContext, compareSnapshots, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
+
+interface SearchRequest {
+  query: string;
+  dateStart: string;
+  dateEnd: string;
+  sort: ArticleSort;
+  page: number;
+  pageSize: number;
+}
+
+interface Viewer {
+  pmid: string;
+  article: Article | null;
+  loading: boolean;
+  error: string | null;
+}
+
+const PAGE_SIZES = [25, 50, 100];
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+function scrollToRow(id: string) {
+  requestAnimationFrame(() => document.getElementById(id)?.scrollIntoView?.({ block: "center", behavior: "smooth" }));
+}
+
+export function TablizerPage() {
+  const { params } = useLocation();
+  const [form, setForm] = useState({ query: "", dateStart: "", dateEnd: "" });
+  const [sort, setSort] = useState<ArticleSort>("relevance");
+  const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
+  const [search, setSearch] = useState<SearchRequest | null>(null);
+  const [results, setResults] = useState<ArticleSearchResponse | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [snapshots, setSnapshots] = useState<Snapshot[]>([]);
+  const [selectedSnapshotId, setSelectedSnapshotId] = useState<string | null>(null);
+  const [compare, setCompare] = useState<[string, string] | null>(null);
+  const [compareGroup, setCompareGroup] = useState<CompareGroup>("onlyA");
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [viewer, setViewer] = useState<Viewer | null>(null);
+  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const ai = useAIColumns();
+  const abortRef = useRef<AbortController | null>(null);
+  const nextSnapshot = useRef(1);
+
+  const runSearch = useCallback(async (req: SearchRequest) => {
+    if (!req.query.trim()) {
+      setError("Enter a query to search PubMed.");
+      return;
+    }
+    if (req.dateStart && req.dateEnd && req.dateStart > req.dateEnd) {
+      setError("The start date is after the end date.");
+      return;
+    }
+    abortRef.current?.abort();
+    const controller = new AbortController();
+    abortRef.current = controller;
+    setSearch(req);
+    setLoading(true);
+    setError(null);
+    setSelectedSnapshotId(null);
+    setCompare(null);
+    try {
+      const response = await api.searchArticles(
+        { q: req.query, date_start: req.dateStart, date_end: req.dateEnd, sort: req.sort, page: req.page, page_size: req.pageSize },
+        controller.signal,
+      );
+      setResults({ ...response, articles: Array.isArray(response.articles) ? response.articles : [] });
+      setSelected(new Set());
+    } catch (err) {
+      if (!controller.signal.aborted) setError(message(err));
+    } finally {
+      if (abortRef.current === controller) {
+        abortRef.current = null;
+        setLoading(false);
+      }
+    }
+  }, []);
+
+  useEffect(() => () => abortRef.current?.abort(), []);
+
+  const submit = (e?: FormEvent) => {
+    e?.preventDefault();
+    void runSearch({ ...form, sort, page: 1, pageSize });
+  };
+
+  const goToPage = (page: number) => search && void runSearch({ ...search, page });
+
+  const openArticle = useCallback(async (pmid: string) => {
+    const known = [...(results?.articles ?? []), ...snapshots.flatMap((s) => s.articles)].find((a) => a.pmid === pmid) ?? null;
+    setViewer({ pmid, article: known, loading: true, error: null });
+    setHighlighted(pmid);
+    scrollToRow(`row-pmid-${pmid}`);
+    try {
+      const article = await api.getArticle(pmid);
+      setViewer((v) => (v?.pmid === pmid ? { ...v, article: { ...known, ...article }, loading: false } : v));
+    } catch (err) {
+      const text = err instanceof ApiError && err.status === 404 ? `PMID ${pmid} was not found.` : message(err);
+      setViewer((v) => (v?.pmid === pmid ? { ...v, loading: false, error: text } : v));
+    }
+  }, [results, snapshots]);
+
+  // Deep link from an entity link opened in a new tab: /tablizer?pmid=123
+  const linkedPmid = params.get("pmid");
+  useEffect(() => {
+    if (!linkedPmid) return;
+    void openArticle(linkedPmid);
+    navigate("/tablizer", { replace: true });
+  }, [linkedPmid, openArticle]);
+
+  const saveSnapshot = useCallback(() => {
+    if (!search || !results) return;
+    const id = String(nextSnapshot.current++);
+    setSnapshots((list) => [
+      ...list,
+      {
+        id,
+        label: `#${id} ${search.query}`.slice(0, 60),
+        query: search.query,
+        dateStart: search.dateStart,
+        dateEnd: search.dateEnd,
+        totalCount: results.total_count ?? results.articles.length,
+        articles: results.articles,
+      },
+    ]);
+  }, [search, results]);
+
+  // What the table shows: a comparison group, a snapshot, or the live page.
+  const snapshotById = (id: string | null) => snapshots.find((s) => s.id === id) ?? null;
+  const comparison = useMemo(() => {
+    const a = compare && snapshots.find((s) => s.id === compare[0]);
+    const b = compare && snapshots.find((s) => s.id === compare[1]);
+    return a && b ? compareSnapshots(a, b) : null;
+  }, [compare, snapshots]);
+  const viewedSnapshot = comparison ? null : snapshotById(selectedSnapshotId);
+  const baseRows = comparison ? comparison[compareGroup] : viewedSnapshot ? viewedSnapshot.articles : results?.articles ?? [];
+  const rows = applyAIFilters(baseRows, ai.columns, (a) => a.pmid);
+  const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
+  const live = !comparison && !viewedSnapshot;
+
+  const contextRef = useRef<Record<string, unknown>>({});
+  contextRef.current = buildTablizerContext({
+    query: form.query,
+    dateStart: form.dateStart,
+    dateEnd: form.dateEnd,
+    totalMatched,
+    rows,
+    snapshots,
+    selectedSnapshotId,
+    compare,
+    aiColumns: ai.columns,
+    selectedPmids: [...selected],
+    sort,
+    page: search?.page ?? 1,
+    pageSize: search?.pageSize ?? pageSize,
+    viewerPmid: viewer?.pmid ?? null,
+  });
+
+  const formRef = useRef(form);
+  formRef.current = form;
+  const binding: PageChatBinding = {
+    app: "tablizer",
+    getContext: () => contextRef.current,
+    payloadHandlers: {
+      pubmed_query_suggestion: async (data) => {
+        const query = typeof data.query === "string" ? data.query.trim() : "";
+        if (!query) throw new Error("The suggestion has no query.");
+        setForm((f) => ({ ...f, query }));
+        await runSearch({ ...formRef.current, query, sort, page: 1, pageSize });
+      },
+      ai_column_suggestion: (data) => {
+        const { name, criteria, type } = columnFromPayload(data);
+        ai.add(name, criteria, type);
+      },
+    },
+    clientActions: {
+      run_search: () => submit(),
+      save_snapshot: saveSnapshot,
+      ...(search && results && search.page * search.pageSize < (results.total_count ?? 0) ? { next_page: () => goToPage(search.page + 1) } : {}),
+      ...(search && search.page > 1 ? { previous_page: () => goToPage(search.page - 1) } : {}),
+    },
+    onEntity: (kind, id) => (kind === "pmid" ? void openArticle(id) : navigate(`/trialscout?nct=${encodeURIComponent(id)}`)),
+  };
+
+  const total = results?.total_count ?? 0;
+  const page = search?.page ?? 1;
+  const size = search?.pageSize ?? pageSize;
+  const first = total ? (page - 1) * size + 1 : 0;
+
+  return (
+    <WithChat binding={binding}>
+      <div className="page-columns">
+        <div className="page-content" data-testid="tablizer-page">
+          <h1 className="page-title">Tablizer</h1>
+          <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
+            <label className="grow">
+              Query
+              <input
+                data-testid="tablizer-query"
+                type="search"
+                value={form.query}
+                placeholder='e.g. EGFR[MeSH] AND "drug resistance"'
+                onChange={(e) => setForm({ ...form, query: e.target.value })}
+              />
+            </label>
+            <label>
+              From
+              <input data-testid="tablizer-date-start" type="date" value={form.dateStart} onChange={(e) => setForm({ ...form, dateStart: e.target.value })} />
+            </label>
+            <label>
+              To
+              <input data-testid="tablizer-date-end" type="date" value={form.dateEnd} onChange={(e) => setForm({ ...form, dateEnd: e.target.value })} />
+            </label>
+            <label>
+              Sort
+              <select data-testid="tablizer-sort" value={sort} onChange={(e) => setSort(e.target.value as ArticleSort)}>
+                <option value="relevance">Relevance</option>
+                <option value="date">Date</option>
+              </select>
+            </label>
+            <label>
+              Rows
+              <select data-testid="tablizer-page-size" value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
+                {PAGE_SIZES.map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" className="primary" data-testid="tablizer-search" disabled={loading}>
+              {loading ? "Searching…" : "Search"}
+            </button>
+          </form>
+          {error && (
+            <p className="error-text" role="alert" data-testid="search-error">
+              {error}
+            </p>
+          )}
+          <SnapshotBar
+            snapshots={snapshots}
+            selectedId={selectedSnapshotId}
+            compare={compare}
+            comparison={comparison}
+            compareGroup={compareGroup}
+            canSave={Boolean(results && results.articles.length)}
+            onSave={saveSnapshot}
+            onSelect={(id) => {
+              setCompare(null);
+              setSelectedSnapshotId(id);
+            }}
+            onRelabel={(id, label) => setSnapshots((list) => list.map((s) => (s.id === id ? { ...s, label } : s)))}
+            onCompare={setCompare}
+            onCompareGroup={setCompareGroup}
+          />
+          <AIColumnsBar ai={ai} />
+          <p className="results-summary" data-testid="results-summary" aria-live="polite">
+            {comparison
+              ? `Comparing snapshots: ${rows.length} articles in this group`
+              : viewedSnapshot
+                ? `Snapshot “${viewedSnapshot.label}”: ${viewedSnapshot.articles.length} articles (query: ${viewedSnapshot.query})`
+                : results
+                  ? `${total.toLocaleString("en-US")} results${total ? ` · showing ${first}–${first + results.articles.length - 1}` : ""}`
+                  : "Search PubMed to fill the table."}
+          </p>
+          {live && results?.query_translation && (
+            <details className="small">
+              <summary>How PubMed read the query</summary>
+              <code>{results.query_translation}</code>
+            </details>
+          )}
+          {rows.length > 0 && (
+            <ArticleTable
+              rows={rows}
+              columns={ai.columns}
+              selected={selected}
+              highlighted={highlighted}
+              onToggle={(pmid) =>
+                setSelected((s) => {
+                  const next = new Set(s);
+                  if (next.has(pmid)) next.delete(pmid);
+                  else next.add(pmid);
+                  return next;
+                })
+              }
+              onToggleAll={(all) => setSelected(all ? new Set(rows.map((r) => r.pmid)) : new Set())}
+              onOpen={(pmid) => void openArticle(pmid)}
+            />
+          )}
+          {live && results && total > size && (
+            <Pager
+              label={`Page ${page} of ${Math.ceil(total / size).toLocaleString("en-US")}`}
+              canPrev={page > 1 && !loading}
+              canNext={page * size < total && !loading}
+              onPrev={() => goToPage(page - 1)}
+              onNext={() => goToPage(page + 1)}
+            />
+          )}
+        </div>
+        {viewer && (
+          <DetailPanel title={`PMID ${viewer.pmid}`} onClose={() => setViewer(null)}>
+            <ArticleDetail article={viewer.article} loading={viewer.loading} error={viewer.error} />
+          </DetailPanel>
+        )}
+      </div>
+    </WithChat>
+  );
+}

@@ -1,0 +1,154 @@
+/**
+ * TrialScout's search form, its query parameters, and the spec's TrialScout
+ * context built from live state.
+ */
+import { PHASES, SEXES, STATUSES } from "../../api/trialVocabulary";
+import type { TrialSummary } from "../../api/types";
+import { aiColumnsContext, type AIColumn } from "../common/aiColumns";
+
+export interface TrialForm {
+  condition: string;
+  intervention: string;
+  sponsor: string;
+  phase: string[];
+  status: string[];
+  location: string;
+  sex: string;
+  min_age: string;
+  max_age: string;
+  eligibility_keywords: string;
+}
+
+export const emptyTrialForm: TrialForm = {
+  condition: "",
+  intervention: "",
+  sponsor: "",
+  phase: [],
+  status: [],
+  location: "",
+  sex: "ALL",
+  min_age: "",
+  max_age: "",
+  eligibility_keywords: "",
+};
+
+export type TrialSortField = "nct_id" | "title" | "phase" | "status" | "enrollment" | "sponsor";
+export interface TrialSort {
+  field: TrialSortField | null;
+  direction: "asc" | "desc";
+}
+
+const text = (v: unknown): string => (typeof v === "string" ? v.trim() : typeof v === "number" ? String(v) : "");
+
+/** Match enum values loosely ("Phase 2", "phase_2", "N/A" → PHASE2, NA); drop what matches nothing. */
+function enumList(v: unknown, allowed: readonly string[]): string[] {
+  const squash = (x: string) => x.toUpperCase().replace(/[^A-Z0-9]/g, "");
+  const bySquashed = new Map(allowed.map((a) => [squash(a), a]));
+  const items = Array.isArray(v) ? v : typeof v === "string" && v ? v.split(",") : [];
+  const matched = items.map((x) => bySquashed.get(squash(String(x)))).filter((x): x is string => Boolean(x));
+  return [...new Set(matched)];
+}
+
+/** A `trial_search_suggestion` fills the whole form: fields it does not name are cleared. */
+export function formFromSuggestion(data: Record<string, unknown>): TrialForm {
+  const sex = text(data.sex).toUpperCase();
+  return {
+    condition: text(data.condition),
+    intervention: text(data.intervention),
+    sponsor: text(data.sponsor),
+    phase: enumList(data.phase, PHASES),
+    status: enumList(data.status, STATUSES),
+    location: text(data.location),
+    sex: (SEXES as readonly string[]).includes(sex) ? sex : "ALL",
+    min_age: text(data.min_age),
+    max_age: text(data.max_age),
+    eligibility_keywords: text(data.eligibility_keywords),
+  };
+}
+
+export function isFormEmpty(form: TrialForm): boolean {
+  return !form.condition && !form.intervention && !form.sponsor && !form.location && !form.eligibility_keywords &&
+    form.phase.length === 0 && form.status.length === 0 && !form.min_age && !form.max_age && form.sex === "ALL";
+}
+
+/** Query parameters for GET /api/trials/search (arrays repeat their key; "ALL" sex is no filter). */
+export function trialSearchParams(form: TrialForm, pageSize: number, pageToken: string | null): Record<string, unknown> {
+  return {
+    condition: form.condition,
+    intervention: form.intervention,
+    sponsor: form.sponsor,
+    phase: form.phase,
+    status: form.status,
+    location: form.location,
+    sex: form.sex === "ALL" ? "" : form.sex,
+    min_age: form.min_age,
+    max_age: form.max_age,
+    eligibility_keywords: form.eligibility_keywords,
+    page_size: pageSize,
+    page_token: pageToken ?? "",
+  };
+}
+
+function sortKey(t: TrialSummary, field: TrialSortField): string | number {
+  const v = t[field];
+  if (field === "enrollment") return typeof v === "number" ? v : -1;
+  return Array.isArray(v) ? v.join(",") : String(v ?? "");
+}
+
+/** Client-side sort over the loaded page. */
+export function sortTrials(trials: TrialSummary[], sort: TrialSort): TrialSummary[] {
+  const { field } = sort;
+  if (!field) return trials;
+  const dir = sort.direction === "asc" ? 1 : -1;
+  return [...trials].sort((a, b) => {
+    const x = sortKey(a, field);
+    const y = sortKey(b, field);
+    const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+    return c * dir;
+  });
+}
+
+export interface TrialScoutState {
+  form: TrialForm;
+  totalMatched: number | null;
+  rows: TrialSummary[];
+  aiColumns: AIColumn[];
+  selectedNctIds: string[];
+  sort: TrialSort;
+  page: number;
+  pageSize: number;
+  viewerNctId: string | null;
+  streamId?: number | null;
+}
+
+export function buildTrialScoutContext(s: TrialScoutState): Record<string, unknown> {
+  const context: Record<string, unknown> = {
+    current_page: "trialscout",
+    condition: s.form.condition,
+    intervention: s.form.intervention,
+    sponsor: s.form.sponsor,
+    phase: s.form.phase,
+    status: s.form.status,
+    location: s.form.location,
+    sex: s.form.sex,
+    min_age: s.form.min_age,
+    max_age: s.form.max_age,
+    eligibility_keywords: s.form.eligibility_keywords,
+    total_matched: s.totalMatched,
+    loaded_count: s.rows.length,
+    ai_columns: aiColumnsContext(s.aiColumns),
+    trials: s.rows.map((t) => ({
+      nct_id: t.nct_id,
+      title: t.title,
+      phase: t.phase ?? null,
+      status: t.status ?? null,
+      enrollment: t.enrollment ?? null,
+    })),
+    selected_nct_ids: s.selectedNctIds,
+    sort: { field: s.sort.field, direction: s.sort.direction },
+    pagination: { page: s.page, page_size: s.pageSize },
+    viewer: s.viewerNctId ? { nct_id: s.viewerNctId } : null,
+  };
+  if (s.streamId != null) context.stream_id = s.streamId;
+  return context;
+}
