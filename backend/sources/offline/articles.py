@@ -1,0 +1,105 @@
+"""Offline PubMed source: the live interface answered from the embedded PubMed records.
+
+Queries use PubMed syntax, parsed by `offline.query` and combined left to right as PubMed does.
+Field tags map onto index columns; [MeSH] also searches author keywords, since the offline corpus
+has no MeSH synonym table to stand in for PubMed's automatic term mapping. Unknown tags search
+every field rather than fail.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+
+from backend.errors import InvalidInput, NotFound
+from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, ArticleSummary, checked_pmid
+from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineIndex, aget_index
+from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts, to_text
+
+_TIAB = ("title", "abstract")
+_MESH = ("mesh", "keywords")
+_TEXT_WORDS = ("title", "abstract", "mesh", "keywords")
+ARTICLE_FIELDS: Mapping[str, Columns] = {
+    **dict.fromkeys(("mesh", "mh", "mesh terms", "mesh term", "majr", "mesh major topic", "sh", "subheading",
+                     "mesh subheading", "nm", "supplementary concept", "substance name"), _MESH),
+    **dict.fromkeys(("tiab", "title/abstract"), _TIAB),
+    **dict.fromkeys(("ti", "title"), ("title",)),
+    **dict.fromkeys(("ab", "abstract"), ("abstract",)),
+    **dict.fromkeys(("au", "author", "auth", "1au", "lastau", "fau", "full author name", "author - first",
+                     "author - last", "cn", "corporate author"), ("authors",)),
+    **dict.fromkeys(("ta", "journal", "jour", "jt", "so", "source"), ("journal",)),
+    **dict.fromkeys(("pt", "publication type", "ptyp"), ("pubtype",)),
+    **dict.fromkeys(("ot", "kw", "keyword", "other term", "other terms"), ("keywords",)),
+    **dict.fromkeys(("dp", "pdat", "publication date", "date - publication"), ("year",)),
+    **dict.fromkeys(("tw", "text word", "text words"), _TEXT_WORDS),
+    **dict.fromkeys(("pmid", "uid", "aid", "lid", "si", "secondary source id", "doi"), ("ids",)),
+    **dict.fromkeys(("all", "all fields"), None),
+}
+
+
+class OfflinePubMedService:
+    """Same interface as `PubMedService`, over the embedded corpus."""
+
+    def __init__(self, index: OfflineIndex | None = None) -> None:
+        self._index = index  # None: the shared, lazily built index
+
+    async def _get_index(self) -> OfflineIndex:
+        return self._index or await aget_index()
+
+    async def aclose(self) -> None:
+        return None
+
+    async def search_articles(self, params: ArticleSearchParams) -> ArticleSearchPage:
+        index = await self._get_index()
+        try:
+            tree = parse_query(params.query, "pubmed")
+        except QuerySyntaxError as exc:
+            raise InvalidInput(f"Could not read the query {params.query!r}: {exc}") from exc
+        match = to_fts(tree, ARTICLE_FIELDS)
+        if match is None:
+            raise InvalidInput(f"The query {params.query!r} has no words to search for")
+
+        where, args = ["articles_fts MATCH ?"], [match]
+        # A partial publication date ("2019", "2019-03") covers a range: keep it if the ranges overlap.
+        if params.date_start:
+            where.append("a.date_hi >= ?")
+            args.append(params.date_start.isoformat())
+        if params.date_end:
+            where.append("a.date_lo <= ?")
+            args.append(params.date_end.isoformat())
+        sql = f"FROM articles a JOIN articles_fts ON articles_fts.rowid = a.rowid WHERE {' AND '.join(where)}"
+        order = (f"bm25(articles_fts, {', '.join(map(str, ARTICLE_WEIGHTS))}), a.pmid DESC"
+                 if params.sort == "relevance" else "a.date_lo IS NULL, a.date_lo DESC, a.pmid DESC")
+        try:
+            total = index.query(f"SELECT count(*) {sql}", args)[0][0]
+            rows = index.query(f"SELECT a.pmid {sql} ORDER BY {order} LIMIT ? OFFSET ?",
+                               [*args, params.page_size, (params.page - 1) * params.page_size])
+        except sqlite3.OperationalError as exc:  # an FTS5 expression the parser let through
+            raise InvalidInput(f"Could not run the query {params.query!r} offline: {exc}") from exc
+        return ArticleSearchPage(
+            articles=[index.articles[pmid] for (pmid,) in rows],
+            total_count=total,
+            query_translation=to_text(tree, "All Fields"),
+            page=params.page,
+            page_size=params.page_size,
+        )
+
+    async def get_article(self, pmid: str) -> Article:
+        index = await self._get_index()
+        key = checked_pmid(pmid)
+        if key not in index.articles:
+            raise NotFound(f"No PubMed article with PMID {key} in the offline corpus "
+                           f"({len(index.articles)} articles)")
+        return index.articles[key]
+
+    async def get_articles(self, pmids: Sequence[str]) -> list[Article]:
+        index = await self._get_index()
+        wanted = dict.fromkeys(checked_pmid(p) for p in pmids)
+        return [index.articles[p] for p in wanted if p in index.articles]
+
+    async def get_article_summaries(self, pmids: Sequence[str]) -> list[ArticleSummary]:
+        return [
+            ArticleSummary(pmid=a.pmid, title=a.title, authors=a.authors, journal=a.journal,
+                           pub_date=a.pub_date, year=a.year, doi=a.doi, publication_types=a.publication_types)
+            for a in await self.get_articles(pmids)
+        ]

@@ -1,0 +1,140 @@
+"""Offline trials source: the live interface answered from the embedded CT.gov corpus.
+
+Text parameters search the same areas CT.gov's do (query.cond: titles, conditions, keywords and
+condition MeSH; query.intr: interventions, arm labels, intervention MeSH; query.term: everything),
+filters mean what a patient-facing search means: sex FEMALE keeps trials open to all sexes, and a
+missing minimum or maximum age is no limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from backend.errors import InvalidInput, NotFound
+from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
+from backend.sources.offline.index import TRIAL_WEIGHTS, OfflineIndex, aget_index
+from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts
+from backend.sources.paging import decode_page_token, encode_page_token
+
+# Essie AREA[...] piece names and a few PubMed-style tags, mapped to index columns.
+TRIAL_FIELDS: Mapping[str, Columns] = {
+    **dict.fromkeys(("nctid", "nct", "id"), ("nct_id",)),
+    **dict.fromkeys(("brieftitle", "officialtitle", "acronym", "title", "titles", "ti"), ("title",)),
+    **dict.fromkeys(("condition", "conditionsearch", "keyword", "conditionmeshterm", "cond"),
+                    ("conditions",)),
+    **dict.fromkeys(("interventionname", "interventionsearch", "interventionothername", "armgrouplabel",
+                     "interventionmeshterm", "intr"), ("interventions",)),
+    **dict.fromkeys(("briefsummary", "detaileddescription", "summary"), ("summary",)),
+    **dict.fromkeys(("eligibilitycriteria", "eligibility"), ("eligibility",)),
+    **dict.fromkeys(("leadsponsorname", "collaboratorname", "sponsor", "spons"), ("sponsors",)),
+    **dict.fromkeys(("locationfacility", "locationcity", "locationstate", "locationcountry", "locationzip",
+                     "locn"), ("locations",)),
+}
+_SCOPES: tuple[tuple[str, Columns], ...] = (
+    ("condition", ("title", "conditions")),
+    ("intervention", ("interventions",)),
+    ("eligibility_keywords", None),
+    ("sponsor", ("sponsors",)),
+    ("location", ("locations",)),
+)
+
+
+def _fingerprint(params: TrialSearchParams) -> str:
+    search = params.model_dump(mode="json", exclude={"page_token", "page_size"})
+    return hashlib.sha256(json.dumps(search, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def build_trial_filter(params: TrialSearchParams) -> tuple[str | None, list[str], list[Any]]:
+    """(FTS5 MATCH expression or None, SQL conditions on `t`, their arguments)."""
+    matches = []
+    for name, columns in _SCOPES:
+        value = getattr(params, name)
+        if not value:
+            continue
+        try:
+            expression = to_fts(parse_query(value, "essie"), TRIAL_FIELDS, columns)
+        except QuerySyntaxError as exc:
+            raise InvalidInput(f"Could not read {name} {value!r}: {exc}") from exc
+        if expression:
+            matches.append(expression)
+    where: list[str] = []
+    args: list[Any] = []
+    if params.status:
+        where.append(f"t.status IN ({', '.join('?' * len(params.status))})")
+        args += params.status
+    if params.phase:
+        where.append("(" + " OR ".join("t.phases LIKE ?" for _ in params.phase) + ")")
+        args += [f"%|{p}|%" for p in params.phase]
+    if params.sex in ("FEMALE", "MALE"):
+        where.append("(t.sex IS NULL OR t.sex IN ('ALL', ?))")
+        args.append(params.sex)
+    # Same meaning as diagram 2's AREA[MinimumAge]RANGE[MIN, x] / AREA[MaximumAge]RANGE[y, MAX].
+    if params.min_age is not None:
+        where.append("(t.min_age IS NULL OR t.min_age <= ?)")
+        args.append(params.min_age)
+    if params.max_age is not None:
+        where.append("(t.max_age IS NULL OR t.max_age >= ?)")
+        args.append(params.max_age)
+    return (" AND ".join(matches) if matches else None), where, args
+
+
+class OfflineClinicalTrialsService:
+    """Same interface as `ClinicalTrialsService`, over the embedded corpus."""
+
+    def __init__(self, index: OfflineIndex | None = None) -> None:
+        self._index = index  # None: the shared, lazily built index
+
+    async def _get_index(self) -> OfflineIndex:
+        return self._index or await aget_index()
+
+    async def aclose(self) -> None:
+        return None
+
+    async def search_trials(self, params: TrialSearchParams) -> TrialSearchPage:
+        index = await self._get_index()
+        fingerprint = _fingerprint(params)
+        offset = 0
+        if params.page_token:
+            state = decode_page_token(params.page_token)
+            if state.get("q") != fingerprint or not isinstance(state.get("o"), int) or state["o"] < 0:
+                raise InvalidInput("page_token belongs to a different search; start again from page one")
+            offset = state["o"]
+
+        match, where, args = build_trial_filter(params)
+        source = "trials t"
+        if match:
+            source += " JOIN trials_fts ON trials_fts.rowid = t.rowid"
+            where.insert(0, "trials_fts MATCH ?")
+            args.insert(0, match)
+        sql = f"FROM {source}" + (f" WHERE {' AND '.join(where)}" if where else "")
+        order = (f"bm25(trials_fts, {', '.join(map(str, TRIAL_WEIGHTS))}), t.nct_id" if match
+                 else "t.start_date IS NULL, t.start_date DESC, t.nct_id")
+        try:
+            total = index.query(f"SELECT count(*) {sql}", args)[0][0]
+            rows = index.query(f"SELECT t.nct_id {sql} ORDER BY {order} LIMIT ? OFFSET ?",
+                               [*args, params.page_size, offset])
+        except sqlite3.OperationalError as exc:  # an FTS5 expression the parser let through
+            raise InvalidInput(f"Could not run this search offline: {exc}") from exc
+
+        trials = [index.trials[nct_id].to_summary() for (nct_id,) in rows]
+        following = offset + len(trials)
+        more = following < total and bool(trials)
+        token = encode_page_token({"o": following, "q": fingerprint}) if more else None
+        return TrialSearchPage(trials=trials, total_count=total, next_page_token=token)
+
+    async def get_trial_by_nct_id(self, nct_id: str) -> TrialDetail:
+        index = await self._get_index()
+        key = checked_nct_id(nct_id)
+        if key not in index.trials:
+            raise NotFound(f"No trial {key} in the offline corpus ({len(index.trials)} trials)")
+        return index.trials[key]
+
+    async def get_trials_by_nct_ids(self, nct_ids: Sequence[str]) -> list[TrialDetail]:
+        index = await self._get_index()
+        wanted = dict.fromkeys(checked_nct_id(i) for i in nct_ids)
+        return [index.trials[i] for i in wanted if i in index.trials]
+
