@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 from backend.agent.demo.wire import Reply
 from backend.db.models import Message
 from backend.db.session import Database
-from tests.fakes.test_page import CONTEXT, chat
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
+from tests.fakes.test_page import CONTEXT, chat
 from tests.sse import parse_lines, text_of, types
 
 pytestmark = pytest.mark.usefixtures("test_registry")
@@ -271,13 +271,14 @@ def test_holding_pen_stages_long_lists(alice: TestClient, fake_llm: FakeAnthropi
 
 def test_busy_conversation_is_409(alice: TestClient, fake_llm: FakeAnthropic) -> None:
     fake_llm.script(Script.slow("Busy. "))
+    conv_id = None
     with alice.stream("POST", "/api/chat/stream", json={"message": "one", "context": CONTEXT}) as r:
         for event in parse_lines(r.iter_lines()):
+            if event.event == "conversation":
+                conv_id = event.data["conversation_id"]
             if event.event == "text_delta":
-                conv_id = seen_conv
                 second = alice.post("/api/chat/stream", json={"message": "two", "context": CONTEXT,
                                                               "conversation_id": conv_id})
                 assert second.status_code == 409 and "already running" in second.json()["detail"]
                 break
-            if event.event == "conversation":
-                seen_conv = event.data["conversation_id"]
+    assert conv_id is not None

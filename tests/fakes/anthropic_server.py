@@ -118,12 +118,14 @@ class FakeAnthropic:
     requests: list[dict[str, Any]] = field(default_factory=list)
     violations: list[list[str]] = field(default_factory=list)
     disconnected: threading.Event = field(default_factory=threading.Event)
+    default: Script | None = None  # answers every request once the scripted ones are used up
 
     def reset(self) -> None:
         self.scripts.clear()
         self.requests.clear()
         self.violations.clear()
         self.disconnected.clear()
+        self.default = None
 
     def script(self, *items: Script | Callable[[dict[str, Any]], Script]) -> None:
         self.scripts.extend(items)
@@ -136,6 +138,8 @@ class FakeAnthropic:
             self.violations.append(problems)
             return JSONResponse(error_body("invalid_request_error", "; ".join(problems)), status_code=400,
                                 headers={"x-should-retry": "false"})
+        if not self.scripts and self.default is not None:
+            self.scripts.append(self.default)
         if not self.scripts:
             return JSONResponse(error_body("api_error", "fake server: no scripted response left"),
                                 status_code=500, headers={"x-should-retry": "false"})
