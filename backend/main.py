@@ -14,6 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from sqlalchemy import text
 
 from backend.agent.llm import LLM, make_llm
+from backend.articles.router import router as articles_router
 from backend.auth.router import router as auth_router
 from backend.chat.router import router as chat_router
 from backend.chat.service import ChatService
@@ -23,6 +24,8 @@ from backend.db.session import Database
 from backend.errors import AppError
 from backend.pages.router import router as pages_router
 from backend.registry.builtins import load_builtins
+from backend.sources import close_sources, get_sources
+from backend.trials.router import router as trials_router
 
 log = logging.getLogger(__name__)
 
@@ -39,13 +42,15 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
             from backend.seed import seed_demo
             await anyio.to_thread.run_sync(seed_demo, db)
         yield
+        await close_sources()
         db.dispose()
 
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.state.settings = settings
     app.state.db = db
     app.state.llm = llm
-    app.state.chat = ChatService(db, llm, services={})
+    app.state.sources = get_sources(settings)
+    app.state.chat = ChatService(db, llm, services={"sources": app.state.sources})
 
     @app.exception_handler(AppError)
     async def app_error(_request: Request, exc: AppError) -> JSONResponse:
@@ -56,7 +61,8 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
         return JSONResponse({"error": "invalid_input", "detail": detail}, status_code=422)
 
-    for router in (auth_router, chat_router, conversations_router, pages_router):
+    for router in (auth_router, chat_router, conversations_router, pages_router, trials_router,
+                   articles_router):
         app.include_router(router)
 
     @app.get("/api/health")
@@ -70,7 +76,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
                 return f"unreachable: {type(exc).__name__}"
         database = await anyio.to_thread.run_sync(ping)
         return {"status": "ok" if database == "ok" else "degraded", "database": database,
-                "llm": llm.describe(), "sources": {"mode": settings.colleague_sources}}
+                "llm": llm.describe(), "sources": app.state.sources.describe()}
 
     _mount_frontend(app, settings)
     return app

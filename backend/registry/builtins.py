@@ -8,8 +8,13 @@ from backend.registry.store import REGISTRY, freeze
 
 BUILTIN_MODULES: tuple[str, ...] = (
     "backend.payloads.core",
+    "backend.payloads.research",
     "backend.tools.core",
+    "backend.tools.pubmed",
+    "backend.tools.trials",
     "backend.pages.edit_research_stream",
+    "backend.pages.tablizer",
+    "backend.pages.trialscout",
 )
 
 
