@@ -119,7 +119,7 @@ export function App() {
               data-testid="chat-toggle"
               onClick={() => setChatOpen(!chatOpen)}
             >
-              💬 Ask Colleague
+              Ask Colleague
             </button>
           )}
           <span className="muted" data-testid="current-user">

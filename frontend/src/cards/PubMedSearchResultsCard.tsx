@@ -9,10 +9,11 @@ const SHOWN = 10;
 export function PubMedSearchResultsCard(props: CardProps) {
   const { query, total_count } = props.payload.data;
   const articles = asList(props.payload.data.articles) as Array<Record<string, unknown>>;
+  const total = total_count ?? articles.length;
   return (
     <CardShell {...props} title="PubMed search results">
       <p>
-        {query ? <code>{asText(query)}</code> : null} {formatCount(total_count ?? articles.length)} articles
+        {query ? <code>{asText(query)}</code> : null} {formatCount(total)} {total === 1 ? "article" : "articles"}
       </p>
       <ol className="result-list">
         {articles.slice(0, SHOWN).map((a, i) => (

@@ -12,7 +12,9 @@ export function TrialSearchResultsCard(props: CardProps) {
   const total = props.payload.data.total_count ?? trials.length;
   return (
     <CardShell {...props} title="Trial search results">
-      <p>{formatCount(total)} trials</p>
+      <p>
+        {formatCount(total)} {total === 1 ? "trial" : "trials"}
+      </p>
       <ol className="result-list">
         {trials.slice(0, SHOWN).map((t, i) => (
           <li key={asText(t.nct_id) || i}>

@@ -164,6 +164,25 @@ describe("ChatTray", () => {
     expect(streamCalls()).toHaveLength(1);
   });
 
+  it("Stop before the conversation is known stops it once the stream names it", async () => {
+    let push!: (text: string) => void;
+    streamResponses.push(
+      () =>
+        new Response(new ReadableStream<Uint8Array>({ start: (c) => void (push = (t) => c.enqueue(new TextEncoder().encode(t))) }), {
+          headers: { "Content-Type": "text/event-stream" },
+        }),
+    );
+    setup();
+    await sendMessage("new conversation");
+    fireEvent.click(await screen.findByTestId("chat-stop"));
+    expect(await screen.findByTestId("message-interrupted")).toBeTruthy();
+    expect(calls.some((c) => c.url.endsWith("/stop"))).toBe(false);
+    push('event: conversation\r\ndata: {"type":"conversation","conversation_id":8,"turn_id":"t","user_message_id":1}\r\n\r\n');
+    push('event: text_delta\r\ndata: {"type":"text_delta","text":"ignored"}\r\n\r\n');
+    await waitFor(() => expect(calls.some((c) => c.method === "POST" && c.url === "/api/conversations/8/stop")).toBe(true));
+    expect(screen.getByTestId("message-assistant").textContent).not.toContain("ignored");
+  });
+
   it("shows an error event with Retry, and Retry sends the same message again", async () => {
     streamResponses.push(() =>
       sse([

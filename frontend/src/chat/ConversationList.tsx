@@ -101,7 +101,7 @@ export function ConversationList({ items, currentId, disabled, error, onOpen, on
                 </button>
                 <button
                   type="button"
-                  className="icon-button"
+                  className="small-button"
                   aria-label={`Rename ${titleOf(c)}`}
                   data-testid="conversation-rename"
                   onClick={() => {
@@ -109,17 +109,17 @@ export function ConversationList({ items, currentId, disabled, error, onOpen, on
                     setEditing(c.id);
                   }}
                 >
-                  ✎
+                  Rename
                 </button>
                 <button
                   type="button"
-                  className="icon-button"
+                  className="small-button"
                   aria-label={`Delete ${titleOf(c)}`}
                   data-testid="conversation-delete"
                   disabled={disabled && c.id === currentId}
                   onClick={() => setConfirming(c.id)}
                 >
-                  🗑
+                  Delete
                 </button>
               </div>
             )}

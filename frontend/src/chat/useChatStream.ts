@@ -33,6 +33,12 @@ export function toChatError(err: unknown): ChatError {
   return { message: err instanceof Error ? err.message : String(err), retryable: true };
 }
 
+interface RunningTurn {
+  controller: AbortController;
+  /** The user pressed Stop: nothing from this stream reaches the state any more. */
+  stopped: boolean;
+}
+
 export interface UseChatStreamOptions {
   app: App;
   /** Called after a turn ends or the conversation changes (refresh the conversation list). */
@@ -41,7 +47,7 @@ export interface UseChatStreamOptions {
 
 export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
-  const abortRef = useRef<AbortController | null>(null);
+  const turnRef = useRef<RunningTurn | null>(null);
   const conversationRef = useRef<number | null>(null);
   const keyRef = useRef(0);
   const onTurnEndedRef = useRef(onTurnEnded);
@@ -55,7 +61,7 @@ export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
 
   const open = useCallback(
     async (id: number) => {
-      if (abortRef.current) return;
+      if (turnRef.current) return;
       try {
         const conversation = await api.getConversation(id);
         dispatch({ type: "loaded", conversation });
@@ -75,18 +81,25 @@ export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
   useEffect(() => {
     const id = rememberedConversation(app);
     if (id != null) void open(id);
-    return () => abortRef.current?.abort();
+    return () => turnRef.current?.controller.abort();
   }, [app, open]);
 
   const run = useCallback(
     async (message: string, context: Record<string, unknown>, retry: boolean) => {
-      if (abortRef.current) return;
-      const controller = new AbortController();
-      abortRef.current = controller;
+      if (turnRef.current) return;
+      const turn: RunningTurn = { controller: new AbortController(), stopped: false };
+      turnRef.current = turn;
       dispatch({ type: "send", message, context, key: String(++keyRef.current), retry });
       let ended = false;
       const onEvent = (event: ChatEvent) => {
-        if (controller.signal.aborted) return;
+        if (turn.stopped) {
+          // Stop came before we knew the conversation: now we do, so the server can stop the turn.
+          if (event.type === "conversation") {
+            void api.stopTurn(event.conversation_id).catch(() => undefined);
+            turn.controller.abort();
+          }
+          return;
+        }
         if (event.type === "conversation") conversationRef.current = event.conversation_id;
         if (event.type === "complete" || event.type === "error") ended = true;
         dispatch({ type: "event", event });
@@ -100,18 +113,18 @@ export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
             ...(conversationRef.current != null ? { conversation_id: conversationRef.current } : {}),
           },
           onEvent,
-          controller.signal,
+          turn.controller.signal,
         );
-        if (!ended && !controller.signal.aborted) {
+        if (!ended && !turn.stopped && !turn.controller.signal.aborted) {
           dispatch({
             type: "failed",
             error: { message: "The connection closed before the answer finished.", code: "stream_closed", retryable: true },
           });
         }
       } catch (err) {
-        if (!controller.signal.aborted) dispatch({ type: "failed", error: toChatError(err) });
+        if (!turn.stopped && !turn.controller.signal.aborted) dispatch({ type: "failed", error: toChatError(err) });
       } finally {
-        if (abortRef.current === controller) abortRef.current = null;
+        if (turnRef.current === turn) turnRef.current = null;
         onTurnEndedRef.current?.();
       }
     },
@@ -132,17 +145,21 @@ export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
 
   /** Stop the running turn: keep the partial answer, tell the server, drop the stream. */
   const stop = useCallback(() => {
-    const controller = abortRef.current;
-    if (!controller) return;
+    const turn = turnRef.current;
+    if (!turn) return;
+    turn.stopped = true;
+    turnRef.current = null;
     dispatch({ type: "stopped" });
     const id = conversationRef.current;
-    if (id != null) void api.stopTurn(id).catch(() => undefined);
-    controller.abort();
-    abortRef.current = null;
+    if (id != null) {
+      void api.stopTurn(id).catch(() => undefined);
+      turn.controller.abort();
+    }
+    // Otherwise the stream is read silently until its `conversation` event names what to stop.
   }, []);
 
   const startNew = useCallback(() => {
-    if (abortRef.current) return;
+    if (turnRef.current) return;
     conversationRef.current = null;
     dispatch({ type: "reset" });
   }, []);
