@@ -229,6 +229,20 @@ describe("ChatTray", () => {
     expect(streamCalls()).toHaveLength(0);
   });
 
+  it("reopens the conversation that was open before a reload", async () => {
+    localStorage.setItem("colleague.conversation.tablizer", "5");
+    vi.mocked(fetch).mockImplementation(async (url) => {
+      calls.push({ method: "GET", url: String(url), body: undefined });
+      if (String(url) === "/api/conversations/5") {
+        return json({ id: 5, app: "tablizer", title: "EGFR", messages: [{ id: 1, role: "user", content: "earlier question", context: {}, extras: {}, status: "complete" }] });
+      }
+      return json([]);
+    });
+    setup();
+    expect(await screen.findByText("earlier question")).toBeTruthy();
+    expect(localStorage.getItem("colleague.conversation.tablizer")).toBe("5");
+  });
+
   it("opens a stored conversation with its decisions from the history list", async () => {
     vi.mocked(fetch).mockImplementation(async (url) => {
       calls.push({ method: "GET", url: String(url), body: undefined });

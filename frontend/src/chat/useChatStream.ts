@@ -2,7 +2,7 @@
  * Orchestrates one chat tray: sends turns, feeds SSE events to the reducer,
  * stops, retries, opens stored conversations and records card decisions.
  */
-import { useCallback, useEffect, useReducer, useRef } from "react";
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api, streamChat } from "../api/client";
 import type { App, ChatEvent, Decision } from "../api/types";
 import { chatReducer, initialChatState, type ChatError } from "./chatReducer";
@@ -55,6 +55,9 @@ export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
 
   conversationRef.current = state.conversationId;
 
+  // Read before any effect runs: the effect below would otherwise forget it on mount.
+  const [restoreId] = useState(() => rememberedConversation(app));
+
   useEffect(() => {
     rememberConversation(app, state.conversationId);
   }, [app, state.conversationId]);
@@ -79,10 +82,9 @@ export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
 
   // Re-open the conversation this app had open before a reload.
   useEffect(() => {
-    const id = rememberedConversation(app);
-    if (id != null) void open(id);
+    if (restoreId != null) void open(restoreId);
     return () => turnRef.current?.controller.abort();
-  }, [app, open]);
+  }, [restoreId, open]);
 
   const run = useCallback(
     async (message: string, context: Record<string, unknown>, retry: boolean) => {
