@@ -94,7 +94,11 @@ async def main() -> None:
     with app.state.db.session() as s:
         ensure_user(s, "bench", "bench-pw", "user")
     statements = {"n": 0}
-    event.listen(app.state.db.engine, "before_cursor_execute", lambda *a: statements.__setitem__("n", statements["n"] + 1))
+
+    def count(*_args: object) -> None:
+        statements["n"] += 1
+
+    event.listen(app.state.db.engine, "before_cursor_execute", count)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -20,7 +20,7 @@ from backend.db.migrate import upgrade
 from backend.db.session import Database
 from backend.main import create_app
 from tests.fakes.anthropic_server import FakeAnthropic, start_fake_anthropic
-from tests.fakes.test_page import test_page_registered
+from tests.fakes.fake_page import fake_page_registered
 
 PG_ADMIN_URL = os.environ.get("COLLEAGUE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 TABLES = ("messages", "conversations", "stream_instruction_versions", "research_streams", "auth_sessions",
@@ -161,5 +161,5 @@ def admin(app: Any, db: Database) -> Iterator[TestClient]:
 
 @pytest.fixture
 def test_registry() -> Iterator[None]:
-    with test_page_registered():
+    with fake_page_registered():
         yield

@@ -119,16 +119,20 @@ class RunningTurn:
 
 def stage_items(context: Mapping[str, Any], keys: tuple[str, ...],
                 budget: int = STAGE_BUDGET) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    """The holding pen: long item lists go to staging; the prompt gets the first `budget` and a count."""
+    """The holding pen: every item list is staged for `get_staged_items`; the prompt lists only the first
+    `budget` of a long one and says how many there are."""
     shown = dict(context)
     staged: dict[str, list[dict[str, Any]]] = {}
+    counts: dict[str, int] = {}
     for key in keys:
         items = context.get(key)
-        if isinstance(items, list) and len(items) > budget:
+        if isinstance(items, list) and items:
             staged[key] = [i for i in items if isinstance(i, dict)]
-            shown[key] = items[:budget]
-    if staged:
-        shown["_staged"] = {k: len(v) for k, v in staged.items()}
+            if len(items) > budget:
+                shown[key] = items[:budget]
+                counts[key] = len(items)
+    if counts:
+        shown["_staged"] = counts
     return shown, staged
 
 

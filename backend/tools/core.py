@@ -7,7 +7,7 @@ from typing import Any
 
 from backend.registry import ToolConfig, ToolContext, register_tool
 
-MAX_STAGED_RETURN = 50
+MAX_STAGED_RETURN = 100
 
 
 def get_staged_items(params: dict[str, Any], ctx: ToolContext) -> str:

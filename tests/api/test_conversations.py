@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 from backend.db.models import Message
 from backend.db.session import Database
 from tests.fakes.anthropic_server import FakeAnthropic, Script
-from tests.fakes.test_page import CONTEXT, chat
+from tests.fakes.fake_page import CONTEXT, chat
 from tests.sse import parse
 
 pytestmark = pytest.mark.usefixtures("test_registry")

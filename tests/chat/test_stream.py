@@ -13,7 +13,7 @@ from backend.agent.demo.wire import Reply
 from backend.db.models import Message
 from backend.db.session import Database
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
-from tests.fakes.test_page import CONTEXT, chat
+from tests.fakes.fake_page import CONTEXT, chat
 from tests.sse import parse_lines, text_of, types
 
 pytestmark = pytest.mark.usefixtures("test_registry")
@@ -49,7 +49,7 @@ def test_plain_answer(alice: TestClient, fake_llm: FakeAnthropic, db: Database) 
     assert sent["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert '<page_context page="test_page">' in sent["system"][1]["text"]
     assert "Query: egfr" in sent["system"][1]["text"]
-    assert [t["name"] for t in sent["tools"]] == ["lookup", "boom", "huge", "get_staged_items"]
+    assert [t["name"] for t in sent["tools"]] == ["search_pubmed", "lookup", "boom", "huge", "get_staged_items"]
     nxt = follow_up_works(alice, fake_llm, conv_id)
     assert [m["role"] for m in nxt["messages"]] == ["user", "assistant", "user"]
 

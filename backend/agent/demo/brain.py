@@ -17,7 +17,9 @@ from typing import Any
 
 from backend.agent.demo.wire import Reply
 
-INTENT_MODULES: tuple[str, ...] = ("backend.agent.demo.evaluation", "backend.agent.demo.general")
+INTENT_MODULES: tuple[str, ...] = (
+    "backend.agent.demo.evaluation", "backend.agent.demo.research", "backend.agent.demo.general",
+)
 
 
 @dataclass

@@ -73,7 +73,7 @@ CONTEXT = {"current_page": "test_page", "query": "egfr"}
 
 
 @contextmanager
-def test_page_registered() -> Iterator[None]:
+def fake_page_registered() -> Iterator[None]:
     load_builtins()
     with swapped(payloads={**REGISTRY.payloads, "test_card": CARD, "lookup_results": RESULTS},
                  tools={**REGISTRY.tools, **{t.name: t for t in TOOLS}},
