@@ -2,14 +2,19 @@ import { CardShell } from "./CardShell";
 import { asText } from "./display";
 import type { CardProps } from "./types";
 
-/** `pubmed_query_suggestion`: {query, explanation}. Accept puts the query in Tablizer's search box and runs it. */
+/** `pubmed_query_suggestion`: {query, explanation, date_start?, date_end?}. Accept puts the query in Tablizer's search box and runs it. */
 export function PubMedQueryCard(props: CardProps) {
-  const { query, explanation } = props.payload.data;
+  const { query, explanation, date_start, date_end } = props.payload.data;
   return (
     <CardShell {...props} title="Suggested PubMed query" suggestion>
       <pre className="code-block">
         <code data-testid="card-query">{asText(query)}</code>
       </pre>
+      {date_start || date_end ? (
+        <p className="small" data-testid="card-dates">
+          Published {asText(date_start) || "any time"} – {asText(date_end) || "any time"}
+        </p>
+      ) : null}
       {explanation ? <p className="card-explanation">{asText(explanation)}</p> : null}
     </CardShell>
   );

@@ -2,6 +2,9 @@ import { phaseLabel, statusLabel } from "../api/trialVocabulary";
 import { EntityLink, type OpenEntity } from "../chat/EntityLink";
 import { asList, asText, displayValue, formatCount } from "./display";
 
+const ages = (min: unknown, max: unknown): string =>
+  min || max ? `${displayValue(min) || "any"} – ${displayValue(max) || "any"}` : "";
+
 const pick = (data: Record<string, unknown>, ...keys: string[]): unknown =>
   keys.map((k) => data[k]).find((v) => v != null && v !== "");
 
@@ -32,7 +35,7 @@ export function TrialDetailView({
     ["Start", displayValue(data.start_date)],
     ["Completion", displayValue(data.completion_date)],
     ["Sex", displayValue(data.sex)],
-    ["Ages", [data.min_age, data.max_age].some(Boolean) ? `${displayValue(data.min_age) || "any"} – ${displayValue(data.max_age) || "any"}` : ""],
+    ["Ages", ages(pick(data, "minimum_age", "min_age"), pick(data, "maximum_age", "max_age"))],
   ];
   const primary = asList(data.primary_outcomes);
   const secondary = asList(data.secondary_outcomes);

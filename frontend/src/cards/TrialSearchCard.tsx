@@ -11,8 +11,8 @@ const FIELDS: Array<[key: string, label: string, format?: (v: unknown) => string
   ["status", "Status", statusLabel],
   ["location", "Location"],
   ["sex", "Sex"],
-  ["min_age", "Min age"],
-  ["max_age", "Max age"],
+  ["min_age", "Min age", (v) => `${displayValue(v)} years`],
+  ["max_age", "Max age", (v) => `${displayValue(v)} years`],
   ["eligibility_keywords", "Eligibility keywords"],
 ];
 

@@ -14,7 +14,7 @@ import type { CardProps } from "./types";
 const pubmedQuery: Payload = {
   id: "p1",
   type: "pubmed_query_suggestion",
-  data: { query: '(EGFR[MeSH]) AND "drug resistance"', explanation: "EGFR resistance in lung cancer" },
+  data: { query: '(EGFR[MeSH]) AND "drug resistance"', explanation: "EGFR resistance in lung cancer", date_start: "2020" },
   source: "llm",
 };
 const trialSearch: Payload = {
@@ -28,7 +28,7 @@ const trialSearch: Payload = {
     status: ["RECRUITING"],
     location: "Boston",
     sex: "FEMALE",
-    min_age: "18 Years",
+    min_age: 18,
     eligibility_keywords: "brain metastases",
     explanation: "Active immunotherapy trials",
   },
@@ -119,6 +119,7 @@ describe("card contents", () => {
     expect(code.closest("pre")).not.toBeNull();
     expect(code.textContent).toBe('(EGFR[MeSH]) AND "drug resistance"');
     expect(screen.getByText("EGFR resistance in lung cancer")).toBeTruthy();
+    expect(screen.getByTestId("card-dates").textContent).toBe("Published 2020 – any time");
   });
 
   it("TrialSearchCard shows each non-empty field with readable labels", () => {
@@ -127,6 +128,7 @@ describe("card contents", () => {
     expect(screen.getByTestId("card-field-phase").textContent).toContain("Phase 3, Phase 2");
     expect(screen.getByTestId("card-field-status").textContent).toContain("Recruiting");
     expect(screen.getByTestId("card-field-eligibility_keywords").textContent).toContain("brain metastases");
+    expect(screen.getByTestId("card-field-min_age").textContent).toContain("18 years");
     expect(screen.queryByTestId("card-field-sponsor")).toBeNull();
     expect(screen.queryByTestId("card-field-max_age")).toBeNull();
     expect(screen.getByText("Active immunotherapy trials")).toBeTruthy();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AIColumn } from "./common/aiColumns";
 import { applyAIFilters, columnFromPayload } from "./common/aiColumns";
-import { buildTablizerContext, compareSnapshots, type Snapshot } from "./tablizer/tablizerContext";
+import { buildTablizerContext, compareSnapshots, dateInputValue, type Snapshot } from "./tablizer/tablizerContext";
 import { buildTrialScoutContext, emptyTrialForm, formFromSuggestion, sortTrials, trialSearchParams } from "./trialscout/trialscoutContext";
 
 const column: AIColumn = { id: "c1", name: "Mentions resistance", criteria: "Does it?", type: "boolean", filterActive: true, values: {} };
@@ -49,6 +49,15 @@ describe("Tablizer context", () => {
     });
   });
 
+  it("turns a suggestion's partial dates into date input values", () => {
+    expect(dateInputValue("2020", false)).toBe("2020-01-01");
+    expect(dateInputValue("2020", true)).toBe("2020-12-31");
+    expect(dateInputValue("2024-02", true)).toBe("2024-02-29");
+    expect(dateInputValue("2023-02", false)).toBe("2023-02-01");
+    expect(dateInputValue("2023-02-14", true)).toBe("2023-02-14");
+    expect(dateInputValue("last year", true)).toBe("");
+  });
+
   it("compares two snapshots into only-A, only-B and both", () => {
     const c = compareSnapshots(snap("a", ["1", "2", "3"]), snap("b", ["3", "4"]));
     expect([c.onlyA, c.onlyB, c.both].map((g) => g.map((x) => x.pmid))).toEqual([["1", "2"], ["4"], ["3"]]);
@@ -77,11 +86,12 @@ describe("TrialScout context and form", () => {
     );
     expect(context.trials).toEqual([{ nct_id: "NCT04613596", title: "Study", phase: "PHASE3", status: "RECRUITING", enrollment: 450 }]);
     expect(context).toMatchObject({ current_page: "trialscout", condition: "nsclc", total_matched: 892, loaded_count: 1, viewer: null, pagination: { page: 2, page_size: 25 } });
+    expect(context).toMatchObject({ min_age: null, max_age: null, sex: "ALL" });
   });
 
   it("a suggestion fills the whole form, normalising enums and dropping unknown values", () => {
-    const form = formFromSuggestion({ condition: " melanoma ", phase: ["phase 2", "PHASE3", "PHASE9"], status: "RECRUITING", sex: "female", explanation: "x" });
-    expect(form).toEqual({ ...emptyTrialForm, condition: "melanoma", phase: ["PHASE2", "PHASE3"], status: ["RECRUITING"], sex: "FEMALE" });
+    const form = formFromSuggestion({ condition: " melanoma ", phase: ["phase 2", "PHASE3", "PHASE9"], status: "RECRUITING", sex: "female", min_age: 18, max_age: "75 Years", explanation: "x" });
+    expect(form).toEqual({ ...emptyTrialForm, condition: "melanoma", phase: ["PHASE2", "PHASE3"], status: ["RECRUITING"], sex: "FEMALE", min_age: "18", max_age: "75" });
   });
 
   it("search params repeat phase/status and treat sex ALL as no filter", () => {

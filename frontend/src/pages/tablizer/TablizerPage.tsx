@@ -11,7 +11,7 @@ import { Pager } from "../common/Pager";
 import { ArticleDetail } from "./ArticleDetail";
 import { ArticleTable } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
-import { buildTablizerContext, compareSnapshots, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
+import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
 
 interface SearchRequest {
   query: string;
@@ -178,8 +178,14 @@ export function TablizerPage() {
       pubmed_query_suggestion: async (data) => {
         const query = typeof data.query === "string" ? data.query.trim() : "";
         if (!query) throw new Error("The suggestion has no query.");
-        setForm((f) => ({ ...f, query }));
-        await runSearch({ ...formRef.current, query, sort, page: 1, pageSize });
+        // Dates the suggestion names replace the form's; dates it leaves out stay as they are.
+        const next = {
+          query,
+          dateStart: data.date_start ? dateInputValue(data.date_start, false) : formRef.current.dateStart,
+          dateEnd: data.date_end ? dateInputValue(data.date_end, true) : formRef.current.dateEnd,
+        };
+        setForm(next);
+        await runSearch({ ...next, sort, page: 1, pageSize });
       },
       ai_column_suggestion: (data) => {
         const { name, criteria, type } = columnFromPayload(data);

@@ -26,6 +26,19 @@ export interface Comparison {
 
 export type CompareGroup = keyof Comparison;
 
+/**
+ * A suggestion's partial date ("2020", "2020-05", "2020-05-17") as a date input value: the first day
+ * of the period for a start, the last for an end. Anything else is "" (no bound).
+ */
+export function dateInputValue(value: unknown, end: boolean): string {
+  const m = typeof value === "string" ? /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/.exec(value.trim()) : null;
+  if (!m) return "";
+  const [, y, mo, d] = m;
+  if (d) return `${y}-${mo}-${d}`;
+  if (mo) return end ? `${y}-${mo}-${String(new Date(Date.UTC(+y, +mo, 0)).getUTCDate()).padStart(2, "0")}` : `${y}-${mo}-01`;
+  return end ? `${y}-12-31` : `${y}-01-01`;
+}
+
 export function compareSnapshots(a: Snapshot, b: Snapshot): Comparison {
   const inA = new Set(a.articles.map((x) => x.pmid));
   const inB = new Set(b.articles.map((x) => x.pmid));

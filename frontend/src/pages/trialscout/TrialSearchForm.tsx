@@ -52,6 +52,7 @@ export function TrialSearchForm({ form, loading, onChange, onSubmit, onClear }: 
       {label}
       <input
         data-testid={`trial-${key.replace(/_/g, "-")}`}
+        {...(key === "min_age" || key === "max_age" ? { type: "number", min: 0, max: 120, inputMode: "numeric" as const } : {})}
         value={form[key]}
         placeholder={placeholder}
         onChange={(e) => set(key, e.target.value)}
@@ -89,8 +90,8 @@ export function TrialSearchForm({ form, loading, onChange, onSubmit, onClear }: 
             ))}
           </select>
         </label>
-        {field("min_age", "Min age", "e.g. 18 Years")}
-        {field("max_age", "Max age", "e.g. 75 Years")}
+        {field("min_age", "Min age (years)", "e.g. 18")}
+        {field("max_age", "Max age (years)", "e.g. 75")}
         {field("eligibility_keywords", "Eligibility keywords", "e.g. brain metastases")}
       </div>
       <div className="row-gap">

@@ -40,6 +40,14 @@ export interface TrialSort {
 
 const text = (v: unknown): string => (typeof v === "string" ? v.trim() : typeof v === "number" ? String(v) : "");
 
+/** Ages are whole years ("18", 18, "18 Years" → "18"); anything else is no limit. */
+function years(v: unknown): string {
+  const n = Number.parseInt(text(v), 10);
+  return Number.isFinite(n) && n >= 0 && n <= 120 ? String(n) : "";
+}
+
+const yearsOrNull = (v: string): number | null => (years(v) === "" ? null : Number(years(v)));
+
 /** Match enum values loosely ("Phase 2", "phase_2", "N/A" → PHASE2, NA); drop what matches nothing. */
 function enumList(v: unknown, allowed: readonly string[]): string[] {
   const squash = (x: string) => x.toUpperCase().replace(/[^A-Z0-9]/g, "");
@@ -60,8 +68,8 @@ export function formFromSuggestion(data: Record<string, unknown>): TrialForm {
     status: enumList(data.status, STATUSES),
     location: text(data.location),
     sex: (SEXES as readonly string[]).includes(sex) ? sex : "ALL",
-    min_age: text(data.min_age),
-    max_age: text(data.max_age),
+    min_age: years(data.min_age),
+    max_age: years(data.max_age),
     eligibility_keywords: text(data.eligibility_keywords),
   };
 }
@@ -81,8 +89,8 @@ export function trialSearchParams(form: TrialForm, pageSize: number, pageToken: 
     status: form.status,
     location: form.location,
     sex: form.sex === "ALL" ? "" : form.sex,
-    min_age: form.min_age,
-    max_age: form.max_age,
+    min_age: years(form.min_age),
+    max_age: years(form.max_age),
     eligibility_keywords: form.eligibility_keywords,
     page_size: pageSize,
     page_token: pageToken ?? "",
@@ -131,8 +139,8 @@ export function buildTrialScoutContext(s: TrialScoutState): Record<string, unkno
     status: s.form.status,
     location: s.form.location,
     sex: s.form.sex,
-    min_age: s.form.min_age,
-    max_age: s.form.max_age,
+    min_age: yearsOrNull(s.form.min_age),
+    max_age: yearsOrNull(s.form.max_age),
     eligibility_keywords: s.form.eligibility_keywords,
     total_matched: s.totalMatched,
     loaded_count: s.rows.length,
