@@ -49,7 +49,7 @@ def test_plain_answer(alice: TestClient, fake_llm: FakeAnthropic, db: Database) 
     assert sent["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert '<page_context page="test_page">' in sent["system"][1]["text"]
     assert "Query: egfr" in sent["system"][1]["text"]
-    assert [t["name"] for t in sent["tools"]] == ["search_pubmed", "lookup", "boom", "huge", "get_staged_items"]
+    assert [t["name"] for t in sent["tools"]] == ["search_pubmed", "lookup", "boom", "huge", "slow", "get_staged_items"]
     nxt = follow_up_works(alice, fake_llm, conv_id)
     assert [m["role"] for m in nxt["messages"]] == ["user", "assistant", "user"]
 
@@ -282,3 +282,15 @@ def test_busy_conversation_is_409(alice: TestClient, fake_llm: FakeAnthropic) ->
                 assert second.status_code == 409 and "already running" in second.json()["detail"]
                 break
     assert conv_id is not None
+
+
+def test_long_tools_get_heartbeats(app: Any, alice: TestClient, fake_llm: FakeAnthropic) -> None:
+    app.state.chat.limits.heartbeat_seconds = 0.05
+    fake_llm.script(Script.answer(tool_reply("slow", {})), Script.text("Done."))
+    events = chat(alice, "take your time")
+    statuses = [e.data["message"] for e in events if e.event == "status"]
+    assert statuses[0] == "Thinking…" and len(statuses) >= 3
+    assert all(s.startswith("Still working on slow… (") for s in statuses[1:])
+    start = next(i for i, e in enumerate(events) if e.event == "tool_start")
+    done = next(i for i, e in enumerate(events) if e.event == "tool_complete")
+    assert all(start < i < done for i, e in enumerate(events) if e.event == "status" and i > 1)

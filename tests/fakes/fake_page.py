@@ -47,6 +47,11 @@ def huge(params: dict[str, Any], ctx: ToolContext) -> str:
     return "x" * 100_000
 
 
+async def slow(params: dict[str, Any], ctx: ToolContext) -> str:
+    await asyncio.sleep(0.3)  # a remote API taking its time
+    return "slow result"
+
+
 def secret(params: dict[str, Any], ctx: ToolContext) -> str:
     return "should never run on the test page"
 
@@ -59,6 +64,8 @@ TOOLS = [
                input_schema={"type": "object", "properties": {}}),
     ToolConfig(name="huge", description="returns a lot", executor=huge, is_global=False,
                input_schema={"type": "object", "properties": {}}),
+    ToolConfig(name="slow", description="takes a while", executor=slow, is_global=False,
+               input_schema={"type": "object", "properties": {}}),
     ToolConfig(name="secret_tool", description="only on another page", executor=secret, is_global=False,
                input_schema={"type": "object", "properties": {}}),
 ]
@@ -66,7 +73,7 @@ TOOLS = [
 PAGE = PageConfig(
     page="test_page", app="tablizer",
     context_builder=lambda ctx: f"Test page. Query: {ctx.get('query', '')}",
-    payloads=("test_card",), tools=("lookup", "boom", "huge", "get_staged_items"),
+    payloads=("test_card",), tools=("lookup", "boom", "huge", "slow", "get_staged_items"),
     tabs={"extra": TabConfig(tools=("secret_tool",))}, staged_keys=("items",),
 )
 CONTEXT = {"current_page": "test_page", "query": "egfr"}
