@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from backend.auth import service
 from backend.auth.deps import COOKIE_NAME, CurrentUser, DbDep, session_token
+from backend.errors import Unauthorized
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -40,6 +41,24 @@ async def logout(request: Request, response: Response, db: DbDep) -> dict[str, b
         await anyio.to_thread.run_sync(run)
     response.delete_cookie(COOKIE_NAME, path="/")
     return {"ok": True}
+
+
+@router.get("/session")
+async def current_session(request: Request, db: DbDep) -> dict[str, Any]:
+    """Who is signed in, or `{"user": null}`: lets a page decide between login and app without a 401."""
+    token = session_token(request)
+    if not token:
+        return {"user": None}
+
+    def run() -> service.CurrentUserInfo | None:
+        with db.session() as s:
+            try:
+                return service.user_for_token(s, token)
+            except Unauthorized:
+                return None
+
+    user = await anyio.to_thread.run_sync(run)
+    return {"user": user.public() if user else None}
 
 
 @router.get("/me")

@@ -58,6 +58,8 @@ def test_unknown_conversation_is_404_and_anonymous_is_401(app: Any, alice: TestC
     r = anon.post("/api/chat/stream", json={"message": "hi", "context": {}})
     assert r.status_code == 401 and r.json() == {"error": "unauthorized", "detail": r.json()["detail"]}
     assert anon.get("/api/health").status_code == 200
+    assert anon.get("/api/auth/session").json() == {"user": None}
+    assert alice.get("/api/auth/session").json() == {"user": {"id": 1, "username": "alice", "role": "user"}}
 
 
 def test_apps_are_isolated(alice: TestClient, fake_llm: FakeAnthropic) -> None:

@@ -145,6 +145,9 @@ class FakeAnthropic:
                                 status_code=500, headers={"x-should-retry": "false"})
         item = self.scripts.popleft()
         script = item(body) if callable(item) else item
+        if script.reply is not None and not script.reply.input_tokens:
+            script.reply.input_tokens = len(json.dumps(body)) // 4  # roughly what the API would count
+            script.reply.output_tokens = script.reply.output_tokens or 12
         if script.kind == "http_error":
             return JSONResponse(error_body(script.error_type, f"scripted {script.error_type}"),
                                 status_code=script.status, headers={"x-should-retry": "false"})
