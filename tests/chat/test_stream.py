@@ -294,3 +294,11 @@ def test_long_tools_get_heartbeats(app: Any, alice: TestClient, fake_llm: FakeAn
     start = next(i for i, e in enumerate(events) if e.event == "tool_start")
     done = next(i for i, e in enumerate(events) if e.event == "tool_complete")
     assert all(start < i < done for i, e in enumerate(events) if e.event == "status" and i > 1)
+
+
+def test_quiet_streams_send_comment_heartbeats(alice: TestClient, fake_llm: FakeAnthropic,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("backend.chat.sse.HEARTBEAT_SECONDS", 0.05)
+    fake_llm.script(Script.answer(Reply.text("Slow but steady answer here."), delay=0.03))
+    r = alice.post("/api/chat/stream", json={"message": "hi", "context": CONTEXT})
+    assert ": ping" in r.text and r.text.rstrip().split("\n")[-1].startswith("data: ")
