@@ -25,6 +25,7 @@ from backend.errors import AppError
 from backend.pages.router import router as pages_router
 from backend.registry.builtins import load_builtins
 from backend.sources import close_sources, get_sources
+from backend.streams.router import router as streams_router
 from backend.trials.router import router as trials_router
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         return JSONResponse({"error": "invalid_input", "detail": detail}, status_code=422)
 
     for router in (auth_router, chat_router, conversations_router, pages_router, trials_router,
-                   articles_router):
+                   articles_router, streams_router):
         app.include_router(router)
 
     @app.get("/api/health")

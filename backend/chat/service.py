@@ -39,7 +39,7 @@ from backend.db.models import Conversation, Message
 from backend.db.session import Database
 from backend.errors import Conflict, InvalidInput
 from backend.registry import Resolved, ToolContext, resolve
-from backend.streams.service import stream_for_prompt
+from backend.streams.service import STREAM_DRAFT_KEY, stream_for_prompt, stream_info
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,14 @@ class ConversationOpened(_Event):
     conversation_id: int
     turn_id: str
     user_message_id: int
+    stream: dict[str, Any] | None = None  # the research stream whose instructions shape this turn
     type: Literal["conversation"] = "conversation"
+
+    def to_data(self) -> dict[str, Any]:
+        data = super().to_data()
+        if self.stream is None:  # the key exists only inside a stream: turns without one are unchanged
+            del data["stream"]
+        return data
 
 
 @dataclass(frozen=True)
@@ -108,6 +115,7 @@ class Turn:
     resolved: Resolved
     tool_ctx: ToolContext
     notices: list[str] = field(default_factory=list)
+    stream: dict[str, Any] | None = None
 
 
 @dataclass
@@ -146,14 +154,16 @@ class ChatService:
         self.running: dict[int, RunningTurn] = {}
 
     # -- begin ---------------------------------------------------------------------------------------
-    def prepare_prompt(self, s: Any, context: Mapping[str, Any]) -> tuple[Resolved, SystemPrompt,
-                                                                         dict[str, Any], list[str]]:
-        """Resolve the page, stage long lists and build the system prompt (also used by the preview)."""
+    def prepare_prompt(self, s: Any, context: Mapping[str, Any]) -> tuple[Resolved, SystemPrompt, dict[str, Any],
+                                                                         list[str], dict[str, Any] | None]:
+        """Resolve the page, stage long lists and build the system prompt (also used by the preview).
+        Returns the active stream (`stream_info`) last; an admin's draft replaces its saved instructions."""
         resolved = resolve(context.get("current_page"), context.get("active_tab"), context.get("active_subtab"))
         keys = resolved.page.staged_keys if resolved.page else ()
-        shown, staged = stage_items(context, keys)
-        stream, notices = stream_for_prompt(s, context.get("stream_id"))
-        return resolved, build_system_prompt(resolved, shown, stream), staged, notices
+        page_context = {k: v for k, v in context.items() if k != STREAM_DRAFT_KEY}  # instructions, not page data
+        shown, staged = stage_items(page_context, keys)
+        stream, notices = stream_for_prompt(s, context.get("stream_id"), context.get(STREAM_DRAFT_KEY))
+        return resolved, build_system_prompt(resolved, shown, stream), staged, notices, stream_info(stream)
 
     async def begin(self, user_id: int, req: ChatRequest) -> Turn:
         return await anyio.to_thread.run_sync(self._begin, user_id, req)
@@ -163,7 +173,7 @@ class ChatService:
             raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
         context = req.context
         with self.db.session() as s:
-            resolved, system, staged, notices = self.prepare_prompt(s, context)
+            resolved, system, staged, notices, stream = self.prepare_prompt(s, context)
             if req.conversation_id is None:
                 app = req.app or (resolved.page.app if resolved.page else "kh")
                 conv = Conversation(user_id=user_id, app=app, title=_title(req.message))
@@ -185,13 +195,13 @@ class ChatService:
                 user_message_id=user_msg.id, messages=messages, system=system, resolved=resolved,
                 tool_ctx=ToolContext(user_id=user_id, conversation_id=conv.id, page_context=context,
                                      staged=staged, services=self.services),
-                notices=notices)
+                notices=notices, stream=stream)
 
     # -- run -----------------------------------------------------------------------------------------
     async def run(self, turn: Turn) -> AsyncIterator[ChatEvent]:
         """Yield the turn's events; always saves the assistant message exactly once."""
         yield ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
-                                 user_message_id=turn.user_message_id)
+                                 user_message_id=turn.user_message_id, stream=turn.stream)
         for notice in turn.notices:
             yield Status(message=notice)
         state = TurnState()
@@ -277,6 +287,8 @@ class ChatService:
             "usage": usage, "model": self.llm.label, "stop_reason": state.stop_reason,
             "payload_errors": extraction.errors, "blocks": state.history(),
         }
+        if turn.stream:
+            extras["stream"] = turn.stream
         if failure:
             extras["error"] = {"message": failure.message, "code": failure.code}
         message_id = await anyio.to_thread.run_sync(self._save, turn, extraction.message, extras, status)

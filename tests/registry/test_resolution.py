@@ -105,6 +105,31 @@ def test_stream_editor_page(tab: str, subtab: str | None, payloads: list[str]) -
     assert [p.name for p in resolved.payloads if not p.is_global] == payloads
 
 
+EDITOR_GLOBALS = ["pubmed_search_results", "chat_instructions_suggestion"]
+
+
+@pytest.mark.parametrize(("tab", "subtab", "payloads"), [
+    (None, None, EDITOR_GLOBALS),
+    ("semantic", None, [*EDITOR_GLOBALS, "schema_proposal", "validation_results"]),
+    ("retrieval", None, [*EDITOR_GLOBALS, "retrieval_proposal"]),
+    ("execute", None, [*EDITOR_GLOBALS, "query_suggestion"]),
+    ("execute", "workbench", [*EDITOR_GLOBALS, "query_suggestion", "filter_suggestion"]),
+    ("semantic", "workbench", [*EDITOR_GLOBALS, "schema_proposal", "validation_results"]),  # not its subtab
+])
+def test_stream_editor_tools_and_payloads_in_the_preview(admin: TestClient, tab: str | None, subtab: str | None,
+                                                        payloads: list[str]) -> None:
+    """Each tab and the workbench subtab resolve to the expected names, and the admin preview shows exactly
+    those (the tools are the global search_pubmed only: the editor's tabs add cards, not tools)."""
+    load_builtins()
+    resolved = resolve("edit_research_stream", tab, subtab)
+    assert resolved.tool_names == ["search_pubmed"] and resolved.payload_names == payloads
+    params = {k: v for k, v in {"page": "edit_research_stream", "tab": tab, "subtab": subtab}.items() if v}
+    shown = admin.get("/api/chat/prompt-preview", params=params).json()
+    assert (shown["page"], shown["tools"], shown["payloads"]) == ("edit_research_stream", ["search_pubmed"], payloads)
+    cards = [p for p in resolved.llm_payloads if p.llm_instructions]
+    assert cards and all(p.llm_instructions.strip() in shown["system_prompt"] for p in cards)
+
+
 def test_pages_endpoint_shows_the_resolved_registry(alice: TestClient) -> None:
     body = alice.get("/api/pages").json()
     editor = body["pages"]["edit_research_stream"]
