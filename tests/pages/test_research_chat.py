@@ -152,3 +152,17 @@ def test_trialscout_context_reaches_the_model(alice: TestClient, fake_llm: FakeA
                      "Holding pen: the page has 25 trials loaded"):
         assert expected in seen, expected
     assert "NCT00000020" not in seen
+
+
+def test_demo_says_which_stream_instructions_are_active(demo: TestClient, db: Database) -> None:
+    from backend.db.models import ResearchStream
+    with db.session() as s:
+        stream = ResearchStream(name="EGFR-resistant NSCLC", chat_instructions="- Name the EGFR mutation.\n- Be brief.",
+                                archived=False)
+        s.add(stream)
+        s.flush()
+        stream_id = stream.id
+    events = chat(demo, "what is love", context={**TABLIZER, "stream_id": stream_id})
+    assert events[0].data["stream"]["name"] == "EGFR-resistant NSCLC"
+    assert "research stream “EGFR-resistant NSCLC”; its instructions are active (e.g. “Name the EGFR mutation.”)" \
+        in events[-1].data["payload"]["message"]

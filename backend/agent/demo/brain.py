@@ -107,6 +107,13 @@ class DemoRequest:
         return match.group(1) if match else ""
 
     @property
+    def stream_instructions(self) -> tuple[str, str] | None:
+        """(stream name, instructions) when the turn runs inside a research stream."""
+        match = re.search(r'## Instructions for the research stream "([^"]*)"\n(.*?)(?:\n## |\n<page_context|$)',
+                          self.system, re.S)
+        return (match.group(1), match.group(2).strip()) if match else None
+
+    @property
     def page(self) -> str | None:
         match = re.search(r'<page_context page="([^"]*)"', self.system)
         return match.group(1) if match else None

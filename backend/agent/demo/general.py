@@ -12,6 +12,16 @@ DEFAULT_SUGGESTIONS = [
 ]
 
 
+def stream_note(req: DemoRequest) -> str:
+    """The demo cannot follow a stream's instructions the way Claude would; it says they are active."""
+    active = req.stream_instructions
+    if not active:
+        return ""
+    name, instructions = active
+    first = next((line.strip(" -") for line in instructions.splitlines() if line.strip(" -")), "")
+    return f"\n\n_Working in the research stream “{name}”; its instructions are active (e.g. “{first[:160]}”)._"
+
+
 def suggestions(values: list[dict[str, str]] | None = None) -> str:
     return "\n\n" + marker_json("SUGGESTED_VALUES:", values or DEFAULT_SUGGESTIONS)
 
@@ -43,7 +53,7 @@ def greeting(req: DemoRequest) -> Reply | None:
     return Reply.text(
         f"Hello! I'm the demo model standing in for Claude{where}. I can see what the page shows me, "
         f"call the tools offered here ({tools}) and suggest cards you can accept or dismiss."
-        + suggestions())
+        + stream_note(req) + suggestions())
 
 
 @intent(priority=1000)
@@ -53,4 +63,4 @@ def fallback(req: DemoRequest) -> Reply:
     return Reply.text(
         f"I'm the demo model, a deterministic stand-in for Claude, and I don't have a prepared answer "
         f"for {quoted}. With an Anthropic API key configured, Claude answers this directly."
-        + suggestions())
+        + stream_note(req) + suggestions())

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from backend.agent.demo.brain import DemoRequest, intent, marker_json
-from backend.agent.demo.general import suggestions
+from backend.agent.demo.general import stream_note, suggestions
 from backend.agent.demo.vocabulary import concepts_in, leftover_terms, phases_in, statuses_in
 from backend.agent.demo.wire import Reply
 
@@ -304,4 +304,5 @@ def page_help(req: DemoRequest) -> Reply | None:
         f"I'm the demo model, a deterministic stand-in for Claude on {app}, and I have no prepared answer for "
         f"{asked}. I can build a {'trial search' if app == 'TrialScout' else 'PubMed query'}, add an AI "
         f"column, look up {'an NCT id' if app == 'TrialScout' else 'a PMID'}, or count what's loaded. "
-        "With an Anthropic API key configured, Claude answers this directly." + _page_suggestions(req))
+        "With an Anthropic API key configured, Claude answers this directly." + stream_note(req)
+        + _page_suggestions(req))
