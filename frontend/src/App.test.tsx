@@ -34,7 +34,7 @@ beforeEach(() => {
     "fetch",
     vi.fn(async (url: string, init: RequestInit = {}) => {
       urls.push(url);
-      if (url === "/api/auth/me") return json({ id: 1, username: "demo", role });
+      if (url === "/api/auth/session") return json({ user: { id: 1, username: "demo", role } });
       if (url === "/api/health") return json({ status: "ok", llm: { mode: "demo", model: "d", label: "demo model" } });
       if (url.startsWith("/api/conversations?")) return json([]);
       if (url.startsWith("/api/articles/search")) return json({ articles, total_count: 3, page: 1, page_size: 25 });
@@ -77,11 +77,22 @@ describe("App shell", () => {
   });
 
   it("sends a signed-out user to the login page, remembering where they were", async () => {
-    vi.mocked(fetch).mockImplementation(async () => json({ error: "unauthorized", detail: "Not signed in" }, 401));
+    // The session check answers 200 {user: null}: a signed-out first load makes no request that fails.
+    vi.mocked(fetch).mockImplementation(async (url) =>
+      url === "/api/auth/session" ? json({ user: null }) : json({ error: "unauthorized", detail: "Not signed in" }, 401),
+    );
     window.history.replaceState(null, "", "/trialscout");
     render(<App />);
     await screen.findByTestId("login-username");
     expect(window.location.pathname + window.location.search).toBe("/login?next=%2Ftrialscout");
+    expect(urls).not.toContain("/api/auth/me");
+  });
+
+  it("treats a failing session check as signed out", async () => {
+    vi.mocked(fetch).mockImplementation(async () => json({ error: "unauthorized", detail: "Not signed in" }, 401));
+    window.history.replaceState(null, "", "/trialscout");
+    render(<App />);
+    await screen.findByTestId("login-username");
   });
 
   it("hides Streams from users", async () => {
@@ -99,7 +110,7 @@ describe("App shell", () => {
     fireEvent.click(screen.getByTestId("nav-trialscout"));
     expect(await screen.findByTestId("trialscout-page")).toBeTruthy();
     expect(window.location.pathname).toBe("/trialscout");
-    expect(urls.filter((u) => u === "/api/auth/me")).toHaveLength(1);
+    expect(urls.filter((u) => u === "/api/auth/session")).toHaveLength(1);
   });
 });
 

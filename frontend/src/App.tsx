@@ -31,7 +31,7 @@ export function App() {
   const toggleRef = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
-    api.me().then(setUser, () => setUser(null));
+    api.session().then(setUser, () => setUser(null));
     api.health().then(setHealth, () => setHealth(null));
   }, []);
 

@@ -143,6 +143,9 @@ export const api = {
     request<User>("POST", "/api/auth/login", { body: { username, password }, redirectOn401: false }),
   logout: () => request<void>("POST", "/api/auth/logout", { redirectOn401: false }),
   me: () => request<User>("GET", "/api/auth/me", { redirectOn401: false }),
+  /** Who is signed in, or `{user: null}`: always 200, so a signed-out first load logs no 401. */
+  session: () =>
+    request<{ user: User | null }>("GET", "/api/auth/session", { redirectOn401: false }).then((r) => r?.user ?? null),
   health: () => request<Health>("GET", "/api/health", { redirectOn401: false }),
 
   listConversations: (app: string) =>
