@@ -195,6 +195,19 @@ describe("stored conversations and decisions", () => {
     expect(s.usage).toEqual({ input_tokens: 50, output_tokens: 5 });
   });
 
+  it("loaded skips the all-zero usage of a turn stopped before the model reported any", () => {
+    const stopped = {
+      ...stored,
+      messages: [
+        ...stored.messages,
+        { id: 5, role: "user", content: "again", context: CONTEXT, extras: {}, status: "complete" },
+        { id: 6, role: "assistant", content: "part", context: null, status: "interrupted",
+          extras: { usage: { input_tokens: 0, output_tokens: 0, context_window: 200000 } } },
+      ],
+    } as ConversationDetail;
+    expect(run(send(), { type: "loaded", conversation: stopped }).usage).toEqual({ input_tokens: 50, output_tokens: 5 });
+  });
+
   it("decided records the decision on the payload", () => {
     const s = run(send(), ev(complete()), { type: "decided", payloadId: "p1", decision: "dismissed" });
     expect(last(s).payloads[0].decision).toBe("dismissed");

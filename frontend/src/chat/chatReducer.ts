@@ -154,10 +154,17 @@ function endTurn(state: ChatState, status: DisplayStatus, toolState: ToolState):
   return { ...ended, streaming: false, statusText: null };
 }
 
+/** Tokens a usage counted; 0 for a turn stopped before the model reported any (an all-zero usage). */
+function tokensOf(usage: Usage): number {
+  return (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) +
+    (usage.cache_creation_input_tokens ?? 0);
+}
+
+/** The newest usage that counted something: a stopped turn's zeros would show "Context 0" after a reload. */
 function lastUsage(messages: StoredMessage[]): Usage | null {
   for (let i = messages.length - 1; i >= 0; i--) {
     const usage = messages[i].extras?.usage;
-    if (usage && typeof usage === "object") return usage;
+    if (usage && typeof usage === "object" && tokensOf(usage) > 0) return usage;
   }
   return null;
 }
