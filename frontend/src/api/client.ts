@@ -13,6 +13,12 @@ import type {
   ConversationSummary,
   Decision,
   Health,
+  InstructionDiff,
+  InstructionVersion,
+  PromptPreview,
+  Stream,
+  StreamCreate,
+  StreamUpdate,
   TrialDetail,
   TrialSearchResponse,
   User,
@@ -171,6 +177,37 @@ export const api = {
   searchTrials: (params: Record<string, unknown>, signal?: AbortSignal) =>
     request<TrialSearchResponse>("GET", `/api/trials/search${queryString(params)}`, { signal }),
   getTrial: (nctId: string) => request<TrialDetail>("GET", `/api/trials/${encodeURIComponent(nctId)}`),
+
+  listStreams: (includeArchived = false) =>
+    request<Stream[]>("GET", `/api/streams${includeArchived ? "?include_archived=true" : ""}`).then((r) =>
+      Array.isArray(r) ? r : [],
+    ),
+  getStream: (id: number) => request<Stream>("GET", `/api/streams/${id}`),
+  createStream: (body: StreamCreate) => request<Stream>("POST", "/api/streams", { body }),
+  updateStream: (id: number, body: StreamUpdate) => request<Stream>("PATCH", `/api/streams/${id}`, { body }),
+  instructionHistory: (id: number) =>
+    request<InstructionVersion[]>("GET", `/api/streams/${id}/instructions/history`).then((r) => (Array.isArray(r) ? r : [])),
+  instructionDiff: (id: number, from?: number | null, to?: number | null) =>
+    request<InstructionDiff>("GET", `/api/streams/${id}/instructions/diff${queryString({ from, to })}`),
+  restoreInstructions: (id: number, versionId: number, note?: string) =>
+    request<Stream>("POST", `/api/streams/${id}/instructions/restore`, {
+      body: { version_id: versionId, ...(note ? { note } : {}) },
+    }),
+  /** The exact system prompt a turn would get; `draft` previews unsaved stream instructions. */
+  promptPreview: (params: { page: string; tab?: string; subtab?: string; stream_id?: number | null; draft?: string | null }) => {
+    // An empty draft is sent too ("draft="): it previews the stream with its instructions removed.
+    const { draft, ...rest } = params;
+    const qs = queryString(rest);
+    const url = `/api/chat/prompt-preview${qs}${draft != null ? `${qs ? "&" : "?"}draft=${encodeURIComponent(draft)}` : ""}`;
+    if (url.length <= 6000) return request<PromptPreview>("GET", url);
+    // A long draft does not fit a URL: the POST form takes the same values as a chat context.
+    const context: Record<string, unknown> = { current_page: params.page };
+    if (params.tab) context.active_tab = params.tab;
+    if (params.subtab) context.active_subtab = params.subtab;
+    if (params.stream_id != null) context.stream_id = params.stream_id;
+    if (params.draft != null) context.stream_draft_instructions = params.draft;
+    return request<PromptPreview>("POST", "/api/chat/prompt-preview", { body: { context } });
+  },
 };
 
 /**

@@ -5,7 +5,8 @@
  * below tolerate missing fields and never throw on unknown ones.
  */
 
-export type App = "tablizer" | "trialscout";
+/** The chat's apps: a conversation belongs to one. `kh` is the research stream editor. */
+export type App = "tablizer" | "trialscout" | "kh";
 
 export interface User {
   id: number;
@@ -74,7 +75,14 @@ export interface ChatResponsePayload {
 
 /** The SSE events of one turn, discriminated by `type`. */
 export type ChatEvent =
-  | { type: "conversation"; conversation_id: number; turn_id?: string | number; user_message_id?: number }
+  | {
+      type: "conversation";
+      conversation_id: number;
+      turn_id?: string | number;
+      user_message_id?: number;
+      /** Present when the turn runs inside a research stream. */
+      stream?: StreamInfo;
+    }
   | { type: "status"; message: string }
   | { type: "text_delta"; text: string }
   | { type: "tool_start"; tool: string; input?: unknown; index: number }
@@ -92,6 +100,18 @@ export type ChatEvent =
   | { type: "error"; message: string; code?: string; retryable?: boolean };
 
 export type ChatEventType = ChatEvent["type"];
+
+/** The research stream whose instructions shape a turn (the `conversation` event, the prompt preview). */
+export interface StreamInfo {
+  id: number;
+  name: string;
+  /** The saved instruction version in effect; null for a draft. */
+  version_id: number | null;
+  /** An admin's unsaved draft is in effect for this turn (sandbox). */
+  draft: boolean;
+  /** false when the stream has no instructions to add. */
+  applied: boolean;
+}
 
 export interface ChatRequest {
   message: string;
@@ -184,4 +204,80 @@ export interface TrialDetail extends TrialSummary {
   sex?: string;
   min_age?: string;
   max_age?: string;
+}
+
+// ---- research streams ----------------------------------------------------------
+
+/** A stream's defaults for the pages; `trial_search` has the fields of GET /api/trials/search. */
+export interface StreamSettings {
+  pubmed_query?: string;
+  trial_search?: Record<string, unknown>;
+}
+
+export interface Stream {
+  id: number;
+  name: string;
+  description: string | null;
+  chat_instructions: string | null;
+  settings: StreamSettings;
+  archived: boolean;
+  created_at: string;
+  updated_at: string;
+  updated_by: string | null;
+  current_version_id: number | null;
+  version_count: number;
+}
+
+export interface StreamCreate {
+  name: string;
+  description?: string | null;
+  chat_instructions?: string | null;
+  note?: string | null;
+  settings?: StreamSettings | null;
+}
+
+export interface StreamUpdate {
+  name?: string;
+  description?: string | null;
+  chat_instructions?: string | null;
+  note?: string | null;
+  settings?: StreamSettings | null;
+  archived?: boolean;
+  expected_version_id?: number;
+}
+
+export interface InstructionVersion {
+  id: number;
+  stream_id: number;
+  text: string | null;
+  note: string | null;
+  created_by: string | null;
+  created_at: string;
+  current: boolean;
+}
+
+export interface DiffLine {
+  op: "context" | "add" | "remove";
+  text: string;
+  old_line: number | null;
+  new_line: number | null;
+}
+
+export interface InstructionDiff {
+  from_version: InstructionVersion | null;
+  to_version: InstructionVersion | null;
+  unified: string;
+  lines: DiffLine[];
+  added: number;
+  removed: number;
+}
+
+export interface PromptPreview {
+  system_prompt: string;
+  system_blocks?: unknown[];
+  notices: string[];
+  stream: StreamInfo | null;
+  page: string | null;
+  tools: string[];
+  payloads: string[];
 }

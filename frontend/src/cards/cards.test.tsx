@@ -2,6 +2,7 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/rea
 import { describe, expect, it, vi } from "vitest";
 import type { Payload } from "../api/types";
 import { AIColumnCard } from "./AIColumnCard";
+import { ChatInstructionsCard } from "./ChatInstructionsCard";
 import { FallbackCard } from "./FallbackCard";
 import { PubMedQueryCard } from "./PubMedQueryCard";
 import { PubMedSearchResultsCard } from "./PubMedSearchResultsCard";
@@ -41,10 +42,18 @@ const aiColumn: Payload = {
   source: "llm",
 };
 
+const chatInstructions: Payload = {
+  id: "p4",
+  type: "chat_instructions_suggestion",
+  data: { instructions: "Name the EGFR mutation.\n- Flag prior osimertinib.", explanation: "Adds the mutation rule" },
+  source: "llm",
+};
+
 const suggestions: Array<[string, Payload, (props: CardProps) => React.JSX.Element]> = [
   ["PubMedQueryCard", pubmedQuery, PubMedQueryCard],
   ["TrialSearchCard", trialSearch, TrialSearchCard],
   ["AIColumnCard", aiColumn, AIColumnCard],
+  ["ChatInstructionsCard", chatInstructions, ChatInstructionsCard],
 ];
 
 describe("registry", () => {
@@ -55,10 +64,16 @@ describe("registry", () => {
     expect(cardFor("trial_details")).toBe(TrialDetailsCard);
     expect(cardFor("pubmed_search_results")).toBe(PubMedSearchResultsCard);
     expect(cardFor("trial_search_results")).toBe(TrialSearchResultsCard);
+    expect(cardFor("chat_instructions_suggestion")).toBe(ChatInstructionsCard);
     expect(cardFor("something_new")).toBe(FallbackCard);
     expect(cardFor("toString")).toBe(FallbackCard);
     expect(Object.isFrozen(cards)).toBe(true);
-    expect([...SUGGESTION_TYPES].sort()).toEqual(["ai_column_suggestion", "pubmed_query_suggestion", "trial_search_suggestion"]);
+    expect([...SUGGESTION_TYPES].sort()).toEqual([
+      "ai_column_suggestion",
+      "chat_instructions_suggestion",
+      "pubmed_query_suggestion",
+      "trial_search_suggestion",
+    ]);
   });
 });
 
@@ -112,6 +127,12 @@ describe.each(suggestions)("%s Accept/Dismiss", (_name, payload, Card) => {
 });
 
 describe("card contents", () => {
+  it("ChatInstructionsCard shows the proposed text with its line breaks, and the explanation", () => {
+    render(<ChatInstructionsCard payload={chatInstructions} />);
+    expect(screen.getByTestId("card-instructions").textContent).toBe("Name the EGFR mutation.\n- Flag prior osimertinib.");
+    expect(screen.getByText("Adds the mutation rule")).toBeTruthy();
+  });
+
   it("PubMedQueryCard shows the query in a code block and the explanation", () => {
     render(<PubMedQueryCard payload={pubmedQuery} />);
     const code = screen.getByTestId("card-query");

@@ -4,6 +4,7 @@
  */
 import type { ComponentType } from "react";
 import { AIColumnCard } from "./AIColumnCard";
+import { ChatInstructionsCard } from "./ChatInstructionsCard";
 import { FallbackCard } from "./FallbackCard";
 import { PubMedQueryCard } from "./PubMedQueryCard";
 import { PubMedSearchResultsCard } from "./PubMedSearchResultsCard";
@@ -19,6 +20,7 @@ export const cards: Readonly<Record<string, ComponentType<CardProps>>> = Object.
   trial_details: TrialDetailsCard,
   pubmed_search_results: PubMedSearchResultsCard,
   trial_search_results: TrialSearchResultsCard,
+  chat_instructions_suggestion: ChatInstructionsCard,
 });
 
 /** Payload types the user accepts or dismisses (the others are informational). */
@@ -26,6 +28,7 @@ export const SUGGESTION_TYPES: ReadonlySet<string> = new Set([
   "pubmed_query_suggestion",
   "trial_search_suggestion",
   "ai_column_suggestion",
+  "chat_instructions_suggestion",
 ]);
 
 export function cardFor(type: string): ComponentType<CardProps> {

@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatTray, type PageChatBinding } from "./ChatTray";
 
@@ -263,4 +263,73 @@ describe("ChatTray", () => {
     expect((await screen.findByTestId("card-decision")).textContent).toContain("Accepted");
     expect(screen.queryByTestId("card-accept")).toBeNull();
   });
+});
+
+describe("ChatTray stream badge and notices", () => {
+  const stream = { id: 1, name: "EGFR-resistant NSCLC", version_id: 3, draft: false, applied: true };
+  const opened = (extra: Record<string, unknown> = {}) => ({ type: "conversation", conversation_id: 5, turn_id: "t", user_message_id: 10, ...extra });
+
+  it("shows which stream's instructions are active, from the conversation event", async () => {
+    streamResponses.push(() => sse([opened({ stream }), ...turn().slice(1)]));
+    setup();
+    expect(screen.queryByTestId("stream-badge")).toBeNull();
+    await sendMessage("q");
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    expect(screen.getByTestId("stream-badge").textContent).toBe("Stream: EGFR-resistant NSCLC instructions v3");
+    expect(screen.queryByTestId("chat-notice")).toBeNull();
+  });
+
+  it("says so when a draft is in effect, or the stream has no instructions", async () => {
+    streamResponses.push(() => sse([opened({ stream: { ...stream, version_id: null, draft: true } }), ...turn().slice(1)]));
+    streamResponses.push(() => sse([opened({ stream: { ...stream, applied: false } }), ...turn().slice(1)]));
+    setup();
+    await sendMessage("one");
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    expect(screen.getByTestId("stream-badge").textContent).toBe("Stream: EGFR-resistant NSCLC draft");
+    await sendMessage("two");
+    await waitFor(() => expect(screen.getByTestId("stream-badge").textContent).toBe("Stream: EGFR-resistant NSCLC no instructions"));
+  });
+
+  it("keeps the server's notices (unknown or archived stream) visible after Thinking… and the answer", async () => {
+    const notice = 'Research stream "Statins" is archived; its instructions are not applied.';
+    streamResponses.push(() => sse([opened(), { type: "status", message: notice }, ...turn().slice(1)]));
+    setup();
+    await sendMessage("q");
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    expect(screen.getByTestId("chat-notice").textContent).toBe(notice);
+    expect(screen.queryByTestId("stream-badge")).toBeNull();
+    // Later statuses (heartbeats) are status lines, not notices.
+    expect(screen.getAllByTestId("chat-notice")).toHaveLength(1);
+  });
+
+  it("a turn without a stream clears the badge; a stored conversation shows its stream", async () => {
+    streamResponses.push(() => sse([opened({ stream }), ...turn().slice(1)]));
+    streamResponses.push(() => sse(turn()));
+    setup();
+    await sendMessage("one");
+    await screen.findByTestId("stream-badge");
+    await sendMessage("two");
+    await waitFor(() => expect(screen.getAllByTestId("message-assistant")).toHaveLength(2));
+    await waitFor(() => expect(screen.queryByTestId("stream-badge")).toBeNull());
+    cleanupAndReopen();
+    expect((await screen.findByTestId("stream-badge")).textContent).toContain("instructions v3");
+  });
+
+  function cleanupAndReopen() {
+    cleanup();
+    localStorage.setItem("colleague.conversation.tablizer", "5");
+    vi.mocked(fetch).mockImplementation(async (url) =>
+      String(url) === "/api/conversations/5"
+        ? json({
+            id: 5,
+            app: "tablizer",
+            messages: [
+              { id: 1, role: "user", content: "q", context: { current_page: "tablizer", stream_id: 1 }, extras: {}, status: "complete" },
+              { id: 2, role: "assistant", content: "a", context: null, extras: { stream }, status: "complete" },
+            ],
+          })
+        : json([]),
+    );
+    setup();
+  }
 });

@@ -3,8 +3,8 @@
  * does when a suggestion is accepted, its client actions and how to open a
  * trial or article; the tray does the rest.
  */
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
-import type { App, Payload, SuggestedAction, Usage } from "../api/types";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import type { App, Payload, StreamInfo, SuggestedAction, Usage } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
 import { ConversationList } from "./ConversationList";
 import type { OpenEntity } from "./EntityLink";
@@ -21,6 +21,10 @@ export interface PageChatBinding {
   /** Suggested actions with handler "client", by action name. */
   clientActions: Partial<Record<string, () => void>>;
   onEntity: OpenEntity;
+  /** Shown under the tray's header (e.g. "Sandbox: trying a draft"). */
+  banner?: ReactNode;
+  /** false: the tray neither reopens nor remembers its last conversation (a sandbox). Default true. */
+  remember?: boolean;
 }
 
 interface ChatTrayProps {
@@ -52,10 +56,31 @@ export function UsageIndicator({ usage }: { usage: Usage }) {
   );
 }
 
+/** Which stream's instructions shaped the latest answer: "Stream: EGFR · instructions v3", "… · draft". */
+export function StreamBadge({ stream }: { stream: StreamInfo }) {
+  const which = stream.draft
+    ? "draft"
+    : !stream.applied
+      ? "no instructions"
+      : stream.version_id != null
+        ? `instructions v${stream.version_id}`
+        : "instructions";
+  return (
+    <div
+      className={stream.draft ? "chat-stream chat-stream-draft" : "chat-stream"}
+      data-testid="stream-badge"
+      role="status"
+      title={stream.applied ? "This stream's chat instructions are part of the assistant's prompt" : "This stream has no chat instructions"}
+    >
+      <span className="badge">Stream: {stream.name}</span> <span className="muted small">{which}</span>
+    </div>
+  );
+}
+
 export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const { app } = binding;
   const conversations = useConversations(app);
-  const chat = useChatStream({ app, onTurnEnded: conversations.refresh });
+  const chat = useChatStream({ app, onTurnEnded: conversations.refresh, remember: binding.remember });
   const { state } = chat;
   const [draft, setDraft] = useState("");
   const [showList, setShowList] = useState(false);
@@ -121,6 +146,8 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   };
 
   const lastIndex = state.messages.length - 1;
+  // The newest answer that knows its stream (a just-sent turn learns it from its `conversation` event).
+  const lastAnswer = [...state.messages].reverse().find((m) => m.role === "assistant" && m.stream !== undefined);
 
   return (
     <aside
@@ -165,6 +192,9 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
           </button>
         </div>
       </header>
+
+      {binding.banner}
+      {lastAnswer?.stream && <StreamBadge stream={lastAnswer.stream} />}
 
       {showList && (
         <ConversationList

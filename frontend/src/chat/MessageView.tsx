@@ -64,6 +64,15 @@ function AssistantMessage({
   const usedTools = message.toolHistory.map((t) => t.tool_name).filter(Boolean);
   return (
     <div className={`message message-assistant status-${message.status}`} data-testid="message-assistant" aria-busy={streaming}>
+      {message.notices.length > 0 && (
+        <ul className="chat-notices" aria-label="Notices">
+          {message.notices.map((n, i) => (
+            <li key={i} data-testid="chat-notice">
+              {n}
+            </li>
+          ))}
+        </ul>
+      )}
       {message.content ? (
         <Markdown text={message.content} onEntity={callbacks.onEntity} />
       ) : streaming ? null : (

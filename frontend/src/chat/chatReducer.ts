@@ -9,6 +9,7 @@ import type {
   Decision,
   Payload,
   StoredMessage,
+  StreamInfo,
   SuggestedAction,
   SuggestedValue,
   ToolHistoryEntry,
@@ -42,6 +43,10 @@ export interface ChatMessage {
   suggestedActions: SuggestedAction[];
   tools: ToolActivity[];
   toolHistory: ToolHistoryEntry[];
+  /** For assistant messages: the research stream whose instructions shaped the answer (null: none). */
+  stream?: StreamInfo | null;
+  /** Notices the server sent before the turn began (an unknown or archived stream, a sandbox draft). */
+  notices: string[];
 }
 
 export interface ChatError {
@@ -97,6 +102,7 @@ function blankMessage(key: string, role: ChatMessage["role"], content: string): 
     suggestedActions: [],
     tools: [],
     toolHistory: [],
+    notices: [],
   };
 }
 
@@ -115,6 +121,14 @@ export function payloadsOf(payload: ChatResponsePayload): Payload[] {
   return list.map((p, i) => ({ ...p, id: String(p.id ?? `payload-${i}`), data: p.data ?? {} }));
 }
 
+function streamOf(value: unknown): StreamInfo | null {
+  const s = value as StreamInfo | null | undefined;
+  return s && typeof s === "object" && typeof s.id === "number" ? s : null;
+}
+
+/** The model's own first status: what the server sends before it are notices about the turn. */
+const FIRST_LOOP_STATUS = "Thinking…";
+
 function fromStored(message: StoredMessage): ChatMessage | null {
   if (message.role !== "user" && message.role !== "assistant") return null;
   const extras = message.extras ?? {};
@@ -127,6 +141,7 @@ function fromStored(message: StoredMessage): ChatMessage | null {
   m.suggestedValues = asArray<SuggestedValue>(extras.suggested_values);
   m.suggestedActions = asArray<SuggestedAction>(extras.suggested_actions);
   m.toolHistory = asArray<ToolHistoryEntry>(extras.tool_history);
+  if (message.role === "assistant") m.stream = streamOf(extras.stream);
   return m;
 }
 
@@ -177,10 +192,20 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       if (userIndex >= 0 && messages[userIndex].role === "user" && event.user_message_id != null) {
         messages[userIndex] = { ...messages[userIndex], id: event.user_message_id };
       }
-      return { ...state, conversationId: event.conversation_id ?? state.conversationId, messages };
+      const opened = { ...state, conversationId: event.conversation_id ?? state.conversationId, messages };
+      return updateStreaming(opened, (m) => ({ ...m, stream: streamOf(event.stream) }));
     }
-    case "status":
-      return { ...state, statusText: typeof event.message === "string" ? event.message : state.statusText };
+    case "status": {
+      if (typeof event.message !== "string") return state;
+      // Before the model's first status, a status is a notice about the turn (e.g. "stream 7 is archived"):
+      // kept on the answer, not replaced by the next status line.
+      const last = state.messages[state.messages.length - 1];
+      const opening = state.statusText === null && last?.role === "assistant" && !last.content && last.tools.length === 0;
+      if (opening && event.message !== FIRST_LOOP_STATUS) {
+        return updateStreaming(state, (m) => ({ ...m, notices: [...m.notices, event.message] }));
+      }
+      return { ...state, statusText: event.message };
+    }
     case "text_delta":
       return updateStreaming(state, (m) => ({ ...m, content: m.content + (event.text ?? "") }));
     case "tool_start":

@@ -43,9 +43,11 @@ export interface UseChatStreamOptions {
   app: App;
   /** Called after a turn ends or the conversation changes (refresh the conversation list). */
   onTurnEnded?: () => void;
+  /** false: neither reopen nor remember this app's last conversation (a sandbox chat). */
+  remember?: boolean;
 }
 
-export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
+export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStreamOptions) {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
   const turnRef = useRef<RunningTurn | null>(null);
   const conversationRef = useRef<number | null>(null);
@@ -56,11 +58,11 @@ export function useChatStream({ app, onTurnEnded }: UseChatStreamOptions) {
   conversationRef.current = state.conversationId;
 
   // Read before any effect runs: the effect below would otherwise forget it on mount.
-  const [restoreId] = useState(() => rememberedConversation(app));
+  const [restoreId] = useState(() => (remember ? rememberedConversation(app) : null));
 
   useEffect(() => {
-    rememberConversation(app, state.conversationId);
-  }, [app, state.conversationId]);
+    if (remember) rememberConversation(app, state.conversationId);
+  }, [app, state.conversationId, remember]);
 
   const open = useCallback(
     async (id: number) => {

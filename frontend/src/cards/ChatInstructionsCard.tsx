@@ -1,0 +1,17 @@
+import { CardShell } from "./CardShell";
+import { asText } from "./display";
+import type { CardProps } from "./types";
+
+/** `chat_instructions_suggestion`: {instructions, explanation?}. Accept puts the text in the stream's instructions editor (not saved). */
+export function ChatInstructionsCard(props: CardProps) {
+  const { instructions, explanation } = props.payload.data;
+  return (
+    <CardShell {...props} title="Suggested chat instructions" suggestion>
+      <pre className="code-block" data-testid="card-instructions">
+        {asText(instructions)}
+      </pre>
+      {explanation ? <p className="card-explanation">{asText(explanation)}</p> : null}
+      {!props.decision && <p className="muted small">Accept puts this text in the instructions editor; you still save it.</p>}
+    </CardShell>
+  );
+}
