@@ -83,7 +83,7 @@ export function App() {
         </p>
       </main>
     );
-  const hasChat = path === "/tablizer" || path === "/trialscout";
+  const hasChat = path === "/tablizer" || path === "/trialscout" || (path === "/streams" && isAdmin);
 
   const logout = async () => {
     await api.logout().catch(() => undefined);

@@ -8,6 +8,7 @@ import { navigate, useLocation } from "../../router";
 import { AIColumnsBar, applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
+import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import { ArticleDetail } from "./ArticleDetail";
 import { ArticleTable } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
@@ -53,6 +54,7 @@ export function TablizerPage() {
   const [viewer, setViewer] = useState<Viewer | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const ai = useAIColumns();
+  const streams = useStreamSelection("tablizer");
   const abortRef = useRef<AbortController | null>(null);
   const nextSnapshot = useRef(1);
 
@@ -167,6 +169,7 @@ export function TablizerPage() {
     page: search?.page ?? 1,
     pageSize: search?.pageSize ?? pageSize,
     viewerPmid: viewer?.pmid ?? null,
+    streamId: streams.selectedId,
   });
 
   const formRef = useRef(form);
@@ -211,6 +214,12 @@ export function TablizerPage() {
       <div className="page-columns">
         <div className="page-content" data-testid="tablizer-page">
           <h1 className="page-title">Tablizer</h1>
+          <StreamSelector
+            selection={streams}
+            loadLabel="Use its PubMed query"
+            canLoad={(s) => Boolean(s.settings?.pubmed_query)}
+            onLoad={(s) => setForm((f) => ({ ...f, query: s.settings.pubmed_query ?? f.query }))}
+          />
           <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
             <label className="grow">
               Query

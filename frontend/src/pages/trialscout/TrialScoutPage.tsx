@@ -9,6 +9,7 @@ import { navigate, useLocation } from "../../router";
 import { AIColumnsBar, applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
+import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import {
   buildTrialScoutContext,
   emptyTrialForm,
@@ -57,6 +58,7 @@ export function TrialScoutPage() {
   const [viewer, setViewer] = useState<Viewer | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const ai = useAIColumns();
+  const streams = useStreamSelection("trialscout");
   const abortRef = useRef<AbortController | null>(null);
 
   const runSearch = useCallback(async (next: Paging) => {
@@ -132,6 +134,7 @@ export function TrialScoutPage() {
     page: (paging?.index ?? 0) + 1,
     pageSize: PAGE_SIZE,
     viewerNctId: viewer?.nctId ?? null,
+    streamId: streams.selectedId,
   });
 
   const formRef = useRef(form);
@@ -170,6 +173,12 @@ export function TrialScoutPage() {
       <div className="page-columns">
         <div className="page-content" data-testid="trialscout-page">
           <h1 className="page-title">TrialScout</h1>
+          <StreamSelector
+            selection={streams}
+            loadLabel="Use its trial search"
+            canLoad={(s) => Boolean(s.settings?.trial_search)}
+            onLoad={(s) => setForm(formFromSuggestion(s.settings.trial_search ?? {}))}
+          />
           <TrialSearchForm
             form={form}
             loading={loading}
