@@ -14,6 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from sqlalchemy import text
 
 from backend.agent.llm import LLM, make_llm
+from backend.ai_columns.router import router as ai_columns_router
 from backend.articles.router import router as articles_router
 from backend.auth.router import router as auth_router
 from backend.chat.router import router as chat_router
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     for router in (auth_router, chat_router, conversations_router, pages_router, trials_router,
                    articles_router, streams_router):
         app.include_router(router)
+    app.include_router(ai_columns_router)
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:

@@ -58,7 +58,8 @@ def test_up_down_up_keeps_rows(empty_db: str) -> None:
     assert set(sa.inspect(engine).get_table_names()) <= {"alembic_version"}
     upgrade(empty_db)
     engine.dispose()
-    assert {"users", "conversations", "messages", "research_streams"} <= set(sa.inspect(engine).get_table_names())
+    assert {"users", "conversations", "messages", "research_streams", "ai_column_results"} <= set(
+        sa.inspect(engine).get_table_names())
     engine.dispose()
 
 

@@ -1,7 +1,8 @@
 """All ORM models, imported here so metadata is complete for Alembic and tests."""
 
+from backend.db.models.ai_columns import AiColumnResult
 from backend.db.models.conversations import Conversation, Message
 from backend.db.models.streams import InstructionVersion, ResearchStream
 from backend.db.models.users import AuthSession, User
 
-__all__ = ["AuthSession", "Conversation", "InstructionVersion", "Message", "ResearchStream", "User"]
+__all__ = ["AiColumnResult", "AuthSession", "Conversation", "InstructionVersion", "Message", "ResearchStream", "User"]

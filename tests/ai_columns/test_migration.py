@@ -1,0 +1,56 @@
+"""Migration 0003 (ai_column_results): up, down and up again on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+
+from backend.db.migrate import downgrade, upgrade
+from tests.conftest import create_pg_database
+
+ROW = ("INSERT INTO ai_column_results (criteria_hash, column_type, app, item_id, model, value, reasoning, evidence, "
+       "input_tokens, output_tokens, created_at) VALUES ('h', 'boolean', 'trialscout', 'NCT06382129', 'm', 'MET', "
+       "'r', '[]', 1, 2, CURRENT_TIMESTAMP)")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'm.db'}"
+        return
+    url, drop = create_pg_database()
+    yield url
+    drop()
+
+
+def test_0003_up_down_up(empty_db: str) -> None:
+    upgrade(empty_db, "0002_conversation_app")
+    engine = sa.create_engine(empty_db)
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO users (id, username, password_hash, role, created_at) "
+                             "VALUES (1, 'kept', 'x', 'user', CURRENT_TIMESTAMP)"))
+    assert "ai_column_results" not in sa.inspect(engine).get_table_names()
+
+    upgrade(empty_db, "0003_ai_column_results")
+    engine.dispose()
+    unique = sa.inspect(engine).get_unique_constraints("ai_column_results")
+    assert [(u["name"], u["column_names"]) for u in unique] == [
+        ("uq_ai_column_results_key", ["criteria_hash", "column_type", "app", "model", "item_id"])]
+    with engine.begin() as conn:
+        conn.execute(sa.text(ROW))
+    with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+        conn.execute(sa.text(ROW))  # one cached answer per key
+
+    downgrade(empty_db, "0002_conversation_app")
+    engine.dispose()
+    assert "ai_column_results" not in sa.inspect(engine).get_table_names()
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT username FROM users")).scalar() == "kept"
+
+    upgrade(empty_db)
+    engine.dispose()
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM ai_column_results")).scalar() == 0
+    engine.dispose()
