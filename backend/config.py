@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     ncbi_api_key: str | None = Field(default=None, alias="NCBI_API_KEY")
     # Pause between streamed chunks of the demo model, so the UI visibly streams; tests set 0.
     demo_delay_ms: int = Field(default=20, alias="COLLEAGUE_DEMO_DELAY_MS")
+    # Model requests in flight per AI column run.
+    ai_column_concurrency: int = Field(default=8, ge=1, le=64, alias="COLLEAGUE_AI_COLUMN_CONCURRENCY")
     colleague_demo: bool = Field(default=False, alias="COLLEAGUE_DEMO")
     # Signs nothing: session ids are random and stored server-side; this only marks cookies Secure.
     cookie_secure: bool = Field(default=False, alias="COLLEAGUE_COOKIE_SECURE")

@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 
-class _Event:
+class Event:
+    """Base of every streamed event: a frozen dataclass whose `type` literal names it on the wire."""
+
     type: str
 
     def to_data(self) -> dict[str, Any]:
@@ -20,19 +22,19 @@ class _Event:
 
 
 @dataclass(frozen=True)
-class Status(_Event):
+class Status(Event):
     message: str
     type: Literal["status"] = "status"
 
 
 @dataclass(frozen=True)
-class TextDelta(_Event):
+class TextDelta(Event):
     text: str
     type: Literal["text_delta"] = "text_delta"
 
 
 @dataclass(frozen=True)
-class ToolStarted(_Event):
+class ToolStarted(Event):
     tool: str
     input: dict[str, Any]
     index: int
@@ -40,7 +42,7 @@ class ToolStarted(_Event):
 
 
 @dataclass(frozen=True)
-class ToolProgressed(_Event):
+class ToolProgressed(Event):
     tool: str
     index: int
     stage: str
@@ -50,7 +52,7 @@ class ToolProgressed(_Event):
 
 
 @dataclass(frozen=True)
-class ToolCompleted(_Event):
+class ToolCompleted(Event):
     tool: str
     index: int
     is_error: bool
@@ -59,7 +61,7 @@ class ToolCompleted(_Event):
 
 
 @dataclass(frozen=True)
-class UsageUpdated(_Event):
+class UsageUpdated(Event):
     input_tokens: int
     output_tokens: int
     cache_read_input_tokens: int
@@ -69,7 +71,7 @@ class UsageUpdated(_Event):
 
 
 @dataclass(frozen=True)
-class TurnFailed(_Event):
+class TurnFailed(Event):
     """The model call failed; the loop has stopped. Codes: the API's error type, `connection_lost`,
     `truncated`, `timeout`."""
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from sse_starlette import EventSourceResponse
 
 from backend.ai_columns.schemas import EvaluateRequest
-from backend.ai_columns.service import AiColumnService, AiColumnSettings
+from backend.ai_columns.service import AiColumnService
 from backend.auth.deps import CurrentUser
 from backend.chat.sse import sse_response
 
@@ -19,7 +19,7 @@ def column_service(request: Request) -> AiColumnService:
     service: AiColumnService | None = getattr(state, "ai_columns", None)
     if service is None:
         service = AiColumnService(state.db, state.llm, state.sources,
-                                  concurrency=AiColumnSettings().concurrency)
+                                  concurrency=state.settings.ai_column_concurrency)
         state.ai_columns = service
     return service
 

@@ -7,11 +7,12 @@ The service yields these; only the router turns them into Server-Sent Events (`b
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from backend.agent.events import Event
 from backend.sources.models import normalize_nct_id, normalize_pmid
 
 MAX_IDS = 500
@@ -91,24 +92,15 @@ class EvaluateRequest(BaseModel):
 
 # ---- events -----------------------------------------------------------------------------------------
 
-class _Event:
-    type: str
-
-    def to_data(self) -> dict[str, Any]:
-        data = asdict(self)  # type: ignore[call-overload]
-        data["type"] = self.type
-        return data
-
-
 @dataclass(frozen=True)
-class ColumnProgress(_Event):
+class ColumnProgress(Event):
     done: int
     total: int
     type: Literal["progress"] = "progress"
 
 
 @dataclass(frozen=True)
-class RowEvaluated(_Event):
+class RowEvaluated(Event):
     """value: MET | NOT_MET | UNKNOWN for boolean columns, the extracted text (or None) for text columns."""
 
     id: str
@@ -123,7 +115,7 @@ class RowEvaluated(_Event):
 
 
 @dataclass(frozen=True)
-class RowFailed(_Event):
+class RowFailed(Event):
     id: str
     message: str
     retryable: bool = False
@@ -131,7 +123,7 @@ class RowFailed(_Event):
 
 
 @dataclass(frozen=True)
-class ColumnCompleted(_Event):
+class ColumnCompleted(Event):
     done: int
     total: int
     counts: dict[str, int]  # yes, no, unknown, answered (text rows with an answer), error
@@ -141,7 +133,7 @@ class ColumnCompleted(_Event):
 
 
 @dataclass(frozen=True)
-class ColumnFailed(_Event):
+class ColumnFailed(Event):
     message: str
     code: str
     retryable: bool

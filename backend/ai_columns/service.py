@@ -23,8 +23,6 @@ from typing import Any
 import anthropic
 import anyio
 import httpx2
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -58,14 +56,6 @@ MAX_DOCUMENT_CHARS = 40_000
 NOT_FOUND = {"trialscout": "was not found on ClinicalTrials.gov", "tablizer": "was not found in PubMed"}
 PHASES = {"EARLY_PHASE1": "Early phase 1", "PHASE1": "Phase 1", "PHASE2": "Phase 2", "PHASE3": "Phase 3",
           "PHASE4": "Phase 4", "NA": "Not applicable"}
-
-
-class AiColumnSettings(BaseSettings):
-    """`COLLEAGUE_AI_COLUMN_CONCURRENCY`: model requests in flight per column run."""
-
-    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
-
-    concurrency: int = Field(default=8, ge=1, le=64, alias="COLLEAGUE_AI_COLUMN_CONCURRENCY")
 
 
 # ---- cache key and documents ------------------------------------------------------------------------

@@ -21,12 +21,12 @@ from sqlalchemy import select
 
 from backend.agent.events import (
     AgentEvent,
+    Event,
     Status,
     TextDelta,
     ToolCompleted,
     TurnFailed,
     UsageUpdated,
-    _Event,
 )
 from backend.agent.llm import LLM
 from backend.agent.loop import LoopLimits, TurnState, run_turn
@@ -70,7 +70,7 @@ class ChatRequest(BaseModel):
 
 
 @dataclass(frozen=True)
-class ConversationOpened(_Event):
+class ConversationOpened(Event):
     conversation_id: int
     turn_id: str
     user_message_id: int
@@ -85,13 +85,13 @@ class ConversationOpened(_Event):
 
 
 @dataclass(frozen=True)
-class TurnCompleted(_Event):
+class TurnCompleted(Event):
     payload: dict[str, Any]
     type: Literal["complete"] = "complete"
 
 
 @dataclass(frozen=True)
-class TurnErrored(_Event):
+class TurnErrored(Event):
     message: str
     code: str
     retryable: bool

@@ -20,9 +20,8 @@ from backend.db.session import Database
 from backend.errors import UpstreamUnavailable
 from backend.eval.prompts import CRITERION_TAG, TEXT_TAG, parse_request
 from backend.main import create_app
-from tests.ai_columns.fake_server import ColumnFake
 from tests.conftest import make_settings, signed_in
-from tests.fakes.anthropic_server import Script
+from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.sse import Event, parse, parse_lines
 
 URL = "/api/ai-columns/evaluate"
@@ -95,7 +94,7 @@ def wait_for(condition: Callable[[], Any], timeout: float = 10) -> Any:
     raise AssertionError("condition not met in time")
 
 
-def test_rows_stream_as_they_finish(alice: TestClient, fake_llm: ColumnFake, db: Database) -> None:
+def test_rows_stream_as_they_finish(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
     slow, fast, unsure = TRIALS
     fake_llm.default = by_id({
         slow: Script.answer(Reply.text(verdict("yes", "Docetaxel is the comparator.", ("Docetaxel",))), delay=1.0),
@@ -131,7 +130,7 @@ def test_rows_stream_as_they_finish(alice: TestClient, fake_llm: ColumnFake, db:
     assert cached_rows(db) == sorted([(slow, "MET"), (fast, "NOT_MET"), (unsure, "UNKNOWN")])
 
 
-def test_a_second_run_comes_from_the_cache(alice: TestClient, fake_llm: ColumnFake, db: Database) -> None:
+def test_a_second_run_comes_from_the_cache(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
     fake_llm.default = Script.text(verdict("yes", "It does.", ("Docetaxel",)))
     first = run(alice, TRIALS)
     assert len(fake_llm.requests) == 3
@@ -160,7 +159,7 @@ def test_a_second_run_comes_from_the_cache(alice: TestClient, fake_llm: ColumnFa
     assert len(fake_llm.requests) == 5
 
 
-def test_an_unknown_trial_is_a_row_error(alice: TestClient, fake_llm: ColumnFake, db: Database) -> None:
+def test_an_unknown_trial_is_a_row_error(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
     fake_llm.default = Script.text(verdict("no"))
     events = run(alice, ["NCT09999999", "NCT06382129"])
     check_progress(events, 2)
@@ -172,7 +171,7 @@ def test_an_unknown_trial_is_a_row_error(alice: TestClient, fake_llm: ColumnFake
     assert cached_rows(db) == [("NCT06382129", "NOT_MET")]
 
 
-def test_a_model_error_costs_one_row_and_is_not_cached(alice: TestClient, fake_llm: ColumnFake) -> None:
+def test_a_model_error_costs_one_row_and_is_not_cached(alice: TestClient, fake_llm: FakeAnthropic) -> None:
     broken, *fine = TRIALS
     fake_llm.default = by_id({broken: Script.http_error(529, "overloaded_error"),
                               **{i: Script.text(verdict("yes")) for i in fine}})
@@ -189,7 +188,7 @@ def test_a_model_error_costs_one_row_and_is_not_cached(alice: TestClient, fake_l
     assert {e.data["id"]: e.data["cached"] for e in rows(again)} == {broken: False, **dict.fromkeys(fine, True)}
 
 
-def test_a_column_that_cannot_run_ends_with_error(alice: TestClient, fake_llm: ColumnFake, db: Database) -> None:
+def test_a_column_that_cannot_run_ends_with_error(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
     fake_llm.default = Script.http_error(401, "authentication_error")
     events = run(alice, MANY)
     assert [e.event for e in events][0] == "progress" and events[-1].event == "error"
@@ -199,7 +198,7 @@ def test_a_column_that_cannot_run_ends_with_error(alice: TestClient, fake_llm: C
     assert cached_rows(db) == []
 
 
-def test_malformed_model_json_is_unknown_with_the_reason(alice: TestClient, fake_llm: ColumnFake,
+def test_malformed_model_json_is_unknown_with_the_reason(alice: TestClient, fake_llm: FakeAnthropic,
                                                          db: Database) -> None:
     fake_llm.default = Script.text('Yes, it has one. {"answer": "yes", "reasoning": ')
     events = run(alice, TRIALS[:1])
@@ -213,7 +212,7 @@ def test_malformed_model_json_is_unknown_with_the_reason(alice: TestClient, fake
     assert len(fake_llm.requests) == 2
 
 
-def test_text_columns_extract_a_short_answer(alice: TestClient, fake_llm: ColumnFake, db: Database) -> None:
+def test_text_columns_extract_a_short_answer(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
     column = {"name": "Comparator", "criteria": "What is the comparator arm?", "type": "text"}
     answered, silent = TRIALS[:2]
     fake_llm.default = by_id({
@@ -235,7 +234,7 @@ def test_text_columns_extract_a_short_answer(alice: TestClient, fake_llm: Column
     assert all(r["cached"] for r in again.values()) and len(fake_llm.requests) == 2
 
 
-def test_articles_are_judged_on_title_abstract_and_indexing(alice: TestClient, fake_llm: ColumnFake) -> None:
+def test_articles_are_judged_on_title_abstract_and_indexing(alice: TestClient, fake_llm: FakeAnthropic) -> None:
     fake_llm.default = Script.text(verdict("yes"))
     events = run(alice, [22663011], app="tablizer",
                  column={"name": "RCT", "criteria": "This is a randomized controlled trial", "type": "boolean"})
@@ -246,7 +245,7 @@ def test_articles_are_judged_on_title_abstract_and_indexing(alice: TestClient, f
         assert needle in document
 
 
-def test_a_staged_summary_stands_in_for_a_missing_record(alice: TestClient, fake_llm: ColumnFake) -> None:
+def test_a_staged_summary_stands_in_for_a_missing_record(alice: TestClient, fake_llm: FakeAnthropic) -> None:
     fake_llm.default = Script.text(verdict("yes"))
     items = [{"nct_id": "nct9999999", "title": "A staged trial of docetaxel", "phase": ["PHASE2"]}]
     events = run(alice, ["NCT09999999"], items=items)
@@ -258,7 +257,7 @@ def test_a_staged_summary_stands_in_for_a_missing_record(alice: TestClient, fake
 
 
 def test_an_unreachable_source_stops_the_column_unless_rows_are_staged(app: Any, alice: TestClient,
-                                                                       fake_llm: ColumnFake,
+                                                                       fake_llm: FakeAnthropic,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     async def down(_ids: list[str]) -> list[Any]:
         raise UpstreamUnavailable("ClinicalTrials.gov timed out")
@@ -279,7 +278,7 @@ def test_an_unreachable_source_stops_the_column_unless_rows_are_staged(app: Any,
     assert len(fake_llm.requests) == 1
 
 
-def test_client_disconnect_cancels_pending_model_calls(app: Any, alice: TestClient, fake_llm: ColumnFake,
+def test_client_disconnect_cancels_pending_model_calls(app: Any, alice: TestClient, fake_llm: FakeAnthropic,
                                                        db: Database) -> None:
     fake_llm.default = Script.slow()
     with alice.stream("POST", URL, json={"column": BOOLEAN, "app": "trialscout", "ids": MANY}) as r:
@@ -295,9 +294,9 @@ def test_client_disconnect_cancels_pending_model_calls(app: Any, alice: TestClie
     assert cached_rows(db) == []
 
 
-def test_concurrency_is_bounded(app: Any, alice: TestClient, fake_llm: ColumnFake,
+def test_concurrency_is_bounded(app: Any, alice: TestClient, fake_llm: FakeAnthropic,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLLEAGUE_AI_COLUMN_CONCURRENCY", "2")
+    app.state.settings.ai_column_concurrency = 2
     fake_llm.default = Script.answer(Reply.text(verdict("no")), delay=0.05)
     load = {"now": 0, "most": 0}
     answer = fake_llm._message_json
@@ -361,7 +360,7 @@ BAD_INPUT: list[tuple[dict[str, Any], list[str], str]] = [
 ]
 
 
-def test_bad_input_is_422(alice: TestClient, fake_llm: ColumnFake) -> None:
+def test_bad_input_is_422(alice: TestClient, fake_llm: FakeAnthropic) -> None:
     for change, where, says in BAD_INPUT:
         body = {"column": BOOLEAN, "app": "trialscout", "ids": TRIALS[:1], **change}
         r = alice.post(URL, json=body)

@@ -1,5 +1,7 @@
 """A scripted fake of the Messages API on a real socket (uvicorn on 127.0.0.1), so the app's real
 `anthropic` SDK parses every byte: SSE frames, mid-stream errors, dropped connections, truncation.
+Non-streaming requests (the evaluator behind AI columns) get a JSON Message after `delay` seconds; while
+they wait the fake trickles whitespace (valid before JSON) so a client that hangs up is noticed at once.
 
 Every request is checked by `validate_request` (Anthropic's pairing and alternation rules); a violation
 is answered with the API's 400 `invalid_request_error` and recorded in `violations`, so a test that
@@ -13,6 +15,7 @@ import json
 import socket
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -119,6 +122,7 @@ class FakeAnthropic:
     violations: list[list[str]] = field(default_factory=list)
     disconnected: threading.Event = field(default_factory=threading.Event)
     default: Script | None = None  # answers every request once the scripted ones are used up
+    disconnects: int = 0  # requests the client abandoned before the answer was complete
 
     def reset(self) -> None:
         self.scripts.clear()
@@ -126,6 +130,7 @@ class FakeAnthropic:
         self.violations.clear()
         self.disconnected.clear()
         self.default = None
+        self.disconnects = 0
 
     def script(self, *items: Script | Callable[[dict[str, Any]], Script]) -> None:
         self.scripts.extend(items)
@@ -151,7 +156,31 @@ class FakeAnthropic:
         if script.kind == "http_error":
             return JSONResponse(error_body(script.error_type, f"scripted {script.error_type}"),
                                 status_code=script.status, headers={"x-should-retry": "false"})
+        if not body.get("stream"):
+            return StreamingResponse(self._message_json(script), media_type="application/json")
         return StreamingResponse(self._frames(script), media_type="text/event-stream")
+
+    async def _message_json(self, script: Script) -> AsyncIterator[bytes]:
+        reply = script.reply or Reply()
+        try:
+            deadline = time.monotonic() + (10 if script.kind == "slow" else script.delay)
+            while time.monotonic() < deadline:
+                yield b" "
+                await asyncio.sleep(0.02)
+            if script.kind == "slow":
+                return
+            yield json.dumps({
+                "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
+                "model": "claude-fake", "content": reply.blocks, "stop_reason": reply.stop_reason,
+                "stop_sequence": None, "usage": {"input_tokens": reply.input_tokens or 120,
+                                                 "output_tokens": reply.output_tokens or 30}}).encode()
+        except (asyncio.CancelledError, GeneratorExit):
+            self._abandoned()
+            raise
+
+    def _abandoned(self) -> None:
+        self.disconnected.set()
+        self.disconnects += 1
 
     async def _frames(self, script: Script) -> AsyncIterator[bytes]:
         reply = script.reply or Reply()
@@ -183,7 +212,7 @@ class FakeAnthropic:
             for chunk in message_end(reply):
                 yield chunk
         except asyncio.CancelledError:
-            self.disconnected.set()
+            self._abandoned()
             raise
 
 
