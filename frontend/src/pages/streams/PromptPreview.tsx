@@ -54,7 +54,8 @@ export function PromptPreview({ streamId, draft, dirty, onTryDraft }: Props) {
           tab: tab || undefined,
           subtab: subtab || undefined,
           stream_id: streamId,
-          draft: useDraft ? draft : undefined,
+          // Unchanged text is the saved version: preview that, so the prompt names its version.
+          draft: useDraft && dirty ? draft : undefined,
         }),
       );
     } catch (err) {
@@ -127,7 +128,7 @@ export function PromptPreview({ streamId, draft, dirty, onTryDraft }: Props) {
         )}
         <label className="inline">
           <input type="checkbox" data-testid="preview-use-draft" checked={useDraft} onChange={(e) => setUseDraft(e.target.checked)} />
-          Use the editor&apos;s text{dirty ? " (unsaved)" : ""}
+          Use the editor&apos;s unsaved text{dirty ? "" : " (none)"}
         </label>
         <button type="submit" data-testid="preview-run" disabled={loading}>
           {loading ? "Composing…" : "Preview prompt"}
