@@ -31,6 +31,7 @@ from backend.agent.events import (
 from backend.agent.llm import LLM
 from backend.agent.loop import LoopLimits, TurnState, run_turn
 from backend.chat import history as chat_history
+from backend.chat import turns
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
 from backend.chat.prompt import SystemPrompt, build_system_prompt
 from backend.conversations.service import get_owned
@@ -151,7 +152,8 @@ class ChatService:
         self.llm = llm
         self.services = dict(services or {})
         self.limits = limits or LoopLimits()
-        self.running: dict[int, RunningTurn] = {}
+        self.running: dict[int, RunningTurn] = {}  # turns of this worker, for an immediate Stop
+        self.poll_seconds = 1.0  # how often a turn checks for a Stop sent to another worker
 
     # -- begin ---------------------------------------------------------------------------------------
     def prepare_prompt(self, s: Any, context: Mapping[str, Any]) -> tuple[Resolved, SystemPrompt, dict[str, Any],
@@ -169,9 +171,8 @@ class ChatService:
         return await anyio.to_thread.run_sync(self._begin, user_id, req)
 
     def _begin(self, user_id: int, req: ChatRequest) -> Turn:
-        if req.conversation_id is not None and req.conversation_id in self.running:
-            raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
         context = req.context
+        turn_id = uuid.uuid4().hex
         with self.db.session() as s:
             resolved, system, staged, notices, stream = self.prepare_prompt(s, context)
             if req.conversation_id is None:
@@ -184,6 +185,8 @@ class ChatService:
                 conv = get_owned(s, user_id, req.conversation_id)
                 rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id)
                                       .order_by(Message.id)))
+            if not turns.claim(s, conv.id, turn_id):
+                raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
             user_msg = Message(conversation_id=conv.id, role="user", content=req.message, context=context,
                                extras={}, status="complete")
             s.add(user_msg)
@@ -191,7 +194,7 @@ class ChatService:
             s.flush()
             messages = chat_history.build_history(rows, req.message)
             return Turn(
-                user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=uuid.uuid4().hex,
+                user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
                 user_message_id=user_msg.id, messages=messages, system=system, resolved=resolved,
                 tool_ctx=ToolContext(user_id=user_id, conversation_id=conv.id, page_context=context,
                                      staged=staged, services=self.services),
@@ -225,6 +228,7 @@ class ChatService:
         task = asyncio.create_task(produce())
         running = RunningTurn(user_id=turn.user_id, task=task)
         self.running[turn.conversation_id] = running
+        watcher = asyncio.create_task(self._watch(turn, running))
         markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
         text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
         failure: TurnFailed | None = None
@@ -252,6 +256,7 @@ class ChatService:
             else:
                 yield TurnCompleted(payload=payload)
         finally:
+            watcher.cancel()
             if not task.done():
                 task.cancel()
             with anyio.CancelScope(shield=True):
@@ -260,14 +265,38 @@ class ChatService:
                     await self._finish(turn, state, "interrupted", None)
             self.running.pop(turn.conversation_id, None)
 
-    def stop(self, user_id: int, conversation_id: int) -> bool:
-        """Stop the running turn of a conversation (the caller has checked ownership)."""
+    async def _watch(self, turn: Turn, running: RunningTurn) -> None:
+        """Stop asked on another worker, seen through the database; renews the turn's lease meanwhile."""
+        polls = 0
+        renew_every = max(1, int(turns.LEASE.total_seconds() / 3 / self.poll_seconds))
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            polls += 1
+            renew = polls % renew_every == 0
+
+            def check(renew: bool = renew) -> bool:
+                with self.db.session() as s:
+                    return turns.poll(s, turn.conversation_id, turn.turn_id, renew)
+
+            if await anyio.to_thread.run_sync(check):
+                running.stopped = True
+                running.task.cancel()
+                return
+
+    async def stop(self, user_id: int, conversation_id: int) -> bool:
+        """Stop the running turn of a conversation, on this worker at once or on another through the
+        database (the caller has checked ownership). False when no turn is running."""
         running = self.running.get(conversation_id)
-        if running is None or running.user_id != user_id:
-            return False
-        running.stopped = True
-        running.task.cancel()
-        return True
+        if running is not None and running.user_id == user_id:
+            running.stopped = True
+            running.task.cancel()
+            return True
+
+        def ask() -> bool:
+            with self.db.session() as s:
+                return turns.request_stop(s, user_id, conversation_id)
+
+        return await anyio.to_thread.run_sync(ask)
 
     # -- finish --------------------------------------------------------------------------------------
     async def _finish(self, turn: Turn, state: TurnState, status: str,
@@ -313,6 +342,7 @@ class ChatService:
                           extras=extras, status=status)
             s.add(msg)
             conv.updated_at = utcnow()
+            turns.release(conv, turn.turn_id)
             s.flush()
             return msg.id
 

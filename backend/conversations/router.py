@@ -51,8 +51,8 @@ async def delete_conversation(conversation_id: int, user: CurrentUser, db: DbDep
     def run() -> None:
         with db.session() as s:
             service.delete(s, user.id, conversation_id)
+    await chat.stop(user.id, conversation_id)
     await anyio.to_thread.run_sync(run)
-    chat.stop(user.id, conversation_id)
     return Response(status_code=204)
 
 
@@ -64,7 +64,7 @@ async def stop_turn(conversation_id: int, user: CurrentUser, db: DbDep, request:
             service.get_owned(s, user.id, conversation_id)
     await anyio.to_thread.run_sync(check)
     chat: ChatService = request.app.state.chat
-    return {"stopped": chat.stop(user.id, conversation_id)}
+    return {"stopped": await chat.stop(user.id, conversation_id)}
 
 
 @router.post("/{conversation_id}/payloads/{payload_id}/decision")

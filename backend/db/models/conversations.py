@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from backend.db.base import Base, UTCDateTime, utcnow
@@ -24,6 +24,11 @@ class Conversation(Base):
     title: Mapped[str | None] = mapped_column(String(255), default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    # The turn running now (any worker): a lease renewed while it streams, so a crashed worker's turn
+    # expires instead of blocking the conversation; Stop on another worker sets `stop_requested`.
+    active_turn_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    active_turn_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    stop_requested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     messages: Mapped[list[Message]] = relationship(
         back_populates="conversation", order_by="Message.id", cascade="all, delete-orphan",
