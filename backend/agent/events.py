@@ -23,8 +23,18 @@ class Event:
 
 @dataclass(frozen=True)
 class Status(Event):
+    """A status line. `notice` marks news about the turn itself (e.g. "stream 7 is archived") that the
+    page keeps on the answer, unlike progress lines that replace each other."""
+
     message: str
+    notice: bool = False
     type: Literal["status"] = "status"
+
+    def to_data(self) -> dict[str, Any]:
+        data = super().to_data()
+        if not self.notice:
+            del data["notice"]
+        return data
 
 
 @dataclass(frozen=True)

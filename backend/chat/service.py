@@ -206,7 +206,7 @@ class ChatService:
         yield ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
                                  user_message_id=turn.user_message_id, stream=turn.stream)
         for notice in turn.notices:
-            yield Status(message=notice)
+            yield Status(message=notice, notice=True)
         state = TurnState()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         done = object()

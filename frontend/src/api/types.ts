@@ -83,7 +83,7 @@ export type ChatEvent =
       /** Present when the turn runs inside a research stream. */
       stream?: StreamInfo;
     }
-  | { type: "status"; message: string }
+  | { type: "status"; message: string; notice?: boolean }
   | { type: "text_delta"; text: string }
   | { type: "tool_start"; tool: string; input?: unknown; index: number }
   | {

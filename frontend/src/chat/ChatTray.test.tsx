@@ -292,7 +292,7 @@ describe("ChatTray stream badge and notices", () => {
 
   it("keeps the server's notices (unknown or archived stream) visible after Thinking… and the answer", async () => {
     const notice = 'Research stream "Statins" is archived; its instructions are not applied.';
-    streamResponses.push(() => sse([opened(), { type: "status", message: notice }, ...turn().slice(1)]));
+    streamResponses.push(() => sse([opened(), { type: "status", message: notice, notice: true }, ...turn().slice(1)]));
     setup();
     await sendMessage("q");
     await screen.findByTestId("card-pubmed_query_suggestion");

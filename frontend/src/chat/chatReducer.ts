@@ -126,9 +126,6 @@ function streamOf(value: unknown): StreamInfo | null {
   return s && typeof s === "object" && typeof s.id === "number" ? s : null;
 }
 
-/** The model's own first status: what the server sends before it are notices about the turn. */
-const FIRST_LOOP_STATUS = "Thinking…";
-
 function fromStored(message: StoredMessage): ChatMessage | null {
   if (message.role !== "user" && message.role !== "assistant") return null;
   const extras = message.extras ?? {};
@@ -197,11 +194,9 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
     }
     case "status": {
       if (typeof event.message !== "string") return state;
-      // Before the model's first status, a status is a notice about the turn (e.g. "stream 7 is archived"):
-      // kept on the answer, not replaced by the next status line.
-      const last = state.messages[state.messages.length - 1];
-      const opening = state.statusText === null && last?.role === "assistant" && !last.content && last.tools.length === 0;
-      if (opening && event.message !== FIRST_LOOP_STATUS) {
+      // A notice is news about the turn (e.g. "stream 7 is archived"): kept on the answer, not replaced by the
+      // next status line.
+      if (event.notice === true) {
         return updateStreaming(state, (m) => ({ ...m, notices: [...m.notices, event.message] }));
       }
       return { ...state, statusText: event.message };

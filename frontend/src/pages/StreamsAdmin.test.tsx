@@ -286,7 +286,7 @@ describe("Streams admin", () => {
     expect((await screen.findByTestId("sandbox-banner")).textContent).toContain("TrialScout");
     nextTurn = [
       { type: "conversation", conversation_id: 9, turn_id: "t", user_message_id: 1, stream: { id: 1, name: "EGFR-resistant NSCLC", version_id: null, draft: true, applied: true } },
-      { type: "status", message: "Sandbox: draft instructions are used for this turn only." },
+      { type: "status", message: "Sandbox: draft instructions are used for this turn only.", notice: true },
       { type: "status", message: "Thinking…" },
       { type: "complete", payload: { message: "Arr.", payloads: [], conversation_id: 9, message_id: 2, status: "complete" } },
     ];

@@ -125,7 +125,7 @@ describe("stream selector", () => {
     localStorage.setItem("colleague.stream.tablizer", "9");
     nextTurn = [
       { type: "conversation", conversation_id: 3, turn_id: "t", user_message_id: 1 },
-      { type: "status", message: "Research stream 9 does not exist; no stream instructions are applied." },
+      { type: "status", message: "Research stream 9 does not exist; no stream instructions are applied.", notice: true },
       { type: "status", message: "Thinking…" },
       { type: "complete", payload: { message: "Sure.", payloads: [], conversation_id: 3, message_id: 2, status: "complete" } },
     ];
