@@ -168,13 +168,13 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     dispatch({ type: "reset" });
   }, []);
 
-  /** Record a decision on a payload; the caller has already applied an accepted one. */
+  /** Record a decision on a payload; the caller has already applied an accepted one. The card shows the
+   * decision once the server has it, so a reload right after always finds it. */
   const decide = useCallback(async (payloadId: string, decision: Decision) => {
     const id = conversationRef.current;
-    dispatch({ type: "decided", payloadId, decision });
-    if (id == null) return;
     try {
-      await api.recordDecision(id, payloadId, decision);
+      if (id != null) await api.recordDecision(id, payloadId, decision);
+      dispatch({ type: "decided", payloadId, decision });
     } catch (err) {
       const error = toChatError(err);
       // Not retryable: Retry re-sends the last message, which would not save this.
