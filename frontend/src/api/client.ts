@@ -3,8 +3,10 @@
  * chat stream POST. Errors are `ApiError`s whose `message` is the server's
  * `detail` made readable; a 401 calls the handler the app shell installed.
  */
-import { readChatEvents } from "./sse";
+import { readChatEvents, readEventStream, toAIColumnEvent } from "./sse";
 import type {
+  AIColumnEvent,
+  AIColumnRequest,
   Article,
   ArticleSearchResponse,
   ChatEvent,
@@ -227,4 +229,28 @@ export async function streamChat(
     throw new ApiError("The server did not answer with an event stream.", response.status, "bad_stream", true);
   }
   await readChatEvents(response.body, onEvent, signal);
+}
+
+/**
+ * POST one AI column run and hand each SSE event to `onEvent` as it arrives (rows as they finish).
+ * Aborting `signal` closes the connection, which cancels the evaluation on the server.
+ */
+export async function streamAIColumn(
+  body: AIColumnRequest,
+  onEvent: (event: AIColumnEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await send("POST", "/api/ai-columns/evaluate", { body, signal });
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!contentType.includes("text/event-stream") || !response.body) {
+    throw new ApiError("The server did not answer with an event stream.", response.status, "bad_stream", true);
+  }
+  await readEventStream(
+    response.body,
+    (message) => {
+      const event = toAIColumnEvent(message);
+      if (event) onEvent(event);
+    },
+    signal,
+  );
 }

@@ -1,5 +1,5 @@
 /**
- * SSE decoding for the chat stream (ARCHITECTURE.md §5).
+ * SSE decoding for the chat stream (ARCHITECTURE.md §5) and AI column runs.
  *
  * Framing (CRLF/LF/CR, multi-line data, comments, ids) is eventsource-parser's
  * job; this module turns its messages into typed `ChatEvent`s. Unknown event
@@ -7,7 +7,7 @@
  * break an older page.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { ChatEvent, ChatEventType } from "./types";
+import type { AIColumnEvent, ChatEvent, ChatEventType } from "./types";
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set<ChatEventType>([
   "conversation",
@@ -78,17 +78,18 @@ export function decodeTranscript(text: string): DecodedFrame[] {
 }
 
 /**
- * Read a fetch body to its end, emitting chat events as they complete.
+ * Read a fetch body to its end, handing every parsed SSE message to `onMessage`.
  * Resolves on end of body; rejects with AbortError when `signal` aborts.
  */
-export async function readChatEvents(
+export async function readEventStream(
   body: ReadableStream<Uint8Array>,
-  onEvent: (event: ChatEvent) => void,
+  onMessage: (message: EventSourceMessage) => void,
   signal?: AbortSignal,
 ): Promise<void> {
   const reader = body.getReader();
   const text = new TextDecoder("utf-8");
-  const decoder = createChatEventDecoder((event) => onEvent(event));
+  // A single event far larger than any real answer means a broken stream.
+  const parser = createParser({ onEvent: onMessage, maxBufferSize: 16 * 1024 * 1024 });
   const abort = () => void reader.cancel().catch(() => undefined);
   signal?.addEventListener("abort", abort, { once: true });
   try {
@@ -96,13 +97,46 @@ export async function readChatEvents(
       if (signal?.aborted) throw new DOMException("Aborted", "AbortError");
       const { done, value } = await reader.read();
       if (done) break;
-      decoder.push(text.decode(value, { stream: true }));
+      parser.feed(text.decode(value, { stream: true }));
     }
     if (signal?.aborted) throw new DOMException("Aborted", "AbortError");
-    decoder.push(text.decode());
-    decoder.flush();
+    parser.feed(text.decode());
+    parser.reset();
   } finally {
     signal?.removeEventListener("abort", abort);
     reader.releaseLock();
   }
+}
+
+/** Read a fetch body to its end, emitting chat events as they complete (see `readEventStream`). */
+export function readChatEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: ChatEvent) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  return readEventStream(
+    body,
+    (message) => {
+      const event = toChatEvent(message);
+      if (event) onEvent(event);
+    },
+    signal,
+  );
+}
+
+const COLUMN_TYPES: ReadonlySet<string> = new Set<AIColumnEvent["type"]>(["progress", "row", "row_error", "complete", "error"]);
+
+/** One AI column run's SSE message as a typed event, or null (unknown type, not JSON). */
+export function toAIColumnEvent(message: EventSourceMessage): AIColumnEvent | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(message.data);
+  } catch {
+    return null;
+  }
+  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
+  const record = data as Record<string, unknown>;
+  const type = message.event ?? (typeof record.type === "string" ? record.type : undefined);
+  if (!type || !COLUMN_TYPES.has(type)) return null;
+  return { ...record, type } as AIColumnEvent;
 }

@@ -101,6 +101,43 @@ export type ChatEvent =
 
 export type ChatEventType = ChatEvent["type"];
 
+// ---- AI columns (POST /api/ai-columns/evaluate, an SSE stream) ----------------
+
+export type AIColumnType = "boolean" | "text";
+
+export interface AIColumnRequest {
+  column: { name: string; criteria: string; type: AIColumnType };
+  app: "trialscout" | "tablizer";
+  ids: string[];
+  items?: Array<Record<string, unknown>>;
+}
+
+/** One AI column run's events: `progress` first and after every row, then `complete` or a fatal `error`. */
+export type AIColumnEvent =
+  | { type: "progress"; done: number; total: number }
+  | {
+      type: "row";
+      id: string;
+      /** boolean: MET | NOT_MET | UNKNOWN; text: the short answer, or null. */
+      value: string | null;
+      display: string;
+      reasoning: string;
+      evidence: string[];
+      cached: boolean;
+      model: string;
+      parse_error?: string | null;
+    }
+  | { type: "row_error"; id: string; message: string; retryable: boolean }
+  | {
+      type: "complete";
+      done: number;
+      total: number;
+      counts: { yes: number; no: number; unknown: number; answered: number; error: number };
+      cached: number;
+      model: string;
+    }
+  | { type: "error"; message: string; code: string; retryable: boolean };
+
 /** The research stream whose instructions shape a turn (the `conversation` event, the prompt preview). */
 export interface StreamInfo {
   id: number;
