@@ -22,12 +22,14 @@ function completeWith(payload: Record<string, unknown>) {
 
 let urls: string[];
 let chatBodies: unknown[];
+let aiBodies: unknown[];
 let nextTurn: Array<Record<string, unknown>>;
 let role = "user";
 
 beforeEach(() => {
   urls = [];
   chatBodies = [];
+  aiBodies = [];
   role = "user";
   vi.spyOn(console, "error");
   vi.stubGlobal(
@@ -45,6 +47,13 @@ beforeEach(() => {
         return sse(nextTurn);
       }
       if (url.includes("/decision")) return json({ ok: true });
+      if (url === "/api/ai-columns/evaluate") {
+        const body = JSON.parse(String(init.body)) as { ids: string[] };
+        aiBodies.push(body);
+        const values = ["MET", "NOT_MET", "UNKNOWN"];
+        const rows = body.ids.map((id, i) => ({ type: "row", id, value: values[i % 3], display: ["Yes", "No", "Unknown"][i % 3], reasoning: "r", evidence: [], cached: false, model: "d" }));
+        return sse([{ type: "progress", done: 0, total: rows.length }, ...rows, { type: "complete", done: rows.length, total: rows.length, counts: {}, cached: 0, model: "d" }]);
+      }
       return json({ error: "not_found", detail: "nope" }, 404);
     }),
   );
@@ -134,7 +143,7 @@ describe("Tablizer", () => {
     expect(urls).toContain("/api/conversations/3/payloads/p1/decision");
   });
 
-  it("Accept on an AI column card adds a column whose cells say not evaluated", async () => {
+  it("Accept on an AI column card adds a column that evaluates the loaded rows", async () => {
     await openApp("/tablizer");
     fireEvent.change(screen.getByTestId("tablizer-query"), { target: { value: "egfr" } });
     fireEvent.click(screen.getByTestId("tablizer-search"));
@@ -144,7 +153,9 @@ describe("Tablizer", () => {
     fireEvent.click(await screen.findByTestId("card-accept"));
     await screen.findByTestId("card-decision");
     expect(screen.getByTestId("ai-column-chip").textContent).toContain("Resistance");
-    expect(screen.getAllByTestId("ai-cell").map((c) => c.textContent)).toEqual(["not evaluated", "not evaluated", "not evaluated"]);
+    await waitFor(() => expect(screen.getAllByTestId("ai-cell").map((c) => c.textContent)).toEqual(["Yes", "No", "Unknown"]));
+    expect(aiBodies).toEqual([{ column: { name: "Resistance", criteria: "Mentions resistance?", type: "boolean" }, app: "tablizer", ids: ["101", "102", "103"], items: articles }]);
+    expect(screen.getByTestId("ai-column-counts").textContent).toBe("Yes 1 · No 1 · Unknown 1");
   });
 
   it("saves snapshots and compares them", async () => {

@@ -1,10 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { AIColumn } from "./common/aiColumns";
 import { applyAIFilters, columnFromPayload } from "./common/aiColumns";
+import { idleRun } from "./common/aiColumnState";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type Snapshot } from "./tablizer/tablizerContext";
 import { buildTrialScoutContext, emptyTrialForm, formFromSuggestion, sortTrials, trialSearchParams } from "./trialscout/trialscoutContext";
 
-const column: AIColumn = { id: "c1", name: "Mentions resistance", criteria: "Does it?", type: "boolean", filterActive: true, values: {} };
+const done = (value: string) => ({ status: "done" as const, value, display: value, reasoning: "", evidence: [], cached: false, model: "m", parseError: null });
+const column: AIColumn = {
+  id: "c1",
+  name: "Mentions resistance",
+  criteria: "Does it?",
+  type: "boolean",
+  filter: "yes",
+  run: { ...idleRun, runId: 1, status: "running", ids: ["1", "2"], total: 2, cells: { "1": done("MET"), "2": { status: "pending" } } },
+};
 const art = (pmid: string) => ({ pmid, title: `T${pmid}`, journal: "J", year: "2023", abstract: "long…" });
 const snap = (id: string, pmids: string[]): Snapshot => ({ id, label: id, query: `q${id}`, dateStart: "", dateEnd: "", totalCount: 99, articles: pmids.map(art) });
 
@@ -37,7 +46,16 @@ describe("Tablizer context", () => {
       selected_snapshot_id: "1",
       compare_mode: false,
       compare_snapshots: null,
-      ai_columns: [{ name: "Mentions resistance", type: "boolean", criteria: "Does it?", filter_active: true }],
+      ai_columns: [
+        {
+          name: "Mentions resistance",
+          type: "boolean",
+          criteria: "Does it?",
+          filter_active: true,
+          filter: "yes",
+          counts: { yes: 1, no: 0, unknown: 0, error: 0, pending: 1 },
+        },
+      ],
       articles: [
         { pmid: "1", title: "T1", year: 2023, journal: "J" },
         { pmid: "2", title: "T2", year: 2023, journal: "J" },
@@ -111,11 +129,10 @@ describe("TrialScout context and form", () => {
 });
 
 describe("AI columns", () => {
-  it("filters hide only rows evaluated No; unevaluated rows stay", () => {
-    const rows = [{ id: "a" }, { id: "b" }, { id: "c" }];
-    const evaluated = { ...column, values: { a: true, b: false } };
-    expect(applyAIFilters(rows, [evaluated], (r) => r.id).map((r) => r.id)).toEqual(["a", "c"]);
-    expect(applyAIFilters(rows, [{ ...evaluated, filterActive: false }], (r) => r.id)).toHaveLength(3);
+  it("a filter keeps only the rows whose finished cell matches it (see aiColumns.test.tsx for more)", () => {
+    const rows = [{ id: "1" }, { id: "2" }, { id: "3" }];
+    expect(applyAIFilters(rows, [column], (r) => r.id).map((r) => r.id)).toEqual(["1"]);
+    expect(applyAIFilters(rows, [{ ...column, filter: null }], (r) => r.id)).toHaveLength(3);
   });
 
   it("a column suggestion needs a name and criteria", () => {

@@ -1,9 +1,9 @@
 import type { Article } from "../../api/types";
-import { AICell, type AIColumn } from "../common/aiColumns";
+import { AICell, AIColumnHeader, type AIColumns } from "../common/aiColumns";
 
 interface Props {
   rows: Article[];
-  columns: AIColumn[];
+  ai: AIColumns;
   selected: Set<string>;
   highlighted: string | null;
   onToggle: (pmid: string) => void;
@@ -11,7 +11,7 @@ interface Props {
   onOpen: (pmid: string) => void;
 }
 
-export function ArticleTable({ rows, columns, selected, highlighted, onToggle, onToggleAll, onOpen }: Props) {
+export function ArticleTable({ rows, ai, selected, highlighted, onToggle, onToggleAll, onOpen }: Props) {
   const allSelected = rows.length > 0 && rows.every((r) => selected.has(r.pmid));
   return (
     <div className="table-wrap">
@@ -25,9 +25,9 @@ export function ArticleTable({ rows, columns, selected, highlighted, onToggle, o
             <th scope="col">Title</th>
             <th scope="col">Journal</th>
             <th scope="col">Year</th>
-            {columns.map((c) => (
+            {ai.columns.map((c) => (
               <th scope="col" key={c.id} className="ai-col" title={c.criteria}>
-                {c.name}
+                <AIColumnHeader column={c} />
               </th>
             ))}
           </tr>
@@ -53,9 +53,9 @@ export function ArticleTable({ rows, columns, selected, highlighted, onToggle, o
               </td>
               <td>{a.journal}</td>
               <td>{a.year}</td>
-              {columns.map((c) => (
+              {ai.columns.map((c) => (
                 <td key={c.id}>
-                  <AICell column={c} rowId={a.pmid} />
+                  <AICell ai={ai} column={c} rowId={a.pmid} />
                 </td>
               ))}
             </tr>

@@ -53,7 +53,6 @@ export function TablizerPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [viewer, setViewer] = useState<Viewer | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
-  const ai = useAIColumns();
   const streams = useStreamSelection("tablizer");
   const abortRef = useRef<AbortController | null>(null);
   const nextSnapshot = useRef(1);
@@ -149,6 +148,8 @@ export function TablizerPage() {
   }, [compare, snapshots]);
   const viewedSnapshot = comparison ? null : snapshotById(selectedSnapshotId);
   const baseRows = comparison ? comparison[compareGroup] : viewedSnapshot ? viewedSnapshot.articles : results?.articles ?? [];
+  // AI columns evaluate the rows the table is showing (before their own filters).
+  const ai = useAIColumns("tablizer", baseRows);
   const rows = applyAIFilters(baseRows, ai.columns, (a) => a.pmid);
   const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
   const live = !comparison && !viewedSnapshot;
@@ -281,7 +282,7 @@ export function TablizerPage() {
             onCompare={setCompare}
             onCompareGroup={setCompareGroup}
           />
-          <AIColumnsBar ai={ai} />
+          <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
           <p className="results-summary" data-testid="results-summary" aria-live="polite">
             {comparison
               ? `Comparing snapshots: ${rows.length} articles in this group`
@@ -297,10 +298,10 @@ export function TablizerPage() {
               <code>{results.query_translation}</code>
             </details>
           )}
-          {rows.length > 0 && (
+          {baseRows.length > 0 && (
             <ArticleTable
               rows={rows}
-              columns={ai.columns}
+              ai={ai}
               selected={selected}
               highlighted={highlighted}
               onToggle={(pmid) =>

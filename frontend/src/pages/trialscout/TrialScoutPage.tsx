@@ -24,6 +24,7 @@ import { TrialSearchForm } from "./TrialSearchForm";
 import { TrialTable } from "./TrialTable";
 
 const PAGE_SIZE = 25;
+const NO_TRIALS: TrialSummary[] = [];
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 interface Paging {
@@ -57,7 +58,7 @@ export function TrialScoutPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [viewer, setViewer] = useState<Viewer | null>(null);
   const [highlighted, setHighlighted] = useState<string | null>(null);
-  const ai = useAIColumns();
+  const ai = useAIColumns("trialscout", results?.trials ?? NO_TRIALS);
   const streams = useStreamSelection("trialscout");
   const abortRef = useRef<AbortController | null>(null);
 
@@ -191,7 +192,7 @@ export function TrialScoutPage() {
               {error}
             </p>
           )}
-          <AIColumnsBar ai={ai} />
+          <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
           <p className="results-summary" data-testid="results-summary" aria-live="polite">
             {results
               ? `${results.total != null ? `${results.total.toLocaleString("en-US")} trials` : "Trials"}${
@@ -199,10 +200,10 @@ export function TrialScoutPage() {
                 }`
               : "Search ClinicalTrials.gov to fill the table."}
           </p>
-          {rows.length > 0 && (
+          {(results?.trials.length ?? 0) > 0 && (
             <TrialTable
               rows={rows}
-              columns={ai.columns}
+              ai={ai}
               sort={sort}
               selected={selected}
               highlighted={highlighted}

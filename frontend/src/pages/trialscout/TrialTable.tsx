@@ -1,7 +1,7 @@
 import { phaseLabel, statusLabel } from "../../api/trialVocabulary";
 import type { TrialSummary } from "../../api/types";
 import { displayValue } from "../../cards/display";
-import { AICell, type AIColumn } from "../common/aiColumns";
+import { AICell, AIColumnHeader, type AIColumns } from "../common/aiColumns";
 import type { TrialSort, TrialSortField } from "./trialscoutContext";
 
 const COLUMNS: Array<[TrialSortField, string]> = [
@@ -15,7 +15,7 @@ const COLUMNS: Array<[TrialSortField, string]> = [
 
 interface Props {
   rows: TrialSummary[];
-  columns: AIColumn[];
+  ai: AIColumns;
   sort: TrialSort;
   selected: Set<string>;
   highlighted: string | null;
@@ -25,7 +25,7 @@ interface Props {
   onOpen: (id: string) => void;
 }
 
-export function TrialTable({ rows, columns, sort, selected, highlighted, onSort, onToggle, onToggleAll, onOpen }: Props) {
+export function TrialTable({ rows, ai, sort, selected, highlighted, onSort, onToggle, onToggleAll, onOpen }: Props) {
   const allSelected = rows.length > 0 && rows.every((r) => selected.has(r.nct_id));
   return (
     <div className="table-wrap">
@@ -46,9 +46,9 @@ export function TrialTable({ rows, columns, sort, selected, highlighted, onSort,
                 </th>
               );
             })}
-            {columns.map((c) => (
+            {ai.columns.map((c) => (
               <th scope="col" key={c.id} className="ai-col" title={c.criteria}>
-                {c.name}
+                <AIColumnHeader column={c} />
               </th>
             ))}
           </tr>
@@ -76,9 +76,9 @@ export function TrialTable({ rows, columns, sort, selected, highlighted, onSort,
               <td>{statusLabel(t.status)}</td>
               <td className="num">{typeof t.enrollment === "number" ? t.enrollment.toLocaleString("en-US") : ""}</td>
               <td>{displayValue(t.sponsor)}</td>
-              {columns.map((c) => (
+              {ai.columns.map((c) => (
                 <td key={c.id}>
-                  <AICell column={c} rowId={t.nct_id} />
+                  <AICell ai={ai} column={c} rowId={t.nct_id} />
                 </td>
               ))}
             </tr>
