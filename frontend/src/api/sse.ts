@@ -21,8 +21,8 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set<ChatEventType>([
   "error",
 ]);
 
-/** Convert one parsed SSE message into a chat event, or null if it is not one we know. */
-export function toChatEvent(message: EventSourceMessage): ChatEvent | null {
+/** The JSON object of an SSE message with its `type`, when the type is one of `known`; otherwise null. */
+function typedRecord(message: EventSourceMessage, known: ReadonlySet<string>): Record<string, unknown> | null {
   let data: unknown;
   try {
     data = JSON.parse(message.data);
@@ -32,8 +32,13 @@ export function toChatEvent(message: EventSourceMessage): ChatEvent | null {
   if (!data || typeof data !== "object" || Array.isArray(data)) return null;
   const record = data as Record<string, unknown>;
   const type = message.event ?? (typeof record.type === "string" ? record.type : undefined);
-  if (!type || !KNOWN_TYPES.has(type)) return null;
-  return { ...record, type } as ChatEvent;
+  if (!type || !known.has(type)) return null;
+  return { ...record, type };
+}
+
+/** Convert one parsed SSE message into a chat event, or null if it is not one we know. */
+export function toChatEvent(message: EventSourceMessage): ChatEvent | null {
+  return typedRecord(message, KNOWN_TYPES) as ChatEvent | null;
 }
 
 export interface ChatEventDecoder {
@@ -128,15 +133,5 @@ const COLUMN_TYPES: ReadonlySet<string> = new Set<AIColumnEvent["type"]>(["progr
 
 /** One AI column run's SSE message as a typed event, or null (unknown type, not JSON). */
 export function toAIColumnEvent(message: EventSourceMessage): AIColumnEvent | null {
-  let data: unknown;
-  try {
-    data = JSON.parse(message.data);
-  } catch {
-    return null;
-  }
-  if (!data || typeof data !== "object" || Array.isArray(data)) return null;
-  const record = data as Record<string, unknown>;
-  const type = message.event ?? (typeof record.type === "string" ? record.type : undefined);
-  if (!type || !COLUMN_TYPES.has(type)) return null;
-  return { ...record, type } as AIColumnEvent;
+  return typedRecord(message, COLUMN_TYPES) as AIColumnEvent | null;
 }
