@@ -200,6 +200,12 @@ export function TrialScoutPage() {
                 }`
               : "Search ClinicalTrials.gov to fill the table."}
           </p>
+          {results && results.trials.length === 0 && (
+            <p className="muted" data-testid="no-results-hint">
+              No trials match every filter. Try fewer filters: any phase or status, a broader condition, or
+              intervention synonyms.
+            </p>
+          )}
           {(results?.trials.length ?? 0) > 0 && (
             <TrialTable
               rows={rows}
