@@ -32,8 +32,10 @@ from backend.config import Settings  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
 from backend.main import create_app  # noqa: E402
 from backend.sources.models import TrialSearchParams  # noqa: E402
-from tests.ai_columns.fake_server import start_column_fake  # noqa: E402
-from tests.fakes.anthropic_server import Script  # noqa: E402
+from tests.fakes.anthropic_server import (
+    Script,  # noqa: E402
+    start_fake_anthropic,  # noqa: E402
+)
 
 VERDICT = json.dumps({"answer": "yes", "reasoning": "The record says so.", "evidence": ["Docetaxel"]})
 
@@ -71,7 +73,7 @@ async def main() -> None:
     args = parser.parse_args()
     db_url = args.database_url or f"sqlite:///{tempfile.mkdtemp()}/bench.db"
     upgrade(db_url)
-    fake, stop_fake = start_column_fake()
+    fake, stop_fake = start_fake_anthropic()
     settings = Settings(DATABASE_URL=db_url, ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=fake.url)
     app = create_app(settings)
     with app.state.db.session() as s:

@@ -150,7 +150,8 @@ def test_admin_edits_stream_instructions_and_tablizer_chats_with_them(demo_journ
     preview = j.api_get(f"/api/chat/prompt-preview?page=tablizer&stream_id={stream_id}")
     assert NEW_RULE in preview["system_prompt"]
     assert DRAFT_RULE not in preview["system_prompt"]
-    assert preview["stream"] == {"id": stream_id, "name": STREAM, "version_id": version, "draft": False, "applied": True}
+    assert preview["stream"] == {"id": stream_id, "name": STREAM, "version_id": version, "draft": False,
+                                 "applied": True}
     draft_preview = j.api_get(f"/api/chat/prompt-preview?page=tablizer&stream_id={stream_id}&draft={quote(DRAFT_RULE)}")
     assert DRAFT_RULE in draft_preview["system_prompt"] and draft_preview["stream"]["draft"] is True
 
