@@ -2,7 +2,9 @@ import { act, fireEvent, render, renderHook, screen, waitFor, within } from "@te
 import { useState } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AIColumnEvent } from "../../api/types";
-import { AICell, AIColumnHeader, AIColumnsBar, applyAIFilters, countsText, normalizeRowId, useAIColumns } from "./aiColumns";
+import { AICell, AIColumnHeader } from "./AIColumnCell";
+import { applyAIFilters, normalizeRowId, useAIColumns } from "./aiColumns";
+import { AIColumnsBar, countsText } from "./AIColumnsBar";
 import { aiColumnsContext, aiColumnsReducer, columnCounts, type AIColumn, type AIColumnAction } from "./aiColumnState";
 
 // ---- helpers ---------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import type { Article } from "../../api/types";
-import { AICell, AIColumnHeader, type AIColumns } from "../common/aiColumns";
+import { AICell, AIColumnHeader } from "../common/AIColumnCell";
+import type { AIColumns } from "../common/aiColumns";
 
 interface Props {
   rows: Article[];

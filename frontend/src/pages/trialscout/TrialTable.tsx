@@ -1,7 +1,8 @@
 import { phaseLabel, statusLabel } from "../../api/trialVocabulary";
 import type { TrialSummary } from "../../api/types";
 import { displayValue } from "../../cards/display";
-import { AICell, AIColumnHeader, type AIColumns } from "../common/aiColumns";
+import { AICell, AIColumnHeader } from "../common/AIColumnCell";
+import type { AIColumns } from "../common/aiColumns";
 import type { TrialSort, TrialSortField } from "./trialscoutContext";
 
 const COLUMNS: Array<[TrialSortField, string]> = [
