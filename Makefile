@@ -17,6 +17,7 @@ test: setup frontend chromium lint
 
 lint: setup
 	$(VENV)/bin/ruff check backend tests migrations benchmarks
+	$(VENV)/bin/mypy
 
 setup: $(VENV)/.installed
 

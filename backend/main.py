@@ -102,6 +102,9 @@ def _mount_frontend(app: FastAPI, settings: Settings) -> None:
                             status_code=503)
 
 
+app: FastAPI  # built on first access, see __getattr__
+
+
 def __getattr__(name: str) -> Any:
     # `backend.main:app` for uvicorn, built on first access so importing this module has no side effects.
     if name == "app":

@@ -189,16 +189,16 @@ async def run_turn(
                 wrap_up = True
             else:
                 yield ToolStarted(tool=block["name"], input=block["input"], index=index)
-                result = None
+                outcome: ToolResult | None = None
                 async for item in _execute(by_name, block, tool_ctx, limits):
                     if isinstance(item, ToolResult):
-                        result = item
+                        outcome = item
                     elif isinstance(item, ToolProgress):
                         yield ToolProgressed(tool=block["name"], index=index, stage=item.stage,
                                              message=item.message, progress=item.progress)
                     else:
                         yield item
-                assert result is not None
+                result = outcome or ToolResult(text=f"Error: {block['name']} returned no result.", is_error=True)
                 if state.tool_calls >= limits.tool_budget:
                     wrap_up = True
             payload = None

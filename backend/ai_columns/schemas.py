@@ -74,13 +74,13 @@ class EvaluateRequest(BaseModel):
         self.ids = list(dict.fromkeys(ids))
         key = ID_KEY[self.app]
         for i, item in enumerate(self.items or []):
-            raw = item.get(key)
+            given = item.get(key)
             try:
-                item_id = normalize(str(raw)) if raw is not None else None
+                item_id = normalize(str(given)) if given is not None else None
             except ValueError:
                 item_id = None
             if item_id is None or item_id not in self.ids:
-                raise ValueError(f"items[{i}] must carry a {key!r} that is one of ids (got {raw!r})")
+                raise ValueError(f"items[{i}] must carry a {key!r} that is one of ids (got {given!r})")
         return self
 
     def staged(self) -> dict[str, dict[str, Any]]:

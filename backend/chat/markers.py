@@ -139,12 +139,13 @@ def scan(text: str, markers: Iterable[str], final: bool) -> Scan:
             spans.append(Span(start, end, marker, None))
             pos = end
             continue
-        end = _match_json(text, i)
-        if end is None:
+        closed = _match_json(text, i)
+        if closed is None:
             if final:
                 spans.append(Span(start, len(text), marker, None))
                 return Scan(spans, len(text))
             return Scan(spans, start)
+        end = closed
         raw = text[i:end]
         if fenced:
             close = re.compile(r"[ \t]*\n?[ \t]*```").match(text, end)

@@ -309,7 +309,7 @@ class ChatService:
                     for p in state.tool_payloads]
         payloads += [{"id": uuid.uuid4().hex[:16], "type": p["type"], "data": p["data"], "source": "llm",
                       "decision": None} for p in extraction.payloads]
-        usage = dict(state.usage, context_window=self.limits.context_window)
+        usage: dict[str, Any] = dict(state.usage, context_window=self.limits.context_window)
         extras = {
             "turn_id": turn.turn_id, "payloads": payloads, "suggested_values": extraction.suggested_values,
             "suggested_actions": extraction.suggested_actions, "tool_history": state.tool_history,

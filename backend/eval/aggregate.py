@@ -16,7 +16,7 @@ groups hold only a few of their trial's criteria.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -57,8 +57,8 @@ def aggregate_by_trial(rows: Iterable[tuple[str, str, str, Verdict]]) -> dict[tu
     return {key: aggregate_trial(criteria) for key, criteria in sorted(groups.items())}
 
 
-def compare_trial_verdicts(reference: dict[Hashable, TrialVerdict],
-                           predicted: dict[Hashable, TrialVerdict]) -> dict[str, Any]:
+def compare_trial_verdicts(reference: Mapping[Any, TrialVerdict],
+                           predicted: Mapping[Any, TrialVerdict]) -> dict[str, Any]:
     """Trial-level agreement over the groups both sides have."""
     keys: Sequence[Hashable] = [k for k in reference if k in predicted]
     y_true = [reference[k] for k in keys]

@@ -114,7 +114,7 @@ def parse_study(study: dict[str, Any]) -> TrialDetail:
         eligibility_criteria=_str(elig.get("eligibilityCriteria")),
         minimum_age=_str(elig.get("minimumAge")),
         maximum_age=_str(elig.get("maximumAge")),
-        sex=sex if sex in _SEXES else None,  # type: ignore[arg-type]
+        sex=sex if sex in _SEXES else None,
         healthy_volunteers=healthy if isinstance(healthy, bool) else None,
         std_ages=_strs(elig.get("stdAges")),
         keywords=_strs(conds.get("keywords")),

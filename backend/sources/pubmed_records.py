@@ -196,7 +196,8 @@ def parse_efetch(body: bytes | str) -> list[Article]:
 
 def parse_esummary(payload: dict[str, Any]) -> list[ArticleSummary]:
     """Parse esummary retmode=json (version 0.3); uids that came back with an error are skipped."""
-    result = payload.get("result") if isinstance(payload.get("result"), dict) else {}
+    raw = payload.get("result")
+    result: dict[str, Any] = raw if isinstance(raw, dict) else {}
     summaries = []
     for uid in result.get("uids", []):
         doc = result.get(str(uid))

@@ -75,11 +75,11 @@ class DemoRequest:
             return []
         uses: dict[str, dict[str, Any]] = {}
         if len(self.messages) >= 2:
-            for block in self.messages[-2].get("content") or []:
+            for block in self.messages[-2].get("content") or ():
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     uses[block["id"]] = block
         out = []
-        for block in content:
+        for block in content or ():
             if block.get("type") != "tool_result":
                 continue
             use = uses.get(block["tool_use_id"], {})

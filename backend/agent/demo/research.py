@@ -242,7 +242,8 @@ def _all_staged_items(req: DemoRequest) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     uses: dict[str, str] = {}
     for msg in req.messages:
-        for block in msg.get("content") if isinstance(msg.get("content"), list) else []:
+        content = msg.get("content")
+        for block in content if isinstance(content, list) else ():
             if block.get("type") == "tool_use":
                 uses[block["id"]] = block["name"]
             elif block.get("type") == "tool_result" and uses.get(block["tool_use_id"]) == "get_staged_items":

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 Columns = tuple[str, ...] | None  # None = every column of the table
 
@@ -152,7 +152,7 @@ class _Parser:
             merged, merged_ops = [operands[0]], []
             for op, right in zip(ops, operands[1:], strict=True):
                 if op == level:
-                    merged[-1] = _bool(level, merged[-1], right)  # type: ignore[arg-type]
+                    merged[-1] = _bool(level, merged[-1], right)
                 else:
                     merged.append(right)
                     merged_ops.append(op)
@@ -234,7 +234,7 @@ def _bool(op: Literal["AND", "OR", "NOT"], left: Node, right: Node) -> Node:
         if op == "OR":
             return DROPPED  # "x OR <anything>" cannot be narrowed by x alone
         return right if isinstance(left, Dropped) else left
-    items = []
+    items: list[Any] = []
     for side in (left, right):
         items += side.items if isinstance(side, Bool) and side.op == op else (side,)
     return Bool(op, tuple(items))
