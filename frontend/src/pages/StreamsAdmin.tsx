@@ -5,15 +5,19 @@
  * app `kh`), where a `chat_instructions_suggestion` fills the instructions editor.
  */
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { ApiError, api } from "../api/client";
-import type { InstructionDiff, InstructionVersion, Stream, StreamUpdate } from "../api/types";
+import { api } from "../api/client";
+import type { Stream, StreamUpdate } from "../api/types";
 import type { PageChatBinding } from "../chat/ChatTray";
 import { WithChat } from "../chat/WithChat";
-import { Link, navigate, useLocation } from "../router";
+import { navigate, useLocation } from "../router";
 import { useShell } from "../shellContext";
-import { formatWhen, InstructionHistory } from "./streams/InstructionHistory";
-import { PromptPreview, type TryTarget } from "./streams/PromptPreview";
+import { CreateStreamForm, emptyCreate } from "./streams/CreateStreamForm";
+import { formatWhen } from "./streams/InstructionHistory";
+import { InstructionsEditor, useInstructionsEditor } from "./streams/InstructionsEditor";
+import { idle, message, OutcomeText, type Outcome } from "./streams/Outcome";
+import type { TryTarget } from "./streams/PromptPreview";
 import { DefinitionFields, RetrievalFields } from "./streams/StreamDetails";
+import { StreamList } from "./streams/StreamList";
 import {
   EDITOR_TABS,
   PREVIEW_PAGES,
@@ -26,23 +30,6 @@ import {
 } from "./streams/streamsContext";
 import { emptyTrialForm } from "./trialscout/trialscoutContext";
 
-const MAX_INSTRUCTIONS = 10_000;
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
-interface Outcome {
-  busy: boolean;
-  error: string | null;
-  saved: string | null;
-}
-const idle: Outcome = { busy: false, error: null, saved: null };
-
-interface Conflict {
-  message: string;
-  /** After a reload: the admin's unsaved text, which the reload replaced in the editor. */
-  mine: string | null;
-}
-
-const emptyCreate = { name: "", description: "", instructions: "", note: "" };
 const blankDetails: DetailsForm = { name: "", description: "", pubmedQuery: "", trial: emptyTrialForm };
 
 /** Two detail forms are the same stream settings (the comparison goes through the same conversion). */
@@ -67,17 +54,6 @@ export function StreamsAdmin() {
   const [details, setDetails] = useState<DetailsForm>(blankDetails);
   const [detailsOutcome, setDetailsOutcome] = useState<Outcome>(idle);
 
-  const [draft, setDraft] = useState("");
-  const [note, setNote] = useState("");
-  const [baseVersion, setBaseVersion] = useState<number | null>(null);
-  const [instrOutcome, setInstrOutcome] = useState<Outcome>(idle);
-  const [conflict, setConflict] = useState<Conflict | null>(null);
-
-  const [history, setHistory] = useState<InstructionVersion[] | null>(null);
-  const [historyError, setHistoryError] = useState<string | null>(null);
-  const [diff, setDiff] = useState<InstructionDiff | null>(null);
-  const [diffError, setDiffError] = useState<string | null>(null);
-
   const [sandbox, setSandbox] = useState<TryTarget | null>(null);
   const [createForm, setCreateForm] = useState(emptyCreate);
   const [createOutcome, setCreateOutcome] = useState<Outcome>(idle);
@@ -97,31 +73,12 @@ export function StreamsAdmin() {
     void refreshList();
   }, [refreshList]);
 
-  const loadHistory = useCallback(async (id: number) => {
-    try {
-      setHistory(await api.instructionHistory(id));
-      setHistoryError(null);
-    } catch (err) {
-      setHistoryError(`The history could not be loaded: ${message(err)}`);
-    }
-  }, []);
-
-  /** The saved instructions become the editor's text and the version a save builds on. */
-  const takeInstructions = (s: Stream) => {
-    setDraft(s.chat_instructions ?? "");
-    setBaseVersion(s.current_version_id);
-  };
+  const instructions = useInstructionsEditor(selectedId, stream, setStream, () => void refreshList());
+  const { draft, setDraft, take: takeInstructions } = instructions;
 
   useEffect(() => {
     setStream(null);
     setLoadError(null);
-    setHistory(null);
-    setHistoryError(null);
-    setDiff(null);
-    setDiffError(null);
-    setConflict(null);
-    setNote("");
-    setInstrOutcome(idle);
     setDetailsOutcome(idle);
     setSandbox(null);
     if (selectedId == null) return;
@@ -135,17 +92,11 @@ export function StreamsAdmin() {
       },
       (err) => live && setLoadError(message(err)),
     );
-    api.instructionHistory(selectedId).then(
-      (h) => live && setHistory(h),
-      (err) => live && setHistoryError(`The history could not be loaded: ${message(err)}`),
-    );
     return () => {
       live = false;
     };
-  }, [selectedId]);
+  }, [selectedId, takeInstructions]);
 
-  const saved = stream?.chat_instructions ?? "";
-  const instructionsDirty = stream !== null && draft !== saved;
   const detailsDirty = stream !== null && !sameDetails(details, detailsFromStream(stream));
 
   // ---- changes ----------------------------------------------------------------------------------------
@@ -188,75 +139,6 @@ export function StreamsAdmin() {
       void refreshList();
     } catch (err) {
       setDetailsOutcome({ ...idle, error: message(err) });
-    }
-  };
-
-  const saveInstructions = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!stream) return;
-    if (!instructionsDirty) {
-      setInstrOutcome({ ...idle, saved: "Nothing to save: the text is the saved version." });
-      return;
-    }
-    setInstrOutcome({ ...idle, busy: true });
-    try {
-      const s = await api.updateStream(stream.id, {
-        chat_instructions: draft.trim() ? draft : null,
-        ...(note.trim() ? { note: note.trim() } : {}),
-        ...(baseVersion != null ? { expected_version_id: baseVersion } : {}),
-      });
-      setStream(s);
-      takeInstructions(s);
-      setNote("");
-      setConflict(null);
-      setInstrOutcome({ ...idle, saved: s.current_version_id != null ? `Saved as v${s.current_version_id}.` : "Saved." });
-      setDiff(null);
-      void loadHistory(s.id);
-      void refreshList();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 409) {
-        setConflict({ message: err.message, mine: null });
-        setInstrOutcome(idle);
-      } else {
-        setInstrOutcome({ ...idle, error: message(err) });
-      }
-    }
-  };
-
-  /** After a 409: load the newer version into the editor, keeping the admin's text to put back. */
-  const reloadAfterConflict = async () => {
-    if (!stream) return;
-    const mine = draft;
-    try {
-      const s = await api.getStream(stream.id);
-      setStream(s);
-      takeInstructions(s);
-      setConflict({ message: "The editor now shows the newest saved instructions.", mine });
-      void loadHistory(s.id);
-    } catch (err) {
-      setConflict({ message: `Reloading failed: ${message(err)}`, mine: null });
-    }
-  };
-
-  const restore = async (versionId: number, restoreNote: string) => {
-    if (!stream) return;
-    const s = await api.restoreInstructions(stream.id, versionId, restoreNote || undefined);
-    setStream(s);
-    takeInstructions(s);
-    setConflict(null);
-    setInstrOutcome({ ...idle, saved: `Restored v${versionId} as v${s.current_version_id}.` });
-    setDiff(null);
-    void loadHistory(s.id);
-  };
-
-  const showDiff = async (from: number | null, to: number | null) => {
-    if (!stream) return;
-    try {
-      setDiff(await api.instructionDiff(stream.id, from, to));
-      setDiffError(null);
-    } catch (err) {
-      setDiff(null);
-      setDiffError(message(err));
     }
   };
 
@@ -359,57 +241,9 @@ export function StreamsAdmin() {
 
   // ---- rendering --------------------------------------------------------------------------------------
 
-  const outcome = (o: Outcome, testid: string) => (
-    <>
-      {o.saved && (
-        <span className="ok-text" role="status" data-testid={`${testid}-status`}>
-          {o.saved}
-        </span>
-      )}
-      {o.error && (
-        <span className="error-text" role="alert" data-testid={`${testid}-error`}>
-          {o.error}
-        </span>
-      )}
-    </>
-  );
-
   let editor;
   if (creating) {
-    editor = (
-      <form className="stream-form" data-testid="stream-create-form" onSubmit={create} aria-labelledby="create-heading">
-        <h2 id="create-heading">New research stream</h2>
-        <label>
-          Name
-          <input data-testid="create-name" required maxLength={200} value={createForm.name} onChange={(e) => setCreateForm({ ...createForm, name: e.target.value })} />
-        </label>
-        <label>
-          Description
-          <textarea data-testid="create-description" rows={3} value={createForm.description} onChange={(e) => setCreateForm({ ...createForm, description: e.target.value })} />
-        </label>
-        <label>
-          Chat instructions (optional)
-          <textarea
-            data-testid="create-instructions"
-            rows={6}
-            maxLength={MAX_INSTRUCTIONS}
-            value={createForm.instructions}
-            onChange={(e) => setCreateForm({ ...createForm, instructions: e.target.value })}
-          />
-        </label>
-        <label>
-          Note for the first version (optional)
-          <input data-testid="create-note" maxLength={500} value={createForm.note} onChange={(e) => setCreateForm({ ...createForm, note: e.target.value })} />
-        </label>
-        <div className="row-gap">
-          <button type="submit" className="primary" data-testid="create-submit" disabled={createOutcome.busy}>
-            Create stream
-          </button>
-          <Link to="/streams">Cancel</Link>
-          {outcome(createOutcome, "create")}
-        </div>
-      </form>
-    );
+    editor = <CreateStreamForm form={createForm} outcome={createOutcome} onChange={setCreateForm} onSubmit={create} />;
   } else if (selectedId == null) {
     editor = <p className="muted">Choose a stream to edit it, or create a new one.</p>;
   } else if (loadError) {
@@ -453,7 +287,7 @@ export function StreamsAdmin() {
               onClick={() => setTab(t.id)}
             >
               {t.label}
-              {t.id === "instructions" && instructionsDirty ? " •" : ""}
+              {t.id === "instructions" && instructions.dirty ? " •" : ""}
             </button>
           ))}
         </div>
@@ -466,104 +300,11 @@ export function StreamsAdmin() {
                   Save
                 </button>
                 {detailsDirty && <span className="muted small">Unsaved changes</span>}
-                {outcome(detailsOutcome, "details")}
+                <OutcomeText outcome={detailsOutcome} testid="details" />
               </div>
             </form>
           ) : (
-            <>
-              <form className="stream-form" onSubmit={saveInstructions} aria-label="Chat instructions">
-                <label htmlFor="stream-instructions">Chat instructions</label>
-                <p className="muted small" id="stream-instructions-help">
-                  Added to the assistant&apos;s prompt whenever a page chats inside this stream.
-                </p>
-                <textarea
-                  id="stream-instructions"
-                  aria-describedby="stream-instructions-help stream-instructions-state"
-                  data-testid="instructions-editor"
-                  rows={10}
-                  maxLength={MAX_INSTRUCTIONS}
-                  value={draft}
-                  onChange={(e) => setDraft(e.target.value)}
-                />
-                <p className="muted small" id="stream-instructions-state" data-testid="instructions-state">
-                  {draft.length.toLocaleString("en-US")} / {MAX_INSTRUCTIONS.toLocaleString("en-US")} characters ·{" "}
-                  {instructionsDirty ? "unsaved changes" : baseVersion != null ? `saved as v${baseVersion}` : "no saved instructions"}
-                </p>
-                <label>
-                  Note (optional): why this change
-                  <input data-testid="instructions-note" maxLength={500} value={note} onChange={(e) => setNote(e.target.value)} />
-                </label>
-                <div className="row-gap wrap">
-                  <button type="submit" className="primary" data-testid="instructions-save" disabled={instrOutcome.busy}>
-                    {instrOutcome.busy ? "Saving…" : "Save instructions"}
-                  </button>
-                  <button type="button" data-testid="instructions-revert" disabled={!instructionsDirty} onClick={() => setDraft(saved)}>
-                    Revert to saved
-                  </button>
-                  {outcome(instrOutcome, "instructions")}
-                </div>
-                {conflict && (
-                  <div className="conflict" role="alert" data-testid="instructions-conflict">
-                    {conflict.mine === null ? (
-                      <>
-                        <p>
-                          <strong>Someone else changed these instructions</strong> since you opened them, so your text was not
-                          saved. Reload to see their version; your text is kept so you can apply it again.
-                        </p>
-                        <p className="muted small">{conflict.message}</p>
-                        <button type="button" data-testid="conflict-reload" onClick={() => void reloadAfterConflict()}>
-                          Reload
-                        </button>
-                      </>
-                    ) : (
-                      <>
-                        <p>{conflict.message} Your unsaved text:</p>
-                        <pre className="code-block" data-testid="conflict-mine">
-                          {conflict.mine}
-                        </pre>
-                        <div className="row-gap">
-                          <button
-                            type="button"
-                            data-testid="conflict-use-mine"
-                            onClick={() => {
-                              setDraft(conflict.mine ?? "");
-                              setConflict(null);
-                            }}
-                          >
-                            Put my text back in the editor
-                          </button>
-                          <button type="button" data-testid="conflict-discard" onClick={() => setConflict(null)}>
-                            Discard my text
-                          </button>
-                        </div>
-                      </>
-                    )}
-                  </div>
-                )}
-              </form>
-
-              <section className="stream-section" aria-labelledby="try-heading">
-                <h3 id="try-heading">Try it</h3>
-                {stream.archived && (
-                  <p className="muted small">This stream is archived: chats and previews do not apply its instructions.</p>
-                )}
-                <PromptPreview streamId={stream.id} draft={draft} dirty={instructionsDirty} onTryDraft={tryDraft} />
-              </section>
-
-              <section className="stream-section" aria-labelledby="history-heading">
-                <h3 id="history-heading">History</h3>
-                <InstructionHistory
-                  key={stream.id}
-                  versions={history}
-                  error={historyError}
-                  diff={diff}
-                  diffError={diffError}
-                  dirty={instructionsDirty}
-                  onDiff={(from, to) => void showDiff(from, to)}
-                  onRestore={restore}
-                />
-              </section>
-            </>
+            <InstructionsEditor stream={stream} editor={instructions} onTryDraft={tryDraft} />
           )}
         </div>
       </>
@@ -575,51 +316,7 @@ export function StreamsAdmin() {
       <div className="page-content streams-page" data-testid="streams-page">
         <h1 className="page-title">Research streams</h1>
         <div className="streams-layout">
-          <section className="streams-sidebar" aria-labelledby="streams-list-heading">
-            <div className="row-gap">
-              <h2 id="streams-list-heading">Streams</h2>
-              <Link to="/streams?new=1" className="button-link" data-testid="stream-new">
-                New stream
-              </Link>
-            </div>
-            <label className="inline">
-              <input type="checkbox" data-testid="streams-show-archived" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} />
-              Show archived
-            </label>
-            {listError && (
-              <p className="error-text" role="alert" data-testid="streams-list-error">
-                {listError}
-              </p>
-            )}
-            {streams === null ? (
-              !listError && <p className="muted">Loading…</p>
-            ) : streams.length === 0 ? (
-              <p className="muted">No streams yet.</p>
-            ) : (
-              <ul className="stream-list" data-testid="stream-list">
-                {streams.map((s) => (
-                  <li key={s.id}>
-                    <Link
-                      to={`/streams?id=${s.id}`}
-                      className={s.id === selectedId ? "stream-item active" : "stream-item"}
-                      aria-current={s.id === selectedId ? "page" : undefined}
-                      data-testid="stream-item"
-                      data-stream-id={s.id}
-                    >
-                      <span className="stream-item-name">
-                        {s.name}
-                        {s.archived && <span className="badge badge-archived"> archived</span>}
-                      </span>
-                      <span className="muted small">
-                        {s.version_count} {s.version_count === 1 ? "version" : "versions"}
-                        {s.updated_by ? ` · ${s.updated_by}` : ""}
-                      </span>
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </section>
+          <StreamList streams={streams} error={listError} selectedId={selectedId} showArchived={showArchived} onShowArchived={setShowArchived} />
           <section className="stream-editor" aria-label="Stream editor" data-testid="stream-editor">
             {editor}
           </section>
