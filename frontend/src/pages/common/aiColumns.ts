@@ -165,6 +165,14 @@ export function useAIColumns(app: AIApp, rows: readonly Row[]) {
   const add = useCallback((name: string, criteria: string, type: AIColumnType) => {
     dispatch({ type: "add", column: { id: `col-${nextColumn.current++}`, name: name.trim(), criteria: criteria.trim(), type } });
   }, []);
+  /** Add the column an `ai_column_suggestion` card describes (throws when it has no name or criteria). */
+  const addSuggestion = useCallback(
+    (data: Record<string, unknown>) => {
+      const { name, criteria, type } = columnFromPayload(data);
+      add(name, criteria, type);
+    },
+    [add],
+  );
   const remove = useCallback((id: string) => dispatch({ type: "remove", id }), []);
   const setFilter = useCallback((id: string, filter: AIFilter | null) => dispatch({ type: "filter", id, filter }), []);
 
@@ -220,7 +228,7 @@ export function useAIColumns(app: AIApp, rows: readonly Row[]) {
     [app],
   );
 
-  return { columns, add, remove, setFilter, retry, retryRow };
+  return { columns, add, addSuggestion, remove, setFilter, retry, retryRow };
 }
 
 export type AIColumns = ReturnType<typeof useAIColumns>;

@@ -1,17 +1,18 @@
 /** Tablizer: PubMed search, a results table with AI columns, snapshots and compare mode, and the chat tray. */
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
-import { ApiError, api } from "../../api/client";
+import { useCallback, useMemo, useRef, useState, type FormEvent } from "react";
+import { api } from "../../api/client";
 import type { Article, ArticleSearchResponse } from "../../api/types";
 import type { PageChatBinding } from "../../chat/ChatTray";
 import { WithChat } from "../../chat/WithChat";
-import { navigate, useLocation } from "../../router";
-import { applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
+import { navigate } from "../../router";
+import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
+import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import { ArticleDetail } from "./ArticleDetail";
-import { ArticleTable } from "./ArticleTable";
+import { ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
 
@@ -24,38 +25,28 @@ interface SearchRequest {
   pageSize: number;
 }
 
-interface Viewer {
-  pmid: string;
-  article: Article | null;
-  loading: boolean;
-  error: string | null;
-}
-
 const PAGE_SIZES = [25, 50, 100];
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function scrollToRow(id: string) {
-  requestAnimationFrame(() => document.getElementById(id)?.scrollIntoView?.({ block: "center", behavior: "smooth" }));
-}
+const ARTICLES: RowSource<Article> = {
+  fetch: (pmid) => api.getArticle(pmid),
+  notFound: (pmid) => `PMID ${pmid} was not found.`,
+  rowDomId: articleRowId,
+};
 
 export function TablizerPage() {
-  const { params } = useLocation();
   const [form, setForm] = useState({ query: "", dateStart: "", dateEnd: "" });
   const [sort, setSort] = useState<ArticleSort>("relevance");
   const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
   const [search, setSearch] = useState<SearchRequest | null>(null);
   const [results, setResults] = useState<ArticleSearchResponse | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { loading, error, setError, run } = useLatestSearch();
   const [snapshots, setSnapshots] = useState<Snapshot[]>([]);
   const [selectedSnapshotId, setSelectedSnapshotId] = useState<string | null>(null);
   const [compare, setCompare] = useState<[string, string] | null>(null);
   const [compareGroup, setCompareGroup] = useState<CompareGroup>("onlyA");
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [viewer, setViewer] = useState<Viewer | null>(null);
-  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const { viewer, highlighted, open, close } = useRowViewer(ARTICLES);
   const streams = useStreamSelection("tablizer");
-  const abortRef = useRef<AbortController | null>(null);
   const nextSnapshot = useRef(1);
 
   const runSearch = useCallback(async (req: SearchRequest) => {
@@ -67,32 +58,18 @@ export function TablizerPage() {
       setError("The start date is after the end date.");
       return;
     }
-    abortRef.current?.abort();
-    const controller = new AbortController();
-    abortRef.current = controller;
     setSearch(req);
-    setLoading(true);
-    setError(null);
     setSelectedSnapshotId(null);
     setCompare(null);
-    try {
+    await run(async (signal) => {
       const response = await api.searchArticles(
         { q: req.query, date_start: req.dateStart, date_end: req.dateEnd, sort: req.sort, page: req.page, page_size: req.pageSize },
-        controller.signal,
+        signal,
       );
       setResults({ ...response, articles: Array.isArray(response.articles) ? response.articles : [] });
       setSelected(new Set());
-    } catch (err) {
-      if (!controller.signal.aborted) setError(message(err));
-    } finally {
-      if (abortRef.current === controller) {
-        abortRef.current = null;
-        setLoading(false);
-      }
-    }
-  }, []);
-
-  useEffect(() => () => abortRef.current?.abort(), []);
+    });
+  }, [run, setError]);
 
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
@@ -101,27 +78,11 @@ export function TablizerPage() {
 
   const goToPage = (page: number) => search && void runSearch({ ...search, page });
 
-  const openArticle = useCallback(async (pmid: string) => {
-    const known = [...(results?.articles ?? []), ...snapshots.flatMap((s) => s.articles)].find((a) => a.pmid === pmid) ?? null;
-    setViewer({ pmid, article: known, loading: true, error: null });
-    setHighlighted(pmid);
-    scrollToRow(`row-pmid-${pmid}`);
-    try {
-      const article = await api.getArticle(pmid);
-      setViewer((v) => (v?.pmid === pmid ? { ...v, article: { ...known, ...article }, loading: false } : v));
-    } catch (err) {
-      const text = err instanceof ApiError && err.status === 404 ? `PMID ${pmid} was not found.` : message(err);
-      setViewer((v) => (v?.pmid === pmid ? { ...v, loading: false, error: text } : v));
-    }
-  }, [results, snapshots]);
-
-  // Deep link from an entity link opened in a new tab: /tablizer?pmid=123
-  const linkedPmid = params.get("pmid");
-  useEffect(() => {
-    if (!linkedPmid) return;
-    void openArticle(linkedPmid);
-    navigate("/tablizer", { replace: true });
-  }, [linkedPmid, openArticle]);
+  const openArticle = useCallback(
+    (pmid: string) => open(pmid, [...(results?.articles ?? []), ...snapshots.flatMap((s) => s.articles)].find((a) => a.pmid === pmid) ?? null),
+    [open, results, snapshots],
+  );
+  useDeepLink("pmid", "/tablizer", openArticle);
 
   const saveSnapshot = useCallback(() => {
     if (!search || !results) return;
@@ -170,7 +131,7 @@ export function TablizerPage() {
     sort,
     page: search?.page ?? 1,
     pageSize: search?.pageSize ?? pageSize,
-    viewerPmid: viewer?.pmid ?? null,
+    viewerPmid: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
 
@@ -192,10 +153,7 @@ export function TablizerPage() {
         setForm(next);
         await runSearch({ ...next, sort, page: 1, pageSize });
       },
-      ai_column_suggestion: (data) => {
-        const { name, criteria, type } = columnFromPayload(data);
-        ai.add(name, criteria, type);
-      },
+      ai_column_suggestion: ai.addSuggestion,
     },
     clientActions: {
       run_search: () => submit(),
@@ -305,31 +263,25 @@ export function TablizerPage() {
               ai={ai}
               selected={selected}
               highlighted={highlighted}
-              onToggle={(pmid) =>
-                setSelected((s) => {
-                  const next = new Set(s);
-                  if (next.has(pmid)) next.delete(pmid);
-                  else next.add(pmid);
-                  return next;
-                })
-              }
-              onToggleAll={(all) => setSelected(all ? new Set(rows.map((r) => r.pmid)) : new Set())}
+              onSelect={setSelected}
               onOpen={(pmid) => void openArticle(pmid)}
             />
           )}
           {live && results && total > size && (
             <Pager
-              label={`Page ${page} of ${Math.ceil(total / size).toLocaleString("en-US")}`}
-              canPrev={page > 1 && !loading}
-              canNext={page * size < total && !loading}
+              page={page}
+              total={total}
+              pageSize={size}
+              hasNext={page * size < total}
+              loading={loading}
               onPrev={() => goToPage(page - 1)}
               onNext={() => goToPage(page + 1)}
             />
           )}
         </div>
         {viewer && (
-          <DetailPanel title={`PMID ${viewer.pmid}`} onClose={() => setViewer(null)}>
-            <ArticleDetail article={viewer.article} loading={viewer.loading} error={viewer.error} />
+          <DetailPanel title={`PMID ${viewer.id}`} onClose={close}>
+            <ArticleDetail article={viewer.item} loading={viewer.loading} error={viewer.error} />
           </DetailPanel>
         )}
       </div>

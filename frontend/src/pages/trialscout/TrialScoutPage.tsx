@@ -1,15 +1,16 @@
 /** TrialScout: ClinicalTrials.gov search form, token-paged results with AI columns, trial details, and the chat tray. */
-import { useCallback, useEffect, useRef, useState } from "react";
-import { ApiError, api } from "../../api/client";
+import { useCallback, useRef, useState } from "react";
+import { api } from "../../api/client";
 import type { TrialDetail, TrialSummary } from "../../api/types";
 import { TrialDetailView } from "../../cards/TrialDetailView";
 import type { PageChatBinding } from "../../chat/ChatTray";
 import { WithChat } from "../../chat/WithChat";
-import { navigate, useLocation } from "../../router";
-import { applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
+import { navigate } from "../../router";
+import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
+import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import {
   buildTrialScoutContext,
@@ -22,11 +23,16 @@ import {
   type TrialSortField,
 } from "./trialscoutContext";
 import { TrialSearchForm } from "./TrialSearchForm";
-import { TrialTable } from "./TrialTable";
+import { TrialTable, trialRowId } from "./TrialTable";
 
 const PAGE_SIZE = 25;
 const NO_TRIALS: TrialSummary[] = [];
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+const TRIALS: RowSource<TrialDetail> = {
+  fetch: (nctId) => api.getTrial(nctId),
+  notFound: (nctId) => `${nctId} was not found.`,
+  rowDomId: trialRowId,
+};
 
 interface Paging {
   form: TrialForm;
@@ -41,58 +47,32 @@ interface Results {
   nextToken: string | null;
 }
 
-interface Viewer {
-  nctId: string;
-  trial: TrialDetail | null;
-  loading: boolean;
-  error: string | null;
-}
-
 export function TrialScoutPage() {
-  const { params } = useLocation();
   const [form, setForm] = useState<TrialForm>(emptyTrialForm);
   const [paging, setPaging] = useState<Paging | null>(null);
   const [results, setResults] = useState<Results | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { loading, error, run } = useLatestSearch();
   const [sort, setSort] = useState<TrialSort>({ field: null, direction: "asc" });
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [viewer, setViewer] = useState<Viewer | null>(null);
-  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const { viewer, highlighted, open, close } = useRowViewer(TRIALS);
   const ai = useAIColumns("trialscout", results?.trials ?? NO_TRIALS);
   const streams = useStreamSelection("trialscout");
-  const abortRef = useRef<AbortController | null>(null);
 
-  const runSearch = useCallback(async (next: Paging) => {
-    abortRef.current?.abort();
-    const controller = new AbortController();
-    abortRef.current = controller;
-    setLoading(true);
-    setError(null);
-    try {
-      const response = await api.searchTrials(
-        trialSearchParams(next.form, PAGE_SIZE, next.tokens[next.index] ?? null),
-        controller.signal,
-      );
-      setPaging(next);
-      setResults((prev) => ({
-        trials: Array.isArray(response.trials) ? response.trials : [],
-        // CT.gov reports the total on the first page only: keep it while paging.
-        total: typeof response.total_count === "number" ? response.total_count : next.index > 0 ? prev?.total ?? null : null,
-        nextToken: response.next_page_token ?? null,
-      }));
-      setSelected(new Set());
-    } catch (err) {
-      if (!controller.signal.aborted) setError(message(err));
-    } finally {
-      if (abortRef.current === controller) {
-        abortRef.current = null;
-        setLoading(false);
-      }
-    }
-  }, []);
-
-  useEffect(() => () => abortRef.current?.abort(), []);
+  const runSearch = useCallback(
+    (next: Paging) =>
+      run(async (signal) => {
+        const response = await api.searchTrials(trialSearchParams(next.form, PAGE_SIZE, next.tokens[next.index] ?? null), signal);
+        setPaging(next);
+        setResults((prev) => ({
+          trials: Array.isArray(response.trials) ? response.trials : [],
+          // CT.gov reports the total on the first page only: keep it while paging.
+          total: typeof response.total_count === "number" ? response.total_count : next.index > 0 ? prev?.total ?? null : null,
+          nextToken: response.next_page_token ?? null,
+        }));
+        setSelected(new Set());
+      }),
+    [run],
+  );
 
   const search = useCallback((f: TrialForm) => runSearch({ form: f, tokens: [null], index: 0 }), [runSearch]);
   const nextPage = () =>
@@ -100,28 +80,14 @@ export function TrialScoutPage() {
     void runSearch({ ...paging, tokens: [...paging.tokens.slice(0, paging.index + 1), results.nextToken], index: paging.index + 1 });
   const prevPage = () => paging && paging.index > 0 && void runSearch({ ...paging, index: paging.index - 1 });
 
-  const openTrial = useCallback(async (nctId: string) => {
-    const id = nctId.toUpperCase();
-    const known = results?.trials.find((t) => t.nct_id === id) ?? null;
-    setViewer({ nctId: id, trial: known, loading: true, error: null });
-    setHighlighted(id);
-    requestAnimationFrame(() => document.getElementById(`row-nct-${id}`)?.scrollIntoView?.({ block: "center", behavior: "smooth" }));
-    try {
-      const trial = await api.getTrial(id);
-      setViewer((v) => (v?.nctId === id ? { ...v, trial: { ...known, ...trial }, loading: false } : v));
-    } catch (err) {
-      const text = err instanceof ApiError && err.status === 404 ? `${id} was not found.` : message(err);
-      setViewer((v) => (v?.nctId === id ? { ...v, loading: false, error: text } : v));
-    }
-  }, [results]);
-
-  // Deep link from an entity link opened in a new tab: /trialscout?nct=NCT01234567
-  const linkedNct = params.get("nct");
-  useEffect(() => {
-    if (!linkedNct) return;
-    void openTrial(linkedNct);
-    navigate("/trialscout", { replace: true });
-  }, [linkedNct, openTrial]);
+  const openTrial = useCallback(
+    (nctId: string) => {
+      const id = nctId.toUpperCase();
+      return open(id, results?.trials.find((t) => t.nct_id === id) ?? null);
+    },
+    [open, results],
+  );
+  useDeepLink("nct", "/trialscout", openTrial);
 
   const rows = applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id);
 
@@ -135,7 +101,7 @@ export function TrialScoutPage() {
     sort,
     page: (paging?.index ?? 0) + 1,
     pageSize: PAGE_SIZE,
-    viewerNctId: viewer?.nctId ?? null,
+    viewerNctId: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
 
@@ -150,10 +116,7 @@ export function TrialScoutPage() {
         setForm(next);
         await search(next);
       },
-      ai_column_suggestion: (data) => {
-        const { name, criteria, type } = columnFromPayload(data);
-        ai.add(name, criteria, type);
-      },
+      ai_column_suggestion: ai.addSuggestion,
     },
     clientActions: {
       run_search: () => void search(formRef.current),
@@ -215,36 +178,30 @@ export function TrialScoutPage() {
               selected={selected}
               highlighted={highlighted}
               onSort={onSort}
-              onToggle={(id) =>
-                setSelected((s) => {
-                  const next = new Set(s);
-                  if (next.has(id)) next.delete(id);
-                  else next.add(id);
-                  return next;
-                })
-              }
-              onToggleAll={(all) => setSelected(all ? new Set(rows.map((r) => r.nct_id)) : new Set())}
+              onSelect={setSelected}
               onOpen={(id) => void openTrial(id)}
             />
           )}
           {results && (pageNumber > 1 || results.nextToken) && (
             <Pager
-              label={`Page ${pageNumber}${results.total ? ` of ${Math.ceil(results.total / PAGE_SIZE).toLocaleString("en-US")}` : ""}`}
-              canPrev={pageNumber > 1 && !loading}
-              canNext={Boolean(results.nextToken) && !loading}
+              page={pageNumber}
+              total={results.total}
+              pageSize={PAGE_SIZE}
+              hasNext={Boolean(results.nextToken)}
+              loading={loading}
               onPrev={prevPage}
               onNext={nextPage}
             />
           )}
         </div>
         {viewer && (
-          <DetailPanel title={viewer.nctId} onClose={() => setViewer(null)}>
-            {viewer.trial ? (
-              <TrialDetailView data={viewer.trial} onEntity={binding.onEntity} />
+          <DetailPanel title={viewer.id} onClose={close}>
+            {viewer.item ? (
+              <TrialDetailView data={viewer.item} onEntity={binding.onEntity} />
             ) : (
               <p className="muted">{viewer.loading ? "Loading…" : null}</p>
             )}
-            {viewer.trial && viewer.loading && <p className="muted small">Loading full record…</p>}
+            {viewer.item && viewer.loading && <p className="muted small">Loading full record…</p>}
             {viewer.error && (
               <p className="error-text" role="alert">
                 {viewer.error}
