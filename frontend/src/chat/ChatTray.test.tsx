@@ -240,7 +240,7 @@ describe("ChatTray", () => {
     });
     setup();
     expect(await screen.findByText("earlier question")).toBeTruthy();
-    expect(localStorage.getItem("colleague.conversation.tablizer")).toBe("5");
+    await waitFor(() => expect(localStorage.getItem("colleague.conversation.tablizer")).toBe("5"));
   });
 
   it("opens a stored conversation with its decisions from the history list", async () => {

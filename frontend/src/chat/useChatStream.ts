@@ -60,8 +60,10 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   // Read before any effect runs: the effect below would otherwise forget it on mount.
   const [restoreId] = useState(() => (remember ? rememberedConversation(app) : null));
 
+  // Remember an opened conversation; forgetting one is explicit (New, a conversation that is gone), so the
+  // empty state of a fresh mount never erases what a reload should reopen.
   useEffect(() => {
-    if (remember) rememberConversation(app, state.conversationId);
+    if (remember && state.conversationId != null) rememberConversation(app, state.conversationId);
   }, [app, state.conversationId, remember]);
 
   const open = useCallback(
@@ -165,8 +167,9 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   const startNew = useCallback(() => {
     if (turnRef.current) return;
     conversationRef.current = null;
+    if (remember) rememberConversation(app, null);
     dispatch({ type: "reset" });
-  }, []);
+  }, [app, remember]);
 
   /** Record a decision on a payload; the caller has already applied an accepted one. The card shows the
    * decision once the server has it, so a reload right after always finds it. */
