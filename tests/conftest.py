@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -163,3 +164,14 @@ def admin(app: Any, db: Database) -> Iterator[TestClient]:
 def test_registry() -> Iterator[None]:
     with fake_page_registered():
         yield
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind, for migration tests."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'm.db'}"
+        return
+    url, drop = create_pg_database()
+    yield url
+    drop()

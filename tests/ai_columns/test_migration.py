@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import sqlalchemy as sa
 
 from backend.db.migrate import downgrade, upgrade
-from tests.conftest import create_pg_database
 
 ROW = ("INSERT INTO ai_column_results (criteria_hash, column_type, app, item_id, model, value, reasoning, evidence, "
        "input_tokens, output_tokens, created_at) VALUES ('h', 'boolean', 'trialscout', 'NCT06382129', 'm', 'MET', "
        "'r', '[]', 1, 2, CURRENT_TIMESTAMP)")
 
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def empty_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'm.db'}"
-        return
-    url, drop = create_pg_database()
-    yield url
-    drop()
 
 
 def test_0003_up_down_up(empty_db: str) -> None:

@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 import sqlalchemy as sa
 
 from backend.db.migrate import downgrade, upgrade
-from tests.conftest import create_pg_database
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def empty_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'm.db'}"
-        return
-    url, drop = create_pg_database()
-    yield url
-    drop()
 
 
 def indexes(engine: sa.Engine) -> dict[str, list[str]]:
