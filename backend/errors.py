@@ -16,6 +16,8 @@ name, a bad setting) are plain exceptions raised at startup.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class AppError(Exception):
     status_code = 500
@@ -67,3 +69,12 @@ class UpstreamError(AppError):
 class UpstreamUnavailable(UpstreamError):
     status_code = 503
     error = "upstream_unavailable"
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """A pydantic ValidationError as one readable line: `field.path: message; …` (tools and HTTP alike)."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in error.get("loc", ()))
+        parts.append(f"{where}: {error['msg']}" if where else error["msg"])
+    return "; ".join(parts)

@@ -52,7 +52,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     app.state.db = db
     app.state.llm = llm
     app.state.sources = get_sources(settings)
-    app.state.chat = ChatService(db, llm, services={"sources": app.state.sources})
+    app.state.chat = ChatService(db, llm, sources=app.state.sources)
 
     @app.exception_handler(AppError)
     async def app_error(_request: Request, exc: AppError) -> JSONResponse:

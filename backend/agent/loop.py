@@ -8,34 +8,42 @@ dropped client, an API error) can still persist a history the Messages API accep
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import json
-import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import anthropic
-import anyio
 import httpx2
-import jsonschema
+from pydantic import ValidationError
 
-from backend.agent.events import (
+from backend.agent.errors import ApiFailure, classify_api_error
+from backend.agent.pump import Idle, Pump
+from backend.agent.schemas import (
     AgentEvent,
+    Card,
     Status,
     TextDelta,
+    ToolCall,
     ToolCompleted,
     ToolProgressed,
     ToolStarted,
-    TurnFailed,
+    Usage,
     UsageUpdated,
 )
+from backend.errors import describe_validation_error
 from backend.registry.tools import ToolConfig, ToolContext, ToolProgress, ToolResult
+from backend.text import clip
 
-RETRYABLE_ERROR_TYPES = {"overloaded_error", "rate_limit_error", "api_error", "timeout_error"}
 INTERRUPTED_TOOL_TEXT = "The turn was interrupted before this tool finished; no result is available."
+TRUNCATED = ApiFailure(message="The model's answer was cut off before it finished. Please retry.",
+                       code="truncated", retryable=True)
+ENDING_NOTES = {
+    "refusal": "\n\n(The assistant declined to continue with this request.)",
+    "max_tokens": "\n\n(The answer reached the length limit and may be incomplete.)",
+    "model_context_window_exceeded": "\n\n(The answer reached the length limit and may be incomplete.)",
+}
 
 
 @dataclass
@@ -55,13 +63,13 @@ class TurnState:
     messages: list[dict[str, Any]] = field(default_factory=list)  # API messages added by this turn
     partial_text: str = ""  # text of the assistant message still streaming
     text: str = ""  # all assistant text of the turn, as the model wrote it (markers included)
-    tool_history: list[dict[str, Any]] = field(default_factory=list)
-    tool_payloads: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, int] = field(default_factory=lambda: {
-        "input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0,
-        "cache_creation_input_tokens": 0})
+    tool_history: list[ToolCall] = field(default_factory=list)
+    tool_payloads: list[Card] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
     stop_reason: str | None = None
     tool_calls: int = 0
+    wrap_up: bool = False  # the next model call may not use tools: answer with what you have
+    failure: ApiFailure | None = None  # why the loop ended early, when the model call failed
 
     def history(self) -> list[dict[str, Any]]:
         """This turn's messages, repaired so the API accepts them as history whatever stopped the turn."""
@@ -79,39 +87,6 @@ class TurnState:
         return msgs
 
 
-def _block_param(block: Any) -> dict[str, Any]:
-    if block.type == "text":
-        return {"type": "text", "text": block.text}
-    if block.type == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.model_dump(exclude_none=True)
-
-
-def _truncate(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return (f"{text[:limit]}\n[truncated: {len(text) - limit} more characters not shown; "
-            "ask for fewer items or a specific id]")
-
-
-def _failure(err: BaseException) -> TurnFailed:
-    if isinstance(err, anthropic.APIStatusError):
-        code = getattr(err, "type", None) or f"http_{err.status_code}"
-        retryable = code in RETRYABLE_ERROR_TYPES or err.status_code in (408, 409, 429) or err.status_code >= 500
-        friendly = {
-            "overloaded_error": "The model is overloaded right now. Please try again in a moment.",
-            "rate_limit_error": "Too many requests to the model. Please wait a moment and retry.",
-        }.get(code, f"The model returned an error: {getattr(err, 'api_message', None) or err.message}")
-        return TurnFailed(message=friendly, code=code, retryable=retryable)
-    if isinstance(err, anthropic.APITimeoutError):
-        return TurnFailed(message="The model did not answer in time. Please retry.", code="timeout",
-                          retryable=True)
-    if isinstance(err, anthropic.APIConnectionError | httpx2.TransportError):
-        return TurnFailed(message="The connection to the model was lost. Please retry.",
-                          code="connection_lost", retryable=True)
-    raise err
-
-
 async def run_turn(
     client: anthropic.AsyncAnthropic,
     *,
@@ -123,121 +98,125 @@ async def run_turn(
     state: TurnState,
     limits: LoopLimits | None = None,
 ) -> AsyncIterator[AgentEvent]:
-    """Run one user turn. `messages` is the history ending with the new user message."""
+    """Run one user turn: call the model, run the tools it asked for, decide by the stop reason; repeat.
+    `messages` is the history ending with the new user message. A failed model call ends the loop with
+    `state.failure` set."""
     limits = limits or LoopLimits()
     by_name = {t.name: t for t in tools}
     tool_defs = [t.to_anthropic() for t in tools]
-    wrap_up = False
     yield Status(message="Thinking…")
     for iteration in range(limits.max_iterations):
-        last_round = wrap_up or iteration == limits.max_iterations - 1
         request: dict[str, Any] = {"model": model, "max_tokens": limits.max_tokens, "system": system,
                                    "messages": messages + state.messages}
         if tool_defs:
             request["tools"] = tool_defs
-            if last_round:
+            if state.wrap_up or iteration == limits.max_iterations - 1:
                 request["tool_choice"] = {"type": "none"}
         try:
-            async with client.messages.stream(**request) as stream:
-                async for event in stream:
-                    if event.type == "text":
-                        text = event.text
-                        if not state.partial_text and state.text and not state.text.endswith("\n\n"):
-                            text = "\n\n" + text  # keep the answers of successive model calls apart
-                        state.partial_text += text
-                        yield TextDelta(text=text)
-                final = await stream.get_final_message()
+            async for event in _call_model(client, request, state, limits):
+                yield event
         except (anthropic.APIError, httpx2.TransportError) as err:
-            yield _failure(err)
+            state.failure = classify_api_error(err)
             return
-        _add_usage(state, final.usage)
-        yield _usage_event(final.usage, limits.context_window)
-        state.text += state.partial_text
-        state.partial_text = ""
-        # Empty text blocks are rejected by the API when sent back as history.
-        content = [_block_param(b) for b in final.content if not (b.type == "text" and not b.text)]
-        state.stop_reason = final.stop_reason
-        if final.stop_reason is None:
-            if content:
-                state.messages.append({"role": "assistant", "content": content})
-            yield TurnFailed(message="The model's answer was cut off before it finished. Please retry.",
-                             code="truncated", retryable=True)
+        if state.stop_reason is None:
+            state.failure = TRUNCATED
             return
-        if content:
-            state.messages.append({"role": "assistant", "content": content})
-        if final.stop_reason == "pause_turn":
+        if state.stop_reason == "pause_turn":
             continue
-        tool_uses = [b for b in content if b["type"] == "tool_use"]
-        if final.stop_reason != "tool_use" or not tool_uses:
-            if final.stop_reason == "refusal":
-                note = "\n\n(The assistant declined to continue with this request.)"
-                state.text += note
-                yield TextDelta(text=note)
-            elif final.stop_reason in ("max_tokens", "model_context_window_exceeded"):
-                note = "\n\n(The answer reached the length limit and may be incomplete.)"
+        tool_uses = [b for b in state.messages[-1]["content"] if b["type"] == "tool_use"] \
+            if state.messages and state.messages[-1]["role"] == "assistant" else []
+        if state.stop_reason != "tool_use" or not tool_uses:
+            if note := ENDING_NOTES.get(state.stop_reason):
                 state.text += note
                 yield TextDelta(text=note)
             return
-        results: list[dict[str, Any]] = []
-        for block in tool_uses:
-            state.tool_calls += 1
-            index = len(state.tool_history)
-            if state.tool_calls > limits.tool_budget:
-                result = ToolResult(text=f"Tool budget of {limits.tool_budget} calls for this turn is used "
-                                         "up. Do not call more tools: answer with what you have.",
-                                    is_error=True)
-                wrap_up = True
-            else:
-                yield ToolStarted(tool=block["name"], input=block["input"], index=index)
-                outcome: ToolResult | None = None
-                async for item in _execute(by_name, block, tool_ctx, limits):
-                    if isinstance(item, ToolResult):
-                        outcome = item
-                    elif isinstance(item, ToolProgress):
-                        yield ToolProgressed(tool=block["name"], index=index, stage=item.stage,
-                                             message=item.message, progress=item.progress)
-                    else:
-                        yield item
-                result = outcome or ToolResult(text=f"Error: {block['name']} returned no result.", is_error=True)
-                if state.tool_calls >= limits.tool_budget:
-                    wrap_up = True
-            payload = None
-            if result.payload:
-                payload = {"id": uuid.uuid4().hex[:16], "type": result.payload["type"],
-                           "data": result.payload.get("data"), "tool": block["name"]}
-            if payload:
-                state.tool_payloads.append(payload)
-            text = _truncate(result.text, limits.max_tool_result_chars)
-            state.tool_history.append({"tool_name": block["name"], "input": block["input"], "output": text,
-                                       "is_error": result.is_error})
-            if state.tool_calls <= limits.tool_budget:
-                yield ToolCompleted(tool=block["name"], index=index, is_error=result.is_error,
-                                    payload=payload)
-            results.append({"type": "tool_result", "tool_use_id": block["id"], "content": text,
-                            "is_error": result.is_error})
+        async for event in _run_tools(tool_uses, by_name, tool_ctx, state, limits):
+            yield event
         if iteration == limits.max_iterations - 2:
-            wrap_up = True
-        state.messages.append({"role": "user", "content": results})
-        if wrap_up:
+            state.wrap_up = True
+        if state.wrap_up:
             yield Status(message="Summarising…")
 
 
-def _add_usage(state: TurnState, usage: Any) -> None:
-    for key in state.usage:
-        state.usage[key] += getattr(usage, key, 0) or 0
+async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any], state: TurnState,
+                      limits: LoopLimits) -> AsyncIterator[AgentEvent]:
+    """One streamed model call: text deltas as they come, then its usage; the assistant message it wrote
+    joins `state.messages` and its stop reason `state.stop_reason`."""
+    async with client.messages.stream(**request) as stream:
+        async for event in stream:
+            if event.type == "text":
+                text = event.text
+                if not state.partial_text and state.text and not state.text.endswith("\n\n"):
+                    text = "\n\n" + text  # keep the answers of successive model calls apart
+                state.partial_text += text
+                yield TextDelta(text=text)
+        final = await stream.get_final_message()
+    state.usage.add(final.usage)
+    yield UsageUpdated(
+        input_tokens=final.usage.input_tokens or 0, output_tokens=final.usage.output_tokens or 0,
+        cache_read_input_tokens=final.usage.cache_read_input_tokens or 0,
+        cache_creation_input_tokens=final.usage.cache_creation_input_tokens or 0,
+        context_window=limits.context_window)
+    state.text += state.partial_text
+    state.partial_text = ""
+    state.stop_reason = final.stop_reason
+    # Only text and tool_use go back as history: empty text blocks are rejected by the API, and content
+    # of kinds we don't know is upstream data we have no business replaying.
+    content = [_block_param(b) for b in final.content
+               if (b.type == "text" and b.text) or b.type == "tool_use"]
+    if content:
+        state.messages.append({"role": "assistant", "content": content})
 
 
-def _usage_event(usage: Any, context_window: int) -> UsageUpdated:
-    return UsageUpdated(
-        input_tokens=usage.input_tokens or 0, output_tokens=usage.output_tokens or 0,
-        cache_read_input_tokens=usage.cache_read_input_tokens or 0,
-        cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
-        context_window=context_window)
+def _block_param(block: Any) -> dict[str, Any]:
+    if block.type == "text":
+        return {"type": "text", "text": block.text}
+    return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
 
 
-async def _execute(
-    by_name: dict[str, ToolConfig], block: dict[str, Any], ctx: ToolContext, limits: LoopLimits,
-) -> AsyncIterator[ToolResult | ToolProgress | Status]:
+async def _run_tools(tool_uses: list[dict[str, Any]], by_name: dict[str, ToolConfig], ctx: ToolContext,
+                     state: TurnState, limits: LoopLimits) -> AsyncIterator[AgentEvent]:
+    """Run the tool calls of one assistant message in order; their results become the next user message."""
+    results: list[dict[str, Any]] = []
+    for block in tool_uses:
+        state.tool_calls += 1
+        index = len(state.tool_history)
+        over_budget = state.tool_calls > limits.tool_budget
+        if over_budget:
+            result = ToolResult(text=f"Tool budget of {limits.tool_budget} calls for this turn is used up. "
+                                     "Do not call more tools: answer with what you have.", is_error=True)
+            state.wrap_up = True
+        else:
+            yield ToolStarted(tool=block["name"], input=block["input"], index=index)
+            result = ToolResult(text=f"Error: {block['name']} returned no result.", is_error=True)
+            async for item in _execute(by_name, block, ctx, limits):
+                if isinstance(item, ToolResult):
+                    result = item
+                elif isinstance(item, ToolProgress):
+                    yield ToolProgressed(tool=block["name"], index=index, stage=item.stage,
+                                         message=item.message, progress=item.progress)
+                else:
+                    yield item
+            if state.tool_calls >= limits.tool_budget:
+                state.wrap_up = True
+        card = None
+        if result.payload:
+            card = Card(id=uuid.uuid4().hex[:16], type=result.payload["type"], data=result.payload.get("data"),
+                        source="tool", tool=block["name"])
+            state.tool_payloads.append(card)
+        text = clip(result.text, limits.max_tool_result_chars,
+                    note="\n[truncated: {rest} more characters not shown; ask for fewer items or a specific id]")
+        state.tool_history.append(ToolCall(tool_name=block["name"], input=block["input"], output=text,
+                                           is_error=result.is_error))
+        if not over_budget:
+            yield ToolCompleted(tool=block["name"], index=index, is_error=result.is_error, payload=card)
+        results.append({"type": "tool_result", "tool_use_id": block["id"], "content": text,
+                        "is_error": result.is_error})
+    state.messages.append({"role": "user", "content": results})
+
+
+async def _execute(by_name: dict[str, ToolConfig], block: dict[str, Any], ctx: ToolContext,
+                   limits: LoopLimits) -> AsyncIterator[ToolResult | ToolProgress | Status]:
     """Run one tool call; every failure becomes an `is_error` result the model can read."""
     name = block["name"]
     tool = by_name.get(name)
@@ -246,82 +225,31 @@ async def _execute(
                               f"{', '.join(by_name) or 'none'}.", is_error=True)
         return
     try:
-        jsonschema.validate(block["input"], tool.input_schema)
-    except jsonschema.ValidationError as err:
-        yield ToolResult(text=f"Error: invalid input for {name}: {err.message}", is_error=True)
+        params = tool.input_model.model_validate(block["input"])
+    except ValidationError as exc:
+        yield ToolResult(text=f"Error: invalid input for {name}: {describe_validation_error(exc)}", is_error=True)
         return
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-    done = object()
-
-    async def produce() -> None:
-        try:
-            await _drive(tool, dict(block["input"]), ctx, queue)
-        except Exception as exc:  # model-facing: the tool failed, the turn goes on
-            await queue.put(ToolResult(text=f"Error: {name} failed: {exc}", is_error=True))
-        finally:
-            await queue.put(done)
-
-    task = asyncio.create_task(produce())
-    started = time.monotonic()
-    result: ToolResult | None = None
+    pump = Pump(_drive(tool, params, ctx), idle_after=limits.heartbeat_seconds)
     try:
-        while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), timeout=limits.heartbeat_seconds)
-            except TimeoutError:
-                elapsed = int(time.monotonic() - started)
-                yield Status(message=f"Still working on {name.replace('_', ' ')}… ({elapsed}s)")
-                continue
-            if item is done:
-                break
-            if isinstance(item, ToolResult):
-                result = item
+        async for item in pump:
+            if isinstance(item, Idle):
+                yield Status(message=f"Still working on {name.replace('_', ' ')}… ({int(item.elapsed)}s)")
             else:
                 yield item
+    except ValidationError as exc:  # a tool that builds a model of its own from valid input
+        yield ToolResult(text=f"Error: invalid input for {name}: {describe_validation_error(exc)}", is_error=True)
+    except Exception as exc:  # model-facing: the tool failed, the turn goes on
+        yield ToolResult(text=f"Error: {name} failed: {exc}", is_error=True)
     finally:
-        if not task.done():
-            task.cancel()
-            with anyio.CancelScope(shield=True):
-                await asyncio.gather(task, return_exceptions=True)
-    yield result or ToolResult(text=f"Error: {name} returned no result.", is_error=True)
+        await pump.aclose()
 
 
-async def _drive(tool: ToolConfig, params: dict[str, Any], ctx: ToolContext, queue: asyncio.Queue[Any]) -> None:
-    """Call an executor of any shape (sync, async, generator, async generator) and queue what it yields."""
-    fn = tool.executor
-    if inspect.isasyncgenfunction(fn):
-        async for item in fn(params, ctx):
-            await queue.put(_as_item(item))
+async def _drive(tool: ToolConfig, params: Any, ctx: ToolContext) -> AsyncIterator[ToolResult | ToolProgress]:
+    """An executor's progress and result as one stream, whether it returns or yields them."""
+    outcome = tool.executor(params, ctx)
+    if inspect.isasyncgen(outcome):
+        async for item in outcome:
+            yield item if isinstance(item, ToolProgress | ToolResult) else ToolResult(text=str(item))
         return
-    if inspect.iscoroutinefunction(fn):
-        await queue.put(_as_result(await fn(params, ctx)))
-        return
-    if inspect.isgeneratorfunction(fn):
-        gen = fn(params, ctx)
-        while True:
-            finished, item = await anyio.to_thread.run_sync(_step, gen)
-            if finished:  # a generator may `return` its ToolResult instead of yielding it
-                if item is not None:
-                    await queue.put(_as_result(item))
-                return
-            await queue.put(_as_item(item))
-    await queue.put(_as_result(await anyio.to_thread.run_sync(fn, params, ctx)))
-
-
-def _step(gen: Any) -> tuple[bool, Any]:
-    try:
-        return False, next(gen)
-    except StopIteration as stop:
-        return True, stop.value
-
-
-def _as_item(item: Any) -> ToolResult | ToolProgress:
-    return item if isinstance(item, ToolProgress) else _as_result(item)
-
-
-def _as_result(value: Any) -> ToolResult:
-    if isinstance(value, ToolResult):
-        return value
-    if isinstance(value, str):
-        return ToolResult(text=value)
-    return ToolResult(text=json.dumps(value, default=str))
+    value = await outcome  # type: ignore[misc]
+    yield value if isinstance(value, ToolResult) else ToolResult(text=str(value))

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from backend.agent.events import Event
+from backend.agent.schemas import WireEvent
 from backend.sources.models import normalize_nct_id, normalize_pmid
 
 MAX_IDS = 500
@@ -92,15 +92,13 @@ class EvaluateRequest(BaseModel):
 
 # ---- events -----------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class ColumnProgress(Event):
+class ColumnProgress(WireEvent):
     done: int
     total: int
     type: Literal["progress"] = "progress"
 
 
-@dataclass(frozen=True)
-class RowEvaluated(Event):
+class RowEvaluated(WireEvent):
     """value: MET | NOT_MET | UNKNOWN for boolean columns, the extracted text (or None) for text columns."""
 
     id: str
@@ -114,16 +112,14 @@ class RowEvaluated(Event):
     type: Literal["row"] = "row"
 
 
-@dataclass(frozen=True)
-class RowFailed(Event):
+class RowFailed(WireEvent):
     id: str
     message: str
     retryable: bool = False
     type: Literal["row_error"] = "row_error"
 
 
-@dataclass(frozen=True)
-class ColumnCompleted(Event):
+class ColumnCompleted(WireEvent):
     done: int
     total: int
     counts: dict[str, int]  # yes, no, unknown, answered (text rows with an answer), error
@@ -132,8 +128,7 @@ class ColumnCompleted(Event):
     type: Literal["complete"] = "complete"
 
 
-@dataclass(frozen=True)
-class ColumnFailed(Event):
+class ColumnFailed(WireEvent):
     message: str
     code: str
     retryable: bool

@@ -11,27 +11,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from backend.agent.schemas import Card, MessageExtras
+from backend.text import clip
+
 TRIM_THRESHOLD = 24  # API messages; above this the oldest are dropped
 TRIM_KEEP = 20
 BRIDGE_NOTE = "[Earlier conversation trimmed to save context.]"
 BRIDGE_ACK = "Understood."
 
 
-def decision_note(payloads: Sequence[dict[str, Any]]) -> str | None:
-    decided = [p for p in payloads if p.get("decision")]
+def decision_note(cards: Sequence[Card]) -> str | None:
+    decided = [c for c in cards if c.decision]
     if not decided:
         return None
-    lines = [f"- {p['type']} card ({_card_label(p)}): {p['decision']}" for p in decided]
+    lines = [f"- {c.type} card ({_card_label(c)}): {c.decision}" for c in decided]
     return "[Card decisions on your previous answer]\n" + "\n".join(lines)
 
 
-def _card_label(payload: dict[str, Any]) -> str:
-    data = payload.get("data") or {}
+def _card_label(card: Card) -> str:
+    data = card.data if isinstance(card.data, dict) else {}
     for key in ("name", "query", "condition", "nct_id", "title"):
         if isinstance(data.get(key), str) and data[key]:
-            value = data[key]
-            return value if len(value) <= 80 else value[:77] + "…"
-    return str(payload.get("id"))
+            return clip(data[key], 79)
+    return card.id
 
 
 def _is_tool_results(message: dict[str, Any]) -> bool:
@@ -67,17 +69,17 @@ def build_history(rows: Sequence[Any], new_user_text: str | None = None) -> list
         add({"role": "user", "content": content})
 
     for row in rows:
-        extras = row.extras or {}
         if row.role == "user":
             user(row.content)
             continue
-        blocks = extras.get("blocks") or [
+        extras = MessageExtras.model_validate(row.extras or {})
+        blocks = extras.blocks or [
             {"role": "assistant", "content": [{"type": "text", "text": row.content or "(no answer)"}]}]
         if not messages:
             continue  # an assistant message can't open the history
         for block in blocks:
             add(block)
-        note = decision_note(extras.get("payloads") or [])
+        note = decision_note(extras.payloads)
     if new_user_text is not None:
         user(new_user_text)
     return trim(messages)

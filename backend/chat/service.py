@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,17 +19,29 @@ import anyio
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import select
 
-from backend.agent.events import (
-    AgentEvent,
-    Event,
-    Status,
-    TextDelta,
-    ToolCompleted,
-    TurnFailed,
-    UsageUpdated,
-)
+from backend.agent.errors import ApiFailure
 from backend.agent.llm import LLM
 from backend.agent.loop import LoopLimits, TurnState, run_turn
+from backend.agent.pump import Pump
+from backend.agent.schemas import (
+    AgentEvent,
+    Card,
+    ChatEvent,
+    ConversationOpened,
+    MessageExtras,
+    Status,
+    StreamRef,
+    SuggestedAction,
+    SuggestedValue,
+    TextDelta,
+    ToolCompleted,
+    TurnCompleted,
+    TurnError,
+    TurnErrored,
+    TurnResult,
+    TurnStatus,
+    UsageUpdated,
+)
 from backend.chat import history as chat_history
 from backend.chat import turns
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
@@ -38,9 +50,11 @@ from backend.conversations.service import get_owned
 from backend.db.base import utcnow
 from backend.db.models import Conversation, Message
 from backend.db.session import Database
-from backend.errors import Conflict, InvalidInput
+from backend.errors import Conflict
 from backend.registry import Resolved, ToolContext, resolve
+from backend.sources import Sources
 from backend.streams.service import STREAM_DRAFT_KEY, stream_for_prompt, stream_info
+from backend.text import clip
 
 log = logging.getLogger(__name__)
 
@@ -70,40 +84,6 @@ class ChatRequest(BaseModel):
         return value
 
 
-@dataclass(frozen=True)
-class ConversationOpened(Event):
-    conversation_id: int
-    turn_id: str
-    user_message_id: int
-    stream: dict[str, Any] | None = None  # the research stream whose instructions shape this turn
-    type: Literal["conversation"] = "conversation"
-
-    def to_data(self) -> dict[str, Any]:
-        data = super().to_data()
-        if self.stream is None:  # the key exists only inside a stream: turns without one are unchanged
-            del data["stream"]
-        return data
-
-
-@dataclass(frozen=True)
-class TurnCompleted(Event):
-    payload: dict[str, Any]
-    type: Literal["complete"] = "complete"
-
-
-@dataclass(frozen=True)
-class TurnErrored(Event):
-    message: str
-    code: str
-    retryable: bool
-    conversation_id: int
-    message_id: int | None
-    type: Literal["error"] = "error"
-
-
-ChatEvent = AgentEvent | ConversationOpened | TurnCompleted | TurnErrored
-
-
 @dataclass
 class Turn:
     user_id: int
@@ -116,14 +96,18 @@ class Turn:
     resolved: Resolved
     tool_ctx: ToolContext
     notices: list[str] = field(default_factory=list)
-    stream: dict[str, Any] | None = None
+    stream: StreamRef | None = None
 
 
 @dataclass
 class RunningTurn:
     user_id: int
-    task: asyncio.Task[None]
+    pump: Pump[AgentEvent]
     stopped: bool = False
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.pump.cancel()
 
 
 def stage_items(context: Mapping[str, Any], keys: tuple[str, ...],
@@ -146,18 +130,18 @@ def stage_items(context: Mapping[str, Any], keys: tuple[str, ...],
 
 
 class ChatService:
-    def __init__(self, db: Database, llm: LLM, services: Mapping[str, Any] | None = None,
+    def __init__(self, db: Database, llm: LLM, sources: Sources | None = None,
                  limits: LoopLimits | None = None) -> None:
         self.db = db
         self.llm = llm
-        self.services = dict(services or {})
+        self.sources = sources
         self.limits = limits or LoopLimits()
         self.running: dict[int, RunningTurn] = {}  # turns of this worker, for an immediate Stop
         self.poll_seconds = 1.0  # how often a turn checks for a Stop sent to another worker
 
     # -- begin ---------------------------------------------------------------------------------------
-    def prepare_prompt(self, s: Any, context: Mapping[str, Any]) -> tuple[Resolved, SystemPrompt, dict[str, Any],
-                                                                         list[str], dict[str, Any] | None]:
+    def prepare_prompt(self, s: Any, context: Mapping[str, Any]) -> tuple[
+            Resolved, SystemPrompt, dict[str, Any], list[str], StreamRef | None]:
         """Resolve the page, stage long lists and build the system prompt (also used by the preview).
         Returns the active stream (`stream_info`) last; an admin's draft replaces its saved instructions."""
         resolved = resolve(context.get("current_page"), context.get("active_tab"), context.get("active_subtab"))
@@ -165,7 +149,9 @@ class ChatService:
         page_context = {k: v for k, v in context.items() if k != STREAM_DRAFT_KEY}  # instructions, not page data
         shown, staged = stage_items(page_context, keys)
         stream, notices = stream_for_prompt(s, context.get("stream_id"), context.get(STREAM_DRAFT_KEY))
-        return resolved, build_system_prompt(resolved, shown, stream), staged, notices, stream_info(stream)
+        info = stream_info(stream)
+        return (resolved, build_system_prompt(resolved, shown, stream), staged, notices,
+                StreamRef.model_validate(info) if info else None)
 
     async def begin(self, user_id: int, req: ChatRequest) -> Turn:
         return await anyio.to_thread.run_sync(self._begin, user_id, req)
@@ -196,8 +182,8 @@ class ChatService:
             return Turn(
                 user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
                 user_message_id=user_msg.id, messages=messages, system=system, resolved=resolved,
-                tool_ctx=ToolContext(user_id=user_id, conversation_id=conv.id, page_context=context,
-                                     staged=staged, services=self.services),
+                tool_ctx=ToolContext(sources=self.sources, user_id=user_id, conversation_id=conv.id,
+                                     page_context=context, staged=staged),
                 notices=notices, stream=stream)
 
     # -- run -----------------------------------------------------------------------------------------
@@ -208,61 +194,40 @@ class ChatService:
         for notice in turn.notices:
             yield Status(message=notice, notice=True)
         state = TurnState()
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        done = object()
-
-        async def produce() -> None:
-            try:
-                async for event in run_turn(
-                        self.llm.client, model=self.llm.model, system=turn.system.blocks(),
-                        messages=turn.messages, tools=turn.resolved.tools, tool_ctx=turn.tool_ctx,
-                        state=state, limits=self.limits):
-                    queue.put_nowait(event)
-            except Exception as exc:  # a bug in the loop must still end the turn cleanly
-                log.exception("agent loop crashed")
-                queue.put_nowait(TurnFailed(message=f"Internal error: {exc}", code="internal_error",
-                                            retryable=False))
-            finally:
-                queue.put_nowait(done)
-
-        task = asyncio.create_task(produce())
-        running = RunningTurn(user_id=turn.user_id, task=task)
+        pump: Pump[AgentEvent] = Pump(run_turn(
+            self.llm.client, model=self.llm.model, system=turn.system.blocks(), messages=turn.messages,
+            tools=turn.resolved.tools, tool_ctx=turn.tool_ctx, state=state, limits=self.limits))
+        running = RunningTurn(user_id=turn.user_id, pump=pump)
         self.running[turn.conversation_id] = running
         watcher = asyncio.create_task(self._watch(turn, running))
         markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
         text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
-        failure: TurnFailed | None = None
         saved = False
         try:
-            while (event := await queue.get()) is not done:
-                if isinstance(event, TextDelta):
-                    if visible := text_filter.feed(event.text):
-                        yield TextDelta(text=visible)
-                    continue
-                if isinstance(event, UsageUpdated | ToolCompleted | TurnFailed) and (rest := text_filter.flush()):
-                    yield TextDelta(text=rest)
-                if isinstance(event, TurnFailed):
-                    failure = event
-                else:
+            try:
+                async for event in visible_events(pump, text_filter):
                     yield event
+            except Exception:  # a bug in the loop must still end the turn cleanly
+                log.exception("agent loop crashed")
+                state.failure = ApiFailure(message="Something went wrong on our side while answering. "
+                                                   "Please retry.", code="internal_error", retryable=False)
             if rest := text_filter.flush():
                 yield TextDelta(text=rest)
-            status = "interrupted" if running.stopped else ("failed" if failure else "complete")
-            message_id, payload = await self._finish(turn, state, status, failure)
+            status: TurnStatus = "interrupted" if running.stopped else ("failed" if state.failure else "complete")
+            result = await self._finish(turn, state, status)
             saved = True
-            if failure:
-                yield TurnErrored(message=failure.message, code=failure.code, retryable=failure.retryable,
-                                  conversation_id=turn.conversation_id, message_id=message_id)
+            if state.failure:
+                yield TurnErrored(message=state.failure.message, code=state.failure.code,
+                                  retryable=state.failure.retryable, conversation_id=turn.conversation_id,
+                                  message_id=result.message_id)
             else:
-                yield TurnCompleted(payload=payload)
+                yield TurnCompleted(payload=result)
         finally:
             watcher.cancel()
-            if not task.done():
-                task.cancel()
-            with anyio.CancelScope(shield=True):
-                await asyncio.gather(task, return_exceptions=True)
-                if not saved:  # the client went away: keep what was said so far
-                    await self._finish(turn, state, "interrupted", None)
+            await pump.aclose()
+            if not saved:  # the client went away: keep what was said so far
+                with anyio.CancelScope(shield=True):
+                    await self._finish(turn, state, "interrupted")
             self.running.pop(turn.conversation_id, None)
 
     async def _watch(self, turn: Turn, running: RunningTurn) -> None:
@@ -279,8 +244,7 @@ class ChatService:
                     return turns.poll(s, turn.conversation_id, turn.turn_id, renew)
 
             if await anyio.to_thread.run_sync(check):
-                running.stopped = True
-                running.task.cancel()
+                running.stop()
                 return
 
     async def stop(self, user_id: int, conversation_id: int) -> bool:
@@ -288,8 +252,7 @@ class ChatService:
         database (the caller has checked ownership). False when no turn is running."""
         running = self.running.get(conversation_id)
         if running is not None and running.user_id == user_id:
-            running.stopped = True
-            running.task.cancel()
+            running.stop()
             return True
 
         def ask() -> bool:
@@ -299,47 +262,34 @@ class ChatService:
         return await anyio.to_thread.run_sync(ask)
 
     # -- finish --------------------------------------------------------------------------------------
-    async def _finish(self, turn: Turn, state: TurnState, status: str,
-                      failure: TurnFailed | None) -> tuple[int, dict[str, Any]]:
-        raw_text = state.text + state.partial_text
-        extraction = extract(raw_text, turn.resolved.llm_payloads)
+    async def _finish(self, turn: Turn, state: TurnState, status: TurnStatus) -> TurnResult:
+        extraction = extract(state.text + state.partial_text, turn.resolved.llm_payloads)
         for error in extraction.errors:
             log.warning("payload dropped in conversation %s: %s", turn.conversation_id, error)
-        payloads = [{"id": p["id"], "type": p["type"], "data": p["data"], "source": "tool", "decision": None}
-                    for p in state.tool_payloads]
-        payloads += [{"id": uuid.uuid4().hex[:16], "type": p["type"], "data": p["data"], "source": "llm",
-                      "decision": None} for p in extraction.payloads]
-        usage: dict[str, Any] = dict(state.usage, context_window=self.limits.context_window)
-        extras = {
-            "turn_id": turn.turn_id, "payloads": payloads, "suggested_values": extraction.suggested_values,
-            "suggested_actions": extraction.suggested_actions, "tool_history": state.tool_history,
-            "usage": usage, "model": self.llm.label, "stop_reason": state.stop_reason,
-            "payload_errors": extraction.errors, "blocks": state.history(),
-        }
-        if turn.stream:
-            extras["stream"] = turn.stream
-        if failure:
-            extras["error"] = {"message": failure.message, "code": failure.code}
+        cards = [*state.tool_payloads, *(
+            Card(id=uuid.uuid4().hex[:16], type=p["type"], data=p["data"], source="llm")
+            for p in extraction.payloads)]
+        usage = state.usage.model_copy(update={"context_window": self.limits.context_window})
+        extras = MessageExtras(
+            turn_id=turn.turn_id, payloads=cards,
+            suggested_values=[SuggestedValue.model_validate(v) for v in extraction.suggested_values],
+            suggested_actions=[SuggestedAction.model_validate(a) for a in extraction.suggested_actions],
+            tool_history=state.tool_history, usage=usage, model=self.llm.label, stop_reason=state.stop_reason,
+            payload_errors=extraction.errors, stream=turn.stream, blocks=state.history(),
+            error=TurnError(message=state.failure.message, code=state.failure.code) if state.failure else None)
         message_id = await anyio.to_thread.run_sync(self._save, turn, extraction.message, extras, status)
-        payload = {
-            "message": extraction.message,
-            "custom_payload": ({k: payloads[0][k] for k in ("id", "type", "data")} if payloads else None),
-            "payloads": [{k: p[k] for k in ("id", "type", "data", "source")} for p in payloads],
-            "suggested_values": extraction.suggested_values,
-            "suggested_actions": extraction.suggested_actions,
-            "tool_history": [{k: h[k] for k in ("tool_name", "input", "output")} for h in state.tool_history],
-            "conversation_id": turn.conversation_id, "message_id": message_id, "status": status,
-            "usage": usage,
-        }
-        return message_id, payload
+        return TurnResult(
+            message=extraction.message, payloads=cards, suggested_values=extras.suggested_values,
+            suggested_actions=extras.suggested_actions, tool_history=state.tool_history,
+            conversation_id=turn.conversation_id, message_id=message_id, status=status, usage=usage)
 
-    def _save(self, turn: Turn, content: str, extras: dict[str, Any], status: str) -> int:
+    def _save(self, turn: Turn, content: str, extras: MessageExtras, status: str) -> int:
         with self.db.session() as s:
             conv = s.get(Conversation, turn.conversation_id)
             if conv is None:  # deleted while the turn ran: nothing to attach the answer to
                 return 0
             msg = Message(conversation_id=conv.id, role="assistant", content=content, context=None,
-                          extras=extras, status=status)
+                          extras=extras.model_dump(mode="json"), status=status)
             s.add(msg)
             conv.updated_at = utcnow()
             turns.release(conv, turn.turn_id)
@@ -347,12 +297,22 @@ class ChatService:
             return msg.id
 
 
+def visible_events(events: AsyncIterable[Any], text_filter: MarkerFilter) -> AsyncIterator[AgentEvent]:
+    """The loop's events with marker text held back: text deltas pass through the filter, and text held
+    at a model call's end (its usage) or a tool's end is released once it can't be a marker."""
+
+    async def transform() -> AsyncIterator[AgentEvent]:
+        async for event in events:
+            if isinstance(event, TextDelta):
+                if visible := text_filter.feed(event.text):
+                    yield TextDelta(text=visible)
+                continue
+            if isinstance(event, UsageUpdated | ToolCompleted) and (rest := text_filter.flush()):
+                yield TextDelta(text=rest)
+            yield event
+
+    return transform()
+
+
 def _title(message: str) -> str:
-    words = " ".join(message.split())
-    return words if len(words) <= 60 else words[:57].rstrip() + "…"
-
-
-def validate_app(app: str) -> str:
-    if app not in ("kh", "tablizer", "trialscout"):
-        raise InvalidInput(f"Unknown app {app!r}: use kh, tablizer or trialscout.")
-    return app
+    return clip(message, 60, squash=True)

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 from fastapi import APIRouter, Request, Response
 
+from backend.agent.schemas import Card
 from backend.auth.deps import CurrentUser, DbDep
 from backend.chat.service import App, ChatService
 from backend.conversations import service
@@ -69,8 +68,8 @@ async def stop_turn(conversation_id: int, user: CurrentUser, db: DbDep, request:
 
 @router.post("/{conversation_id}/payloads/{payload_id}/decision")
 async def decide(conversation_id: int, payload_id: str, body: DecisionCreate, user: CurrentUser,
-                 db: DbDep) -> dict[str, Any]:
-    def run() -> dict[str, Any]:
+                 db: DbDep) -> Card:
+    def run() -> Card:
         with db.session() as s:
             return service.record_decision(s, user.id, conversation_id, payload_id, body.decision)
     return await anyio.to_thread.run_sync(run)

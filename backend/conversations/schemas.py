@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from backend.agent.schemas import Decision, PublicExtras
 
 
 class ConversationRead(BaseModel):
@@ -21,7 +23,7 @@ class MessageRead(BaseModel):
     role: str
     content: str
     context: dict[str, Any] | None
-    extras: dict[str, Any]
+    extras: PublicExtras
     status: str
     created_at: datetime
 
@@ -43,4 +45,4 @@ class ConversationUpdate(BaseModel):
 
 
 class DecisionCreate(BaseModel):
-    decision: Literal["accepted", "dismissed"]
+    decision: Decision

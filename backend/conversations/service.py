@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from backend.agent.schemas import Card, Decision, MessageExtras, PublicExtras
 from backend.conversations.schemas import ConversationDetail, ConversationRead, MessageRead
 from backend.db.base import utcnow
 from backend.db.models import Conversation, Message
 from backend.errors import NotFound
-
-# extras keys kept server-side: the raw API blocks are for rebuilding history, not for the page.
-PRIVATE_EXTRAS = ("blocks",)
 
 
 def get_owned(s: Session, user_id: int, conversation_id: int) -> Conversation:
@@ -34,7 +30,8 @@ def list_for(s: Session, user_id: int, app: str, limit: int = 100) -> list[Conve
 
 
 def message_read(m: Message) -> MessageRead:
-    extras = {k: v for k, v in (m.extras or {}).items() if k not in PRIVATE_EXTRAS}
+    # The raw API blocks are for rebuilding history, not for the page: PublicExtras leaves them out.
+    extras = PublicExtras.model_validate(m.extras or {})
     return MessageRead(id=m.id, role=m.role, content=m.content, context=m.context, extras=extras,
                        status=m.status, created_at=m.created_at)
 
@@ -59,19 +56,18 @@ def delete(s: Session, user_id: int, conversation_id: int) -> None:
 
 
 def record_decision(s: Session, user_id: int, conversation_id: int, payload_id: str,
-                    decision: str) -> dict[str, Any]:
+                    decision: Decision) -> Card:
     """Mark a card accepted/dismissed on the message that carries it; the next turn tells the model."""
     get_owned(s, user_id, conversation_id)
     rows = s.scalars(select(Message).where(Message.conversation_id == conversation_id,
                                            Message.role == "assistant"))
     for message in rows:
-        extras = dict(message.extras or {})
-        payloads = [dict(p) for p in extras.get("payloads", [])]
-        for payload in payloads:
-            if payload.get("id") == payload_id:
-                payload["decision"] = decision
-                payload["decided_at"] = utcnow().isoformat()
-                extras["payloads"] = payloads
-                message.extras = extras  # a new dict, so SQLAlchemy sees the JSON change
-                return payload
+        extras = MessageExtras.model_validate(message.extras or {})
+        for card in extras.payloads:
+            if card.id == payload_id:
+                card.decision = decision
+                card.decided_at = utcnow().isoformat()
+                # A new value, so SQLAlchemy sees the JSON change.
+                message.extras = extras.model_dump(mode="json")
+                return card
     raise NotFound(f"Payload {payload_id} not found in conversation {conversation_id}.")

@@ -5,18 +5,19 @@ Built-in modules fill the registry at import time (`builtins.load_builtins`), `f
 once at startup, and `resolve()` answers "what is available here" as global ∪ page ∪ tab ∪ subtab.
 """
 
-from backend.registry.pages import (
-    ClientAction,
-    PageConfig,
-    Resolved,
-    SubTabConfig,
-    TabConfig,
+from backend.registry.pages import ClientAction, PageConfig, Resolved, SubTabConfig, TabConfig
+from backend.registry.payloads import PayloadType
+from backend.registry.store import (
+    REGISTRY,
+    RegistryError,
+    freeze,
     register_page,
+    register_payload_type,
+    register_tool,
     resolve,
+    swapped,
 )
-from backend.registry.payloads import PayloadType, register_payload_type
-from backend.registry.store import REGISTRY, RegistryError, freeze, swapped
-from backend.registry.tools import ToolConfig, ToolContext, ToolProgress, ToolResult, register_tool
+from backend.registry.tools import ToolConfig, ToolContext, ToolProgress, ToolResult
 
 __all__ = [
     "REGISTRY", "ClientAction", "PageConfig", "PayloadType", "RegistryError", "Resolved", "SubTabConfig",

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
-
-from backend.registry.store import REGISTRY
 
 
 @dataclass(frozen=True)
@@ -18,9 +16,3 @@ class PayloadType:
     # LLM payloads: the model writes `<parse_marker> {json}`; the instructions teach it when and how.
     parse_marker: str | None = None
     llm_instructions: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def register_payload_type(payload_type: PayloadType) -> PayloadType:
-    REGISTRY.add("payloads", payload_type.name, payload_type)
-    return payload_type

@@ -1,10 +1,18 @@
-"""The registry's storage: three plain dicts, filled at import time, validated and frozen at startup."""
+"""The registry's storage and resolution: three plain dicts filled at import time, validated and frozen
+at startup, and `resolve()` = global ∪ page ∪ tab ∪ subtab, ordered, without duplicates.
+
+The definition modules (`payloads`, `tools`, `pages`) know nothing of the store; the store imports them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+
+from backend.registry.pages import PageConfig, Resolved, page_references
+from backend.registry.payloads import PayloadType
+from backend.registry.tools import ToolConfig
 
 
 class RegistryError(RuntimeError):
@@ -13,9 +21,9 @@ class RegistryError(RuntimeError):
 
 class Registry:
     def __init__(self) -> None:
-        self.payloads: dict[str, Any] = {}
-        self.tools: dict[str, Any] = {}
-        self.pages: dict[str, Any] = {}
+        self.payloads: dict[str, PayloadType] = {}
+        self.tools: dict[str, ToolConfig] = {}
+        self.pages: dict[str, PageConfig] = {}
         self.frozen = False
 
     def add(self, kind: str, name: str, item: Any) -> None:
@@ -27,8 +35,6 @@ class Registry:
         table[name] = item
 
     def validate(self) -> None:
-        from backend.registry.pages import page_references
-
         for tool in self.tools.values():
             if tool.payload_type and tool.payload_type not in self.payloads:
                 raise RegistryError(f"tool {tool.name!r} names unknown payload type {tool.payload_type!r}")
@@ -47,10 +53,57 @@ class Registry:
 REGISTRY = Registry()
 
 
+def register_payload_type(payload_type: PayloadType) -> PayloadType:
+    REGISTRY.add("payloads", payload_type.name, payload_type)
+    return payload_type
+
+
+def register_tool(tool: ToolConfig) -> ToolConfig:
+    REGISTRY.add("tools", tool.name, tool)
+    return tool
+
+
+def register_page(page: PageConfig) -> PageConfig:
+    REGISTRY.add("pages", page.page, page)
+    return page
+
+
 def freeze() -> None:
     """Validate the declarations once; after this nothing can be registered."""
     REGISTRY.validate()
     REGISTRY.frozen = True
+
+
+def _ordered_unique(*groups: tuple[str, ...] | list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for group in groups:
+        for name in group:
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def resolve(page: str | None, tab: str | None = None, subtab: str | None = None) -> Resolved:
+    """An unknown page gets the global set; an unknown tab the page set; an unknown subtab the tab set."""
+    config = REGISTRY.pages.get(page) if page else None
+    tool_groups: list[tuple[str, ...] | list[str]] = [[t.name for t in REGISTRY.tools.values() if t.is_global]]
+    payload_groups: list[tuple[str, ...] | list[str]] = [
+        [p.name for p in REGISTRY.payloads.values() if p.is_global]]
+    if config is not None:
+        tool_groups.append(config.tools)
+        payload_groups.append(config.payloads)
+        tab_config = config.tabs.get(tab) if tab else None
+        if tab_config is not None:
+            tool_groups.append(tab_config.tools)
+            payload_groups.append(tab_config.payloads)
+            sub_config = tab_config.subtabs.get(subtab) if subtab else None
+            if sub_config is not None:
+                tool_groups.append(sub_config.tools)
+                payload_groups.append(sub_config.payloads)
+    return Resolved(
+        page=config,
+        tools=tuple(REGISTRY.tools[n] for n in _ordered_unique(*tool_groups)),
+        payloads=tuple(REGISTRY.payloads[n] for n in _ordered_unique(*payload_groups)),
+    )
 
 
 @contextmanager

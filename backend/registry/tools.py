@@ -1,18 +1,23 @@
 """ToolConfig and what executors return.
 
-An executor is `executor(params, ctx)`, sync or async. It returns a `ToolResult` (or a plain string), or
-streams: a generator / async generator that yields `ToolProgress` items and, last, its `ToolResult`.
-Executors report model-facing problems by raising; the agent loop turns any exception into an
+A tool declares its input as a pydantic model: the JSON schema the model sees is
+`input_model.model_json_schema()`, and the agent loop validates each call against the same model once,
+so a tool never declares its input twice. An executor is `async executor(params, ctx)` returning a
+`ToolResult` (or a plain string), or an async generator that yields `ToolProgress` items and, last, its
+`ToolResult`. Executors report model-facing problems by raising; the loop turns any exception into an
 `is_error` tool result, so a tool can never end a turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from backend.registry.store import REGISTRY
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from backend.sources import Sources
 
 
 @dataclass(frozen=True)
@@ -34,31 +39,31 @@ class ToolProgress:
 class ToolContext:
     """What a tool may know about the turn it runs in: never the HTTP request or a DB session."""
 
+    sources: Sources | None = None  # PubMed and ClinicalTrials.gov (live or offline)
     user_id: int | None = None
     conversation_id: int | None = None
     page_context: Mapping[str, Any] = field(default_factory=dict)
     # The holding pen: items the page sent that were kept out of the prompt, by kind ("trials", ...).
     staged: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
-    services: Mapping[str, Any] = field(default_factory=dict)
+
+    def require_sources(self) -> Sources:
+        if self.sources is None:
+            raise RuntimeError("this tool needs the data sources, and the turn was started without them")
+        return self.sources
 
 
-Executor = Callable[[dict[str, Any], ToolContext], Any]
+Executor = Callable[[Any, ToolContext], Awaitable[ToolResult | str] | AsyncIterator[ToolProgress | ToolResult]]
 
 
 @dataclass(frozen=True)
 class ToolConfig:
     name: str
     description: str
-    input_schema: dict[str, Any]
+    input_model: type[BaseModel]
     executor: Executor
     is_global: bool = True
-    category: str | None = None
-    payload_type: str | None = None
+    payload_type: str | None = None  # the payload type its results carry (checked at startup)
 
     def to_anthropic(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
-
-
-def register_tool(tool: ToolConfig) -> ToolConfig:
-    REGISTRY.add("tools", tool.name, tool)
-    return tool
+        return {"name": self.name, "description": self.description,
+                "input_schema": self.input_model.model_json_schema()}

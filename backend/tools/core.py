@@ -3,29 +3,39 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from pydantic import BaseModel, Field
 
 from backend.registry import ToolConfig, ToolContext, register_tool
 
 MAX_STAGED_RETURN = 100
 
 
-def get_staged_items(params: dict[str, Any], ctx: ToolContext) -> str:
+class StagedItemsInput(BaseModel):
+    kind: str = Field(max_length=50, description="Which list, e.g. 'trials' or 'articles'")
+    ids: list[str] | None = Field(None, max_length=500, description="NCT ids or PMIDs")
+    start: int = Field(0, ge=0)
+    end: int | None = Field(None, ge=0)
+    field: str | None = Field(None, max_length=100, description="Field to filter on, e.g. 'phase'")
+    contains: str = Field("", max_length=500, description="Case-insensitive text the field must contain")
+
+
+async def get_staged_items(params: StagedItemsInput, ctx: ToolContext) -> str:
     """Read items the page sent that were kept out of the prompt: by ids, by range, or by a field filter."""
-    kind = params["kind"]
+    kind = params.kind
     items = ctx.staged.get(kind)
     if items is None:
         available = ", ".join(f"{k} ({len(v)})" for k, v in ctx.staged.items()) or "nothing"
         return f"No staged {kind!r} in this turn. Staged: {available}."
     selected = items
-    if ids := params.get("ids"):
-        wanted = {str(i) for i in ids}
+    if params.ids:
+        wanted = set(params.ids)
         selected = [i for i in selected if str(i.get("nct_id") or i.get("pmid") or i.get("id")) in wanted]
-    if field := params.get("field"):
-        needle = str(params.get("contains", "")).lower()
+    if field := params.field:
+        needle = params.contains.lower()
         selected = [i for i in selected if needle in str(i.get(field, "")).lower()]
-    start = int(params.get("start", 0))
-    end = int(params.get("end", start + MAX_STAGED_RETURN))
+    start = params.start
+    end = params.end if params.end is not None else start + MAX_STAGED_RETURN
     window = selected[start:min(end, start + MAX_STAGED_RETURN)]
     header = (f"{len(selected)} of {len(items)} staged {kind} match; showing items {start}–"
               f"{start + len(window) - 1 if window else start} (at most {MAX_STAGED_RETURN} per call).")
@@ -37,14 +47,7 @@ register_tool(ToolConfig(
     description=("Read the items the user has loaded on the page that were not all listed in the page "
                  "context (the holding pen). Select by ids, by index range, or by a field that contains "
                  "a value. Returns JSON lines."),
-    input_schema={"type": "object", "required": ["kind"], "properties": {
-        "kind": {"type": "string", "description": "Which list, e.g. 'trials' or 'articles'"},
-        "ids": {"type": "array", "items": {"type": "string"}, "description": "NCT ids or PMIDs"},
-        "start": {"type": "integer", "minimum": 0},
-        "end": {"type": "integer", "minimum": 0},
-        "field": {"type": "string", "description": "Field to filter on, e.g. 'phase'"},
-        "contains": {"type": "string", "description": "Case-insensitive text the field must contain"}}},
+    input_model=StagedItemsInput,
     executor=get_staged_items,
     is_global=False,
-    category="page",
 ))

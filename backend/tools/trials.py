@@ -7,12 +7,12 @@ the payload carries the full records for the cards.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, Field
 
 from backend.registry import ToolConfig, ToolContext, ToolProgress, ToolResult, register_tool
-from backend.sources.models import TrialDetail, TrialSearchParams, TrialSummary, checked_nct_id
+from backend.sources.models import OverallStatus, TrialDetail, TrialSearchParams, TrialSummary, checked_nct_id
+from backend.text import clip
 
 MAX_TRIALS_TO_MODEL = 15
 TITLE_CHARS = 120
@@ -21,37 +21,41 @@ MAX_LOCATIONS = 10
 ELIGIBILITY_CHARS = 6000
 
 
-def _short(text: str | None, limit: int) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
 def trial_line(t: TrialSummary) -> str:
     phase = "/".join(t.phase) or "no phase"
     interventions = ", ".join(t.interventions[:MAX_INTERVENTIONS]) or "—"
     more = f" +{len(t.interventions) - MAX_INTERVENTIONS}" if len(t.interventions) > MAX_INTERVENTIONS else ""
-    return (f"- {t.nct_id}: {_short(t.title, TITLE_CHARS)} | {phase} | {t.status or 'status unknown'} | "
+    return (f"- {t.nct_id}: {clip(t.title, TITLE_CHARS, squash=True)} | {phase} | {t.status or 'status unknown'} | "
             f"n={t.enrollment if t.enrollment is not None else '?'} | sponsor: {t.sponsor or '—'} | "
             f"interventions: {interventions}{more}")
 
 
 def describe_params(params: TrialSearchParams) -> str:
-    parts = [f"{k}={v!r}" for k, v in params.model_dump(exclude_none=True, exclude_defaults=True).items()
-             if k not in ("page_size", "page_token")]
+    """The filters that narrow the search (the tool's own defaults, e.g. RECRUITING, count as filters)."""
+    defaults = TrialSearchParams.model_fields
+    parts = [f"{k}={v!r}" for k, v in params.model_dump(exclude_none=True).items()
+             if k not in ("page_size", "page_token") and v != defaults[k].get_default(call_default_factory=True)]
     return ", ".join(parts) or "no filters"
 
 
-async def search_trials(params: dict[str, Any], ctx: ToolContext) -> AsyncIterator[ToolProgress | ToolResult]:
-    if "status" not in params:
-        params = {**params, "status": ["RECRUITING"]}  # the spec's default; an empty list means any status
-    try:
-        search = TrialSearchParams(**params)
-    except ValidationError as exc:
-        errors = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        yield ToolResult(text=f"Error: invalid search parameters: {errors}", is_error=True)
-        return
+RECRUITING: tuple[OverallStatus, ...] = ("RECRUITING",)
+
+
+class SearchTrialsInput(TrialSearchParams):
+    """The tool's view of a trial search: the spec's default status is RECRUITING, and 15 per page."""
+
+    status: list[OverallStatus] = Field(default_factory=lambda: list(RECRUITING),
+                                        description="Defaults to RECRUITING; an empty list means any status")
+    page_size: int = Field(15, ge=1, le=100)
+
+
+class NctIdInput(BaseModel):
+    nct_id: str = Field(max_length=20, description="The NCT ID (e.g., NCT04613596)")
+
+
+async def search_trials(search: SearchTrialsInput, ctx: ToolContext) -> AsyncIterator[ToolProgress | ToolResult]:
     yield ToolProgress(stage="searching", message="Searching ClinicalTrials.gov…", progress=0.2)
-    page = await ctx.services["sources"].trials.search_trials(search)
+    page = await ctx.require_sources().trials.search_trials(search)
     yield ToolProgress(stage="formatting", message=f"Found {page.total_count} trials", progress=0.9)
     shown = page.trials[:MAX_TRIALS_TO_MODEL]
     lines = [f"Search ({describe_params(search)}): {page.total_count} trials match; "
@@ -70,9 +74,8 @@ def trial_text(t: TrialDetail) -> str:
     locations = [", ".join(x for x in (loc.facility, loc.city, loc.country) if x) for loc in t.locations]
     outcomes = "\n".join(f"- {o.measure}" + (f" ({o.time_frame})" if o.time_frame else "")
                          for o in t.primary_outcomes) or "Not specified"
-    eligibility = t.eligibility_criteria or "Not specified"
-    if len(eligibility) > ELIGIBILITY_CHARS:
-        eligibility = eligibility[:ELIGIBILITY_CHARS] + "\n[eligibility text truncated]"
+    eligibility = clip(t.eligibility_criteria or "Not specified", ELIGIBILITY_CHARS,
+                       note="\n[eligibility text truncated]")
     return "\n".join([
         f"=== Clinical Trial {t.nct_id} ===",
         f"Title: {t.title}",
@@ -84,7 +87,7 @@ def trial_text(t: TrialDetail) -> str:
         f"Interventions: {', '.join(t.interventions) or '—'}",
         f"Ages: {t.minimum_age or 'no minimum'} to {t.maximum_age or 'no maximum'} | Sex: {t.sex or 'ALL'}",
         f"Dates: start {t.start_date or '?'}, completion {t.completion_date or '?'}",
-        f"Summary: {_short(t.brief_summary, 1500) or '—'}",
+        f"Summary: {clip(t.brief_summary, 1500, squash=True) or '—'}",
         "", "=== Eligibility ===", eligibility,
         "", "=== Primary Outcomes ===", outcomes,
         "", f"=== Locations ({len(t.locations)}) ===",
@@ -93,9 +96,9 @@ def trial_text(t: TrialDetail) -> str:
     ])
 
 
-async def get_trial(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    nct_id = checked_nct_id(params["nct_id"])
-    trial = await ctx.services["sources"].trials.get_trial_by_nct_id(nct_id)
+async def get_trial(params: NctIdInput, ctx: ToolContext) -> ToolResult:
+    nct_id = checked_nct_id(params.nct_id)
+    trial = await ctx.require_sources().trials.get_trial_by_nct_id(nct_id)
     return ToolResult(text=trial_text(trial), payload={"type": "trial_details", "data": trial.model_dump()})
 
 
@@ -103,33 +106,17 @@ register_tool(ToolConfig(
     name="search_trials",
     description=("Search ClinicalTrials.gov (API v2). Returns total matches and up to 15 trials with phase, "
                  "status, enrollment and sponsor. Status defaults to RECRUITING; pass status=[] for any."),
-    input_schema={"type": "object", "additionalProperties": False, "properties": {
-        "condition": {"type": "string", "description": "Disease or condition (query.cond)"},
-        "intervention": {"type": "string", "description": "Drug, device or procedure (query.intr)"},
-        "sponsor": {"type": "string"},
-        "eligibility_keywords": {"type": "string", "description": "Free text in eligibility and titles"},
-        "phase": {"type": "array", "items": {"enum": ["EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4",
-                                                      "NA"]}},
-        "status": {"type": "array", "items": {"type": "string"}},
-        "location": {"type": "string"},
-        "sex": {"enum": ["ALL", "FEMALE", "MALE"]},
-        "min_age": {"type": "integer", "minimum": 0, "maximum": 120},
-        "max_age": {"type": "integer", "minimum": 0, "maximum": 120},
-        "page_size": {"type": "integer", "minimum": 1, "maximum": 100, "default": 15},
-        "page_token": {"type": "string"}}},
+    input_model=SearchTrialsInput,
     executor=search_trials,
     is_global=False,
-    category="trials",
     payload_type="trial_search_results",
 ))
 
 register_tool(ToolConfig(
     name="get_trial",
     description="Get full details of a clinical trial by NCT ID: eligibility criteria, outcomes, arms, locations.",
-    input_schema={"type": "object", "required": ["nct_id"], "properties": {
-        "nct_id": {"type": "string", "description": "The NCT ID (e.g., NCT04613596)"}}},
+    input_model=NctIdInput,
     executor=get_trial,
     is_global=False,
-    category="trials",
     payload_type="trial_details",
 ))

@@ -67,9 +67,11 @@ def test_tool_call_with_progress_and_payload(alice: TestClient, fake_llm: FakeAn
     assert completed["is_error"] is False and completed["payload"]["type"] == "lookup_results"
     done = events[-1].data["payload"]
     assert done["tool_history"] == [{"tool_name": "lookup", "input": {"q": "osimertinib"},
-                                     "output": "Found 2 items for osimertinib."}]
+                                     "output": "Found 2 items for osimertinib.", "is_error": False}]
     assert done["payloads"] == [{"id": completed["payload"]["id"], "type": "lookup_results",
-                                 "data": {"q": "osimertinib", "items": [1, 2]}, "source": "tool"}]
+                                 "data": {"q": "osimertinib", "items": [1, 2]}, "source": "tool",
+                                 "tool": "lookup", "decision": None, "decided_at": None}]
+    assert completed["payload"] == done["payloads"][0]  # one Card shape on every event
     second = fake_llm.requests[1]["messages"]
     assert second[-1]["content"][0]["type"] == "tool_result"
     assert second[-1]["content"][0]["content"] == "Found 2 items for osimertinib."
@@ -87,7 +89,7 @@ def test_payload_marker_never_streams(alice: TestClient, fake_llm: FakeAnthropic
     assert done["message"] == "Here is a card:\n\nAccept it if it helps."
     assert [(p["type"], p["data"]["title"], p["source"]) for p in done["payloads"]] == [
         ("test_card", "EGFR {resistance}", "llm")]
-    assert done["custom_payload"]["id"] == done["payloads"][0]["id"]
+    assert "custom_payload" not in done  # payloads[] is the one list of cards
     assert done["suggested_values"] == [{"label": "More", "value": "Show me more"}]
     stored = messages(db, events[0].data["conversation_id"])[1]
     assert stored.content == done["message"] and stored.extras["payloads"][0]["decision"] is None

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from pydantic import BaseModel
 from starlette.testclient import TestClient
 
 from backend.registry import (
@@ -31,43 +32,47 @@ RESULTS = PayloadType(name="lookup_results", description="results", source="tool
                       schema={"type": "object"})
 
 
-async def lookup(params: dict[str, Any], ctx: ToolContext) -> Any:
+class LookupInput(BaseModel):
+    q: str
+
+
+class NoInput(BaseModel):
+    pass
+
+
+async def lookup(params: LookupInput, ctx: ToolContext) -> Any:
     yield ToolProgress(stage="searching", message="Searching…", progress=0.3)
     await asyncio.sleep(0)
     yield ToolProgress(stage="ranking", message="Ranking…", progress=0.9)
-    yield ToolResult(text=f"Found 2 items for {params['q']}.",
-                     payload={"type": "lookup_results", "data": {"q": params["q"], "items": [1, 2]}})
+    yield ToolResult(text=f"Found 2 items for {params.q}.",
+                     payload={"type": "lookup_results", "data": {"q": params.q, "items": [1, 2]}})
 
 
-def boom(params: dict[str, Any], ctx: ToolContext) -> str:
+async def boom(params: NoInput, ctx: ToolContext) -> str:
     raise RuntimeError("the index is offline")
 
 
-def huge(params: dict[str, Any], ctx: ToolContext) -> str:
+async def huge(params: NoInput, ctx: ToolContext) -> str:
     return "x" * 100_000
 
 
-async def slow(params: dict[str, Any], ctx: ToolContext) -> str:
+async def slow(params: NoInput, ctx: ToolContext) -> str:
     await asyncio.sleep(0.3)  # a remote API taking its time
     return "slow result"
 
 
-def secret(params: dict[str, Any], ctx: ToolContext) -> str:
+async def secret(params: NoInput, ctx: ToolContext) -> str:
     return "should never run on the test page"
 
 
 TOOLS = [
     ToolConfig(name="lookup", description="look things up", executor=lookup, is_global=False,
-               payload_type="lookup_results",
-               input_schema={"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}}}),
-    ToolConfig(name="boom", description="always fails", executor=boom, is_global=False,
-               input_schema={"type": "object", "properties": {}}),
-    ToolConfig(name="huge", description="returns a lot", executor=huge, is_global=False,
-               input_schema={"type": "object", "properties": {}}),
-    ToolConfig(name="slow", description="takes a while", executor=slow, is_global=False,
-               input_schema={"type": "object", "properties": {}}),
+               payload_type="lookup_results", input_model=LookupInput),
+    ToolConfig(name="boom", description="always fails", executor=boom, is_global=False, input_model=NoInput),
+    ToolConfig(name="huge", description="returns a lot", executor=huge, is_global=False, input_model=NoInput),
+    ToolConfig(name="slow", description="takes a while", executor=slow, is_global=False, input_model=NoInput),
     ToolConfig(name="secret_tool", description="only on another page", executor=secret, is_global=False,
-               input_schema={"type": "object", "properties": {}}),
+               input_model=NoInput),
 ]
 
 PAGE = PageConfig(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from starlette.testclient import TestClient
 
 from backend.config import Settings
@@ -24,7 +25,7 @@ from backend.registry.builtins import load_builtins
 
 
 def tool(name: str, is_global: bool = False) -> ToolConfig:
-    return ToolConfig(name=name, description=name, input_schema={"type": "object"}, executor=lambda p, c: "",
+    return ToolConfig(name=name, description=name, input_model=BaseModel, executor=lambda p, c: "",
                       is_global=is_global)
 
 

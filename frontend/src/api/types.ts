@@ -62,7 +62,6 @@ export type MessageStatus = "complete" | "interrupted" | "failed";
 
 export interface ChatResponsePayload {
   message: string;
-  custom_payload?: { id?: string; type: string; data: Record<string, unknown> } | null;
   payloads?: Payload[];
   suggested_values?: SuggestedValue[];
   suggested_actions?: SuggestedAction[];

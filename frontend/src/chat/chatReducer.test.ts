@@ -219,10 +219,8 @@ describe("stored conversations and decisions", () => {
 });
 
 describe("payloadsOf", () => {
-  it("adds custom_payload when payloads does not already hold it", () => {
-    expect(payloadsOf({ message: "", custom_payload: { id: "c", type: "x", data: {} } }).map((p) => p.id)).toEqual(["c"]);
-    expect(
-      payloadsOf({ message: "", custom_payload: { id: "c", type: "x", data: {} }, payloads: [{ id: "c", type: "x", data: {} }] }),
-    ).toHaveLength(1);
+  it("keeps typed cards and gives each an id and data", () => {
+    const cards = payloadsOf({ message: "", payloads: [{ id: "c", type: "x", data: {} }, { type: 3 } as never] });
+    expect(cards.map((p) => p.id)).toEqual(["c"]);
   });
 });

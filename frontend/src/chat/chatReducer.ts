@@ -110,14 +110,9 @@ function asArray<T>(value: unknown): T[] {
   return Array.isArray(value) ? (value as T[]) : [];
 }
 
-/** Payloads of a complete event: `payloads`, plus `custom_payload` if it is not already there. */
+/** The cards of a complete event (`payloads`), each with an id and data. */
 export function payloadsOf(payload: ChatResponsePayload): Payload[] {
   const list = asArray<Payload>(payload.payloads).filter((p) => p && typeof p.type === "string");
-  const custom = payload.custom_payload;
-  if (custom && typeof custom.type === "string") {
-    const id = custom.id ?? `custom-${payload.message_id ?? "0"}`;
-    if (!list.some((p) => p.id === id)) list.push({ id, type: custom.type, data: custom.data ?? {}, source: "llm" });
-  }
   return list.map((p, i) => ({ ...p, id: String(p.id ?? `payload-${i}`), data: p.data ?? {} }));
 }
 

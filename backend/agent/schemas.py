@@ -1,0 +1,224 @@
+"""The typed record of a turn and the events that stream it: one module, the vocabulary of the wire.
+
+    Card            a payload the user can Accept or Dismiss (from a tool result or the model's marker)
+    ToolCall        one tool call of a turn, as the user and the next turn see it
+    Usage           tokens of the turn's model calls
+    TurnResult      the `complete` event's payload (ARCHITECTURE.md: ChatResponsePayload)
+    MessageExtras   what an assistant message stores beside its text (PublicExtras: what the page sees)
+
+Every streamed event is a member of `ChatEvent`, a union discriminated by its `type` literal; the agent
+loop yields some, the chat service adds the rest, and only `chat/sse.py` turns them into frames. The
+frontend's types are generated from these models (`python -m backend schema`), so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+TurnStatus = Literal["complete", "interrupted", "failed"]
+Decision = Literal["accepted", "dismissed"]
+
+
+class Record(BaseModel):
+    """Stored and sent records: unknown keys of older rows are ignored, never an error."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class Card(Record):
+    id: str
+    type: str
+    data: Any
+    source: Literal["tool", "llm"] = "llm"
+    tool: str | None = None  # the tool whose result carried it (tool cards)
+    decision: Decision | None = None
+    decided_at: str | None = None
+
+
+class ToolCall(Record):
+    tool_name: str
+    input: dict[str, Any]
+    output: str
+    is_error: bool = False
+
+
+class SuggestedValue(Record):
+    label: str
+    value: str
+
+
+class SuggestedAction(Record):
+    label: str
+    action: str
+    handler: Literal["client", "server"]
+    data: dict[str, Any] | None = None
+
+
+class Usage(Record):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    context_window: int | None = None
+
+    def add(self, other: Any) -> None:
+        """Add an SDK usage object (or another Usage): missing and None counts are zero."""
+        for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+            setattr(self, key, getattr(self, key) + (getattr(other, key, 0) or 0))
+
+
+class StreamRef(Record):
+    """The research stream whose instructions shaped a turn."""
+
+    id: int
+    name: str
+    version_id: int | None = None  # the saved instructions version; None for an admin's draft
+    draft: bool = False
+    applied: bool = False  # the stream has instructions that joined the prompt
+
+
+class TurnError(Record):
+    message: str
+    code: str
+
+
+class PublicExtras(Record):
+    """An assistant message's structured part, as the page sees it (`GET /api/conversations/{id}`)."""
+
+    turn_id: str | None = None
+    payloads: list[Card] = Field(default_factory=list)
+    suggested_values: list[SuggestedValue] = Field(default_factory=list)
+    suggested_actions: list[SuggestedAction] = Field(default_factory=list)
+    tool_history: list[ToolCall] = Field(default_factory=list)
+    usage: Usage | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    payload_errors: list[str] = Field(default_factory=list)
+    stream: StreamRef | None = None
+    error: TurnError | None = None
+
+
+class MessageExtras(PublicExtras):
+    """What an assistant message stores beside its text: the public part, plus `blocks` (the exact API
+    content of the turn, for rebuilding the history), which stays on the server."""
+
+    blocks: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class TurnResult(Record):
+    message: str
+    payloads: list[Card]
+    suggested_values: list[SuggestedValue]
+    suggested_actions: list[SuggestedAction]
+    tool_history: list[ToolCall]
+    conversation_id: int
+    message_id: int
+    status: TurnStatus
+    usage: Usage
+
+
+# ---- events -------------------------------------------------------------------------------------------
+
+
+class WireEvent(BaseModel):
+    """Base of every streamed event: frozen, named on the wire by its `type` literal."""
+
+    model_config = ConfigDict(frozen=True)
+    type: str
+    _omitted_when_none: ClassVar[tuple[str, ...]] = ()  # optional keys that appear only with a value
+
+    def to_data(self) -> dict[str, Any]:
+        """The SSE `data` JSON: fields in declaration order, `type` last."""
+        data = self.model_dump(mode="json", exclude={"type"})
+        for key in self._omitted_when_none:
+            if data.get(key) is None:
+                del data[key]
+        data["type"] = self.type
+        return data
+
+
+class ConversationOpened(WireEvent):
+    """Always first: which conversation, turn and user message this stream belongs to."""
+
+    conversation_id: int
+    turn_id: str
+    user_message_id: int
+    stream: StreamRef | None = None  # present only when a research stream shapes the turn
+    type: Literal["conversation"] = "conversation"
+    _omitted_when_none = ("stream",)
+
+
+class Status(WireEvent):
+    """A status line. `notice` marks news about the turn itself (e.g. "stream 7 is archived") that the
+    page keeps on the answer, unlike progress lines that replace each other."""
+
+    message: str
+    notice: bool | None = None
+    type: Literal["status"] = "status"
+    _omitted_when_none = ("notice",)
+
+
+class TextDelta(WireEvent):
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+class ToolStarted(WireEvent):
+    tool: str
+    input: dict[str, Any]
+    index: int
+    type: Literal["tool_start"] = "tool_start"
+
+
+class ToolProgressed(WireEvent):
+    tool: str
+    index: int
+    stage: str
+    message: str
+    progress: float | None
+    type: Literal["tool_progress"] = "tool_progress"
+
+
+class ToolCompleted(WireEvent):
+    tool: str
+    index: int
+    is_error: bool
+    payload: Card | None = None
+    type: Literal["tool_complete"] = "tool_complete"
+
+
+class UsageUpdated(WireEvent):
+    input_tokens: int
+    output_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_input_tokens: int
+    context_window: int
+    type: Literal["usage"] = "usage"
+
+
+class TurnCompleted(WireEvent):
+    payload: TurnResult
+    type: Literal["complete"] = "complete"
+
+
+class TurnErrored(WireEvent):
+    """Last on failure. Codes: the API's error type, `connection_lost`, `truncated`, `timeout`,
+    `internal_error`."""
+
+    message: str
+    code: str
+    retryable: bool
+    conversation_id: int
+    message_id: int | None
+    type: Literal["error"] = "error"
+
+
+AgentEvent = Status | TextDelta | ToolStarted | ToolProgressed | ToolCompleted | UsageUpdated
+ChatEvent = Annotated[
+    ConversationOpened | Status | TextDelta | ToolStarted | ToolProgressed | ToolCompleted | UsageUpdated
+    | TurnCompleted | TurnErrored,
+    Field(discriminator="type"),
+]
+chat_event_adapter: TypeAdapter[Any] = TypeAdapter(ChatEvent)
