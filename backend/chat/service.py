@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 from pydantic import BaseModel, Field, field_validator
@@ -46,6 +46,7 @@ from backend.chat import history as chat_history
 from backend.chat import turns
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
 from backend.chat.prompt import SystemPrompt, build_system_prompt
+from backend.conversations.schemas import App
 from backend.conversations.service import get_owned
 from backend.db.base import utcnow
 from backend.db.models import Conversation, Message
@@ -60,7 +61,6 @@ log = logging.getLogger(__name__)
 
 STAGE_BUDGET = 20  # items of a staged list shown in the prompt; the rest wait in the holding pen
 MAX_CONTEXT_BYTES = 2_000_000
-App = Literal["kh", "tablizer", "trialscout"]
 
 
 class ChatRequest(BaseModel):

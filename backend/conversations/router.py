@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+from typing import Protocol
+
 import anyio
 from fastapi import APIRouter, Request, Response
 
 from backend.agent.schemas import Card
 from backend.auth.deps import CurrentUser, DbDep
-from backend.chat.service import App, ChatService
 from backend.conversations import service
 from backend.conversations.schemas import (
+    App,
     ConversationDetail,
     ConversationRead,
     ConversationUpdate,
@@ -15,6 +17,12 @@ from backend.conversations.schemas import (
 )
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"])
+
+
+class TurnStopper(Protocol):
+    """What these routes need of the chat service (`app.state.chat`), without importing the chat layer."""
+
+    async def stop(self, user_id: int, conversation_id: int) -> bool: ...
 
 
 @router.get("")
@@ -45,7 +53,7 @@ async def rename_conversation(conversation_id: int, body: ConversationUpdate, us
 @router.delete("/{conversation_id}", status_code=204)
 async def delete_conversation(conversation_id: int, user: CurrentUser, db: DbDep,
                               request: Request) -> Response:
-    chat: ChatService = request.app.state.chat
+    chat: TurnStopper = request.app.state.chat
 
     def run() -> None:
         with db.session() as s:
@@ -62,7 +70,7 @@ async def stop_turn(conversation_id: int, user: CurrentUser, db: DbDep, request:
         with db.session() as s:
             service.get_owned(s, user.id, conversation_id)
     await anyio.to_thread.run_sync(check)
-    chat: ChatService = request.app.state.chat
+    chat: TurnStopper = request.app.state.chat
     return {"stopped": await chat.stop(user.id, conversation_id)}
 
 

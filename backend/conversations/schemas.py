@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backend.agent.schemas import Decision, PublicExtras
+
+App = Literal["kh", "tablizer", "trialscout"]  # the product a conversation belongs to (kh: stream editor)
 
 
 class ConversationRead(BaseModel):
