@@ -68,7 +68,7 @@ def account_key(username: str) -> str:
 
 
 def address_key(address: str) -> str:
-    return f"address:{address}"
+    return f"address:{address}"[:120]
 
 
 def retry_after(s: Session, keys: list[str], now: datetime | None = None) -> int | None:
