@@ -36,6 +36,15 @@ def _headers_for(path: str) -> list[tuple[bytes, bytes]]:
             (b"referrer-policy", b"same-origin")]
 
 
+def _authority(netloc: str) -> str:
+    """host[:port], lower-cased, without a default port (a proxy may spell `Host: app.example:443`)."""
+    netloc = netloc.strip().lower()
+    for default in (":80", ":443"):
+        if netloc.endswith(default):
+            return netloc[: -len(default)]
+    return netloc
+
+
 def cross_site_reason(method: str, headers: dict[bytes, bytes]) -> str | None:
     """Why a request must be refused as cross-site, or None. `headers` are the raw ASGI ones, lower-cased."""
     if method.upper() in SAFE_METHODS:
@@ -45,9 +54,9 @@ def cross_site_reason(method: str, headers: dict[bytes, bytes]) -> str | None:
         value = origin.decode("latin-1").strip()
         if value.lower() == "null":
             return "a page with an opaque origin"
-        host = headers.get(b"host", b"").decode("latin-1").strip().lower()
+        host = _authority(headers.get(b"host", b"").decode("latin-1"))
         try:
-            origin_host = urlsplit(value).netloc.lower()
+            origin_host = _authority(urlsplit(value).netloc)
         except ValueError:
             origin_host = ""
         if not host or origin_host != host:
