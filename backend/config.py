@@ -28,8 +28,15 @@ class Settings(BaseSettings):
     # Model requests in flight per AI column run.
     ai_column_concurrency: int = Field(default=8, ge=1, le=64, alias="COLLEAGUE_AI_COLUMN_CONCURRENCY")
     colleague_demo: bool = Field(default=False, alias="COLLEAGUE_DEMO")
-    # Signs nothing: session ids are random and stored server-side; this only marks cookies Secure.
+    # Signs nothing: session ids are random and stored hashed; this marks cookies Secure even over plain
+    # HTTP (they are Secure anyway whenever the request came over HTTPS).
     cookie_secure: bool = Field(default=False, alias="COLLEAGUE_COOKIE_SECURE")
+    # Failed sign-ins before a lockout, per account name and per client address (backend/auth/throttle.py).
+    login_max_failures: int = Field(default=5, ge=1, alias="COLLEAGUE_LOGIN_MAX_FAILURES")
+    login_max_failures_per_address: int = Field(default=20, ge=1, alias="COLLEAGUE_LOGIN_MAX_FAILURES_PER_ADDRESS")
+    # The first lockout; each further failure doubles it, up to the maximum.
+    login_lockout_seconds: int = Field(default=30, ge=1, alias="COLLEAGUE_LOGIN_LOCKOUT_SECONDS")
+    login_max_lockout_seconds: int = Field(default=900, ge=1, alias="COLLEAGUE_LOGIN_MAX_LOCKOUT_SECONDS")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
 
     @property

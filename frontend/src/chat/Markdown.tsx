@@ -1,9 +1,9 @@
 /**
  * Safe markdown for assistant answers: no raw HTML, only http/https/mailto
- * links, images shown as links (never loaded), and NCT ids / PMIDs turned
- * into links that open the row or detail view in the page.
+ * links, images shown as inert text naming their domain (never loaded, never
+ * linked), and NCT ids / PMIDs turned into links that open the row or detail
+ * view in the page.
  */
-import type { ReactNode } from "react";
 import ReactMarkdown, { type Components, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "./EntityLink";
@@ -18,6 +18,7 @@ interface MdNode {
 
 const ENTITY = /\b(NCT\d{8})\b|\bPMID:?\s?(\d{1,9})\b/g;
 const SAFE_PROTOCOL = /^(https?:|mailto:)/i;
+const SAFE_IMAGE_PROTOCOL = /^https?:/i;
 
 function splitText(node: MdNode): MdNode[] {
   const text = node.value ?? "";
@@ -67,6 +68,16 @@ function entityOf(node: { properties?: Record<string, unknown> } | undefined): [
   return kind === "nct" || kind === "pmid" ? [kind, id] : null;
 }
 
+/** The host an image would have been fetched from (http/https only), or "" when there is none. */
+export function imageDomain(src: unknown): string {
+  if (typeof src !== "string" || !SAFE_IMAGE_PROTOCOL.test(src)) return "";
+  try {
+    return new URL(src).hostname;
+  } catch {
+    return "";
+  }
+}
+
 function components(onEntity?: OpenEntity): Components {
   return {
     a({ node, href, children }) {
@@ -86,16 +97,11 @@ function components(onEntity?: OpenEntity): Components {
       );
     },
     img({ src, alt }) {
-      // Never fetch remote images from an answer: show what it is instead.
-      const label: ReactNode = alt || (typeof src === "string" ? src : "") || "image";
-      if (typeof src === "string" && src) {
-        return (
-          <a href={src} target="_blank" rel="noopener noreferrer nofollow" className="image-link">
-            [image: {label}]
-          </a>
-        );
-      }
-      return <span className="image-link">[image: {label}]</span>;
+      // Never fetch an image from an answer, nor offer a link to it: its URL (a query string especially)
+      // is whatever the model or a poisoned source chose. Say what it was and where from, as plain text.
+      const domain = imageDomain(src);
+      const label = [alt, domain && (alt ? `(${domain})` : domain)].filter(Boolean).join(" ");
+      return <span className="image-ref">{label ? `[image: ${label}]` : "[image]"}</span>;
     },
   };
 }
