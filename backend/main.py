@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,6 +18,7 @@ from backend.agent.llm import LLM, make_llm
 from backend.ai_columns.router import router as ai_columns_router
 from backend.articles.router import router as articles_router
 from backend.auth.router import router as auth_router
+from backend.chat.router import resume_router
 from backend.chat.router import router as chat_router
 from backend.chat.service import ChatService
 from backend.config import Settings, get_settings
@@ -44,7 +46,12 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         if settings.colleague_demo:
             from backend.seed import seed_demo
             await anyio.to_thread.run_sync(seed_demo, db)
+        chat: ChatService = app.state.chat
+        await anyio.to_thread.run_sync(chat.sweep)  # turns a dead worker left running are interrupted
+        sweeper = asyncio.create_task(chat.sweep_forever())
         yield
+        sweeper.cancel()
+        await chat.shutdown()  # running turns save what they have; their readers are told to resume
         await close_sources()
         db.dispose()
 
@@ -65,7 +72,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
         return JSONResponse({"error": "invalid_input", "detail": detail}, status_code=422)
 
-    for router in (auth_router, chat_router, conversations_router, pages_router, trials_router,
+    for router in (auth_router, chat_router, resume_router, conversations_router, pages_router, trials_router,
                    articles_router, streams_router):
         app.include_router(router)
     app.include_router(ai_columns_router)

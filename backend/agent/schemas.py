@@ -215,10 +215,19 @@ class TurnErrored(WireEvent):
     type: Literal["error"] = "error"
 
 
+class Reconnect(WireEvent):
+    """Last when this server shuts down mid-turn: the answer goes on; resume it (`GET
+    /api/conversations/{id}/stream` with `Last-Event-ID`) after `retry_ms`. Carries no id of its own."""
+
+    message: str
+    retry_ms: int
+    type: Literal["reconnect"] = "reconnect"
+
+
 AgentEvent = Status | TextDelta | ToolStarted | ToolProgressed | ToolCompleted | UsageUpdated
 ChatEvent = Annotated[
     ConversationOpened | Status | TextDelta | ToolStarted | ToolProgressed | ToolCompleted | UsageUpdated
-    | TurnCompleted | TurnErrored,
+    | TurnCompleted | TurnErrored | Reconnect,
     Field(discriminator="type"),
 ]
 chat_event_adapter: TypeAdapter[Any] = TypeAdapter(ChatEvent)

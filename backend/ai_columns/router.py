@@ -8,7 +8,7 @@ from sse_starlette import EventSourceResponse
 from backend.ai_columns.schemas import EvaluateRequest
 from backend.ai_columns.service import AiColumnService
 from backend.auth.deps import CurrentUser
-from backend.chat.sse import sse_response
+from backend.chat.sse import events_response
 
 router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"])
 
@@ -28,4 +28,4 @@ def column_service(request: Request) -> AiColumnService:
 async def evaluate(body: EvaluateRequest, user: CurrentUser, request: Request) -> EventSourceResponse:
     """Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
     `error` when the column cannot run. Bad input is a 422 before any byte is sent."""
-    return sse_response(column_service(request).run(body))
+    return events_response(column_service(request).run(body))

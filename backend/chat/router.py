@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
@@ -15,6 +15,7 @@ from backend.errors import Forbidden
 from backend.streams.service import STREAM_DRAFT_KEY
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
+resume_router = APIRouter(prefix="/api/conversations", tags=["chat"])
 
 
 def chat_service(request: Request) -> ChatService:
@@ -28,14 +29,27 @@ class PromptPreviewRequest(BaseModel):
 
 
 @router.post("/stream", response_class=EventSourceResponse)
-async def stream(body: ChatRequest, user: CurrentUser, request: Request) -> EventSourceResponse:
+async def stream(body: ChatRequest, user: CurrentUser, request: Request,
+                 idempotency_key: Annotated[str | None, Header(min_length=1, max_length=100)] = None,
+                 ) -> EventSourceResponse:
     """Run one turn and stream its events. Errors before the first byte are HTTP statuses (404 for a
-    conversation that is not yours, 409 while another turn runs in it); after it they are `error` events."""
+    conversation that is not yours, 409 while another turn runs in it, 422 for an `Idempotency-Key`
+    reused with another body); after it they are `error` events. The same key again attaches to the
+    turn it started (replayed from its first event), running or finished: one send is one turn."""
     if body.context.get(STREAM_DRAFT_KEY) is not None and not user.is_admin:
         raise Forbidden("Only admins can try draft stream instructions.")
     chat = chat_service(request)
-    turn = await chat.begin(user.id, body)
-    return sse_response(chat.run(turn))
+    return sse_response(await chat.submit(user.id, body, idempotency_key), chat.close_readers)
+
+
+@resume_router.get("/{conversation_id}/stream", response_class=EventSourceResponse)
+async def resume(conversation_id: int, user: CurrentUser, request: Request,
+                 last_event_id: Annotated[str | None, Header()] = None) -> EventSourceResponse:
+    """Attach to the conversation's running or latest turn: the events after `Last-Event-ID` (all of
+    them without it), then live ones until the terminal event. Never starts a generation."""
+    after = int(last_event_id) if last_event_id and last_event_id.strip().isdigit() else 0
+    chat = chat_service(request)
+    return sse_response(await chat.resume(user.id, conversation_id, min(after, 10**9)), chat.close_readers)
 
 
 @router.get("/prompt-preview")

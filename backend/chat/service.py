@@ -1,57 +1,42 @@
-"""The chat turn lifecycle: begin (persist the user message), run (agent loop), finish (persist the answer).
+"""The chat turn lifecycle: begin (one transaction), generate (a task of this worker), read (any worker).
 
+`submit` stores the user message and the assistant message-to-be, claims the conversation and starts a
+`TurnRunner`; what the HTTP response streams is a reader of the turn's log, so a client that leaves,
+freezes or reloads changes nothing about the answer, and `resume` attaches to it again from any worker.
+One send is one turn: an `Idempotency-Key` seen before attaches to its turn instead of starting another.
 Persistence points are short sessions run in worker threads; none is open while the model streams.
-Whatever ends the turn (the answer, an error, Stop, a dropped client) the assistant message is saved
-once, with status complete / failed / interrupted and a history the Messages API accepts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterable, AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Mapping
+from datetime import timedelta
 from typing import Any
 
 import anyio
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
-from backend.agent.errors import ApiFailure
 from backend.agent.llm import LLM
-from backend.agent.loop import LoopLimits, TurnState, run_turn
-from backend.agent.pump import Pump
-from backend.agent.schemas import (
-    AgentEvent,
-    Card,
-    ChatEvent,
-    ConversationOpened,
-    MessageExtras,
-    Status,
-    StreamRef,
-    SuggestedAction,
-    SuggestedValue,
-    TextDelta,
-    ToolCompleted,
-    TurnCompleted,
-    TurnError,
-    TurnErrored,
-    TurnResult,
-    TurnStatus,
-    UsageUpdated,
-)
+from backend.agent.loop import LoopLimits
+from backend.agent.schemas import MessageExtras, StreamRef
 from backend.chat import history as chat_history
 from backend.chat import turns
-from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
+from backend.chat.log import Frame, follow_stored, stored_frames
 from backend.chat.prompt import SystemPrompt, build_system_prompt
+from backend.chat.runner import SHUTDOWN, Turn, TurnRunner
 from backend.conversations.schemas import App
 from backend.conversations.service import get_owned
 from backend.db.base import utcnow
-from backend.db.models import Conversation, Message
+from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
-from backend.errors import Conflict
+from backend.errors import Conflict, InvalidInput, NotFound
 from backend.registry import Resolved, ToolContext, resolve
 from backend.sources import Sources
 from backend.streams.service import STREAM_DRAFT_KEY, stream_for_prompt, stream_info
@@ -84,32 +69,6 @@ class ChatRequest(BaseModel):
         return value
 
 
-@dataclass
-class Turn:
-    user_id: int
-    conversation_id: int
-    app: str
-    turn_id: str
-    user_message_id: int
-    messages: list[dict[str, Any]]
-    system: SystemPrompt
-    resolved: Resolved
-    tool_ctx: ToolContext
-    notices: list[str] = field(default_factory=list)
-    stream: StreamRef | None = None
-
-
-@dataclass
-class RunningTurn:
-    user_id: int
-    pump: Pump[AgentEvent]
-    stopped: bool = False
-
-    def stop(self) -> None:
-        self.stopped = True
-        self.pump.cancel()
-
-
 def stage_items(context: Mapping[str, Any], keys: tuple[str, ...],
                 budget: int = STAGE_BUDGET) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """The holding pen: every item list is staged for `get_staged_items`; the prompt lists only the first
@@ -136,8 +95,12 @@ class ChatService:
         self.llm = llm
         self.sources = sources
         self.limits = limits or LoopLimits()
-        self.running: dict[int, RunningTurn] = {}  # turns of this worker, for an immediate Stop
-        self.poll_seconds = 1.0  # how often a turn checks for a Stop sent to another worker
+        self.runners: dict[int, TurnRunner] = {}  # this worker's running turns, by conversation
+        self.poll_seconds = 1.0  # how often the watcher looks for Stop asked on another worker
+        self.read_poll_seconds = 0.25  # how often a reader of another worker's turn looks for events
+        self.closing = False
+        self._watcher: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # -- begin ---------------------------------------------------------------------------------------
     def prepare_prompt(self, s: Any, context: Mapping[str, Any]) -> tuple[
@@ -153,106 +116,139 @@ class ChatService:
         return (resolved, build_system_prompt(resolved, shown, stream), staged, notices,
                 StreamRef.model_validate(info) if info else None)
 
-    async def begin(self, user_id: int, req: ChatRequest) -> Turn:
-        return await anyio.to_thread.run_sync(self._begin, user_id, req)
+    def _begin(self, user_id: int, req: ChatRequest, key: str | None) -> Turn | str:
+        """A new turn, or the id of the turn this idempotency key already started."""
+        fingerprint = _fingerprint(req)
+        try:
+            with self.db.session() as s:
+                if key and (seen := turns.by_key(s, user_id, key)) is not None:
+                    return _same_request(seen, fingerprint)
+                return self._open_turn(s, user_id, req, key, fingerprint)
+        except (IntegrityError, Conflict):
+            if not key:
+                raise
+            with self.db.session() as s:  # a concurrent send with the same key won: attach to its turn
+                seen = turns.by_key(s, user_id, key)
+            if seen is None:
+                raise
+            return _same_request(seen, fingerprint)
 
-    def _begin(self, user_id: int, req: ChatRequest) -> Turn:
+    def _open_turn(self, s: Any, user_id: int, req: ChatRequest, key: str | None, fingerprint: str) -> Turn:
         context = req.context
         turn_id = uuid.uuid4().hex
-        with self.db.session() as s:
-            resolved, system, staged, notices, stream = self.prepare_prompt(s, context)
-            if req.conversation_id is None:
-                app = req.app or (resolved.page.app if resolved.page else "kh")
-                conv = Conversation(user_id=user_id, app=app, title=_title(req.message))
-                s.add(conv)
-                s.flush()
-                rows: list[Message] = []
-            else:
-                conv = get_owned(s, user_id, req.conversation_id)
-                rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id)
-                                      .order_by(Message.id)))
-            if not turns.claim(s, conv.id, turn_id):
-                raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
-            user_msg = Message(conversation_id=conv.id, role="user", content=req.message, context=context,
-                               extras={}, status="complete")
-            s.add(user_msg)
-            conv.updated_at = utcnow()
+        resolved, system, staged, notices, stream = self.prepare_prompt(s, context)
+        if req.conversation_id is None:
+            app = req.app or (resolved.page.app if resolved.page else "kh")
+            conv = Conversation(user_id=user_id, app=app, title=_title(req.message))
+            s.add(conv)
             s.flush()
-            messages = chat_history.build_history(rows, req.message)
-            return Turn(
-                user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
-                user_message_id=user_msg.id, messages=messages, system=system, resolved=resolved,
-                tool_ctx=ToolContext(sources=self.sources, user_id=user_id, conversation_id=conv.id,
-                                     page_context=context, staged=staged),
-                notices=notices, stream=stream)
+        else:
+            conv = get_owned(s, user_id, req.conversation_id)
+        if not turns.claim(s, conv.id, turn_id):
+            raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
+        turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
+        rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id).order_by(Message.id)))
+        user_msg = Message(conversation_id=conv.id, role="user", content=req.message, context=context,
+                           extras={}, status="complete")
+        answer = Message(conversation_id=conv.id, role="assistant", content="", context=None, status="running",
+                         extras=MessageExtras(turn_id=turn_id, model=self.llm.label, stream=stream)
+                         .model_dump(mode="json"))
+        s.add_all([user_msg, answer])
+        conv.updated_at = utcnow()
+        s.flush()
+        s.add(ChatTurn(id=turn_id, conversation_id=conv.id, user_id=user_id, idempotency_key=key,
+                       request_hash=fingerprint, status="running", user_message_id=user_msg.id,
+                       assistant_message_id=answer.id, last_event_id=0))
+        s.flush()
+        return Turn(
+            user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
+            user_message_id=user_msg.id, assistant_message_id=answer.id,
+            messages=chat_history.build_history(rows, req.message), system=system, resolved=resolved,
+            tool_ctx=ToolContext(sources=self.sources, user_id=user_id, conversation_id=conv.id,
+                                 page_context=context, staged=staged),
+            notices=notices, stream=stream)
 
-    # -- run -----------------------------------------------------------------------------------------
-    async def run(self, turn: Turn) -> AsyncIterator[ChatEvent]:
-        """Yield the turn's events; always saves the assistant message exactly once."""
-        yield ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
-                                 user_message_id=turn.user_message_id, stream=turn.stream)
-        for notice in turn.notices:
-            yield Status(message=notice, notice=True)
-        state = TurnState()
-        pump: Pump[AgentEvent] = Pump(run_turn(
-            self.llm.client, model=self.llm.model, system=turn.system.blocks(), messages=turn.messages,
-            tools=turn.resolved.tools, tool_ctx=turn.tool_ctx, state=state, limits=self.limits))
-        running = RunningTurn(user_id=turn.user_id, pump=pump)
-        self.running[turn.conversation_id] = running
-        watcher = asyncio.create_task(self._watch(turn, running))
-        markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
-        text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
-        saved = False
-        try:
-            try:
-                async for event in visible_events(pump, text_filter):
-                    yield event
-            except Exception:  # a bug in the loop must still end the turn cleanly
-                log.exception("agent loop crashed")
-                state.failure = ApiFailure(message="Something went wrong on our side while answering. "
-                                                   "Please retry.", code="internal_error", retryable=False)
-            if rest := text_filter.flush():
-                yield TextDelta(text=rest)
-            status: TurnStatus = "interrupted" if running.stopped else ("failed" if state.failure else "complete")
-            result = await self._finish(turn, state, status)
-            saved = True
-            if state.failure:
-                yield TurnErrored(message=state.failure.message, code=state.failure.code,
-                                  retryable=state.failure.retryable, conversation_id=turn.conversation_id,
-                                  message_id=result.message_id)
-            else:
-                yield TurnCompleted(payload=result)
-        finally:
-            watcher.cancel()
-            await pump.aclose()
-            if not saved:  # the client went away: keep what was said so far
-                with anyio.CancelScope(shield=True):
-                    await self._finish(turn, state, "interrupted")
-            self.running.pop(turn.conversation_id, None)
+    # -- submit and read -----------------------------------------------------------------------------
+    async def submit(self, user_id: int, req: ChatRequest, key: str | None = None) -> AsyncIterator[Frame]:
+        """Start a turn (or find the one this key started) and return a reader of it from its first event.
+        Refusals (404, 409, 422) are raised here, before the first byte."""
+        begun = await anyio.to_thread.run_sync(self._begin, user_id, req, key)
+        if isinstance(begun, str):
+            return self.read(begun, 0)
+        runner = TurnRunner(self.db, self.llm, self.limits, begun)
+        self.runners[begun.conversation_id] = runner
+        runner.start()
+        assert runner.task is not None
+        self._tasks.add(runner.task)
+        conversation_id = begun.conversation_id
+        runner.task.add_done_callback(lambda task: self._ended(conversation_id, runner, task))
+        self._ensure_watcher()
+        return self.read(begun.turn_id, 0)
 
-    async def _watch(self, turn: Turn, running: RunningTurn) -> None:
-        """Stop asked on another worker, seen through the database; renews the turn's lease meanwhile."""
-        polls = 0
-        renew_every = max(1, int(turns.LEASE.total_seconds() / 3 / self.poll_seconds))
-        while True:
-            await asyncio.sleep(self.poll_seconds)
-            polls += 1
-            renew = polls % renew_every == 0
+    def _ended(self, conversation_id: int, runner: TurnRunner, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if self.runners.get(conversation_id) is runner:
+            del self.runners[conversation_id]
 
-            def check(renew: bool = renew) -> bool:
-                with self.db.session() as s:
-                    return turns.poll(s, turn.conversation_id, turn.turn_id, renew)
+    async def resume(self, user_id: int, conversation_id: int, after: int) -> AsyncIterator[Frame]:
+        """A reader of the conversation's running or latest turn, from the event after `after`."""
+        def find() -> str:
+            with self.db.session() as s:
+                get_owned(s, user_id, conversation_id)
+                turn = turns.latest(s, conversation_id)
+                if turn is None:
+                    raise NotFound(f"Conversation {conversation_id} has no turn to resume.")
+                return turn.id
+        return self.read(await anyio.to_thread.run_sync(find), after)
 
-            if await anyio.to_thread.run_sync(check):
-                running.stop()
-                return
+    async def read(self, turn_id: str, after: int) -> AsyncIterator[Frame]:
+        """Frames with id > `after` until the terminal one: from memory when the turn runs here, else from
+        the database. Ends by raising `Closing` when this server shuts down first."""
+        runner = next((r for r in self.runners.values() if r.turn.turn_id == turn_id), None)
+        if runner is not None:
+            async for frame in runner.log.follow(after):
+                yield frame
+            return
+        checks = 0
 
+        async def fetch(n: int) -> list[Frame]:
+            return await anyio.to_thread.run_sync(self._stored, turn_id, n)
+
+        async def idle() -> None:
+            nonlocal checks
+            checks += 1
+            if checks % 8 == 0:  # every ~2 s: a turn whose worker is gone gets its terminal event
+                await anyio.to_thread.run_sync(self._interrupt_if_stale, turn_id)
+
+        async for frame in follow_stored(fetch, after, poll_seconds=self.read_poll_seconds, idle=idle,
+                                         closing=lambda: self.closing):
+            yield frame
+
+    def _stored(self, turn_id: str, after: int) -> list[Frame]:
+        with self.db.session() as s:
+            frames = stored_frames(s, turn_id, after)
+            if frames:
+                return frames
+            record = s.get(ChatTurn, turn_id)
+            if record is None or (record.status != "running" and after >= record.last_event_id):
+                return [Frame(id=after, type="error", data={"message": "This turn has no more events.",
+                                                            "code": "no_more_events", "retryable": False,
+                                                            "type": "error"})] if record is None else []
+            return []
+
+    def _interrupt_if_stale(self, turn_id: str) -> None:
+        with self.db.session() as s:
+            record = s.get(ChatTurn, turn_id)
+            if record is not None and record.status == "running":
+                turns.interrupt_stale(s, record.conversation_id)
+
+    # -- stop, watch, sweep, shut down ---------------------------------------------------------------
     async def stop(self, user_id: int, conversation_id: int) -> bool:
         """Stop the running turn of a conversation, on this worker at once or on another through the
         database (the caller has checked ownership). False when no turn is running."""
-        running = self.running.get(conversation_id)
-        if running is not None and running.user_id == user_id:
-            running.stop()
+        runner = self.runners.get(conversation_id)
+        if runner is not None and runner.turn.user_id == user_id:
+            runner.stop()
             return True
 
         def ask() -> bool:
@@ -261,57 +257,75 @@ class ChatService:
 
         return await anyio.to_thread.run_sync(ask)
 
-    # -- finish --------------------------------------------------------------------------------------
-    async def _finish(self, turn: Turn, state: TurnState, status: TurnStatus) -> TurnResult:
-        extraction = extract(state.text + state.partial_text, turn.resolved.llm_payloads)
-        for error in extraction.errors:
-            log.warning("payload dropped in conversation %s: %s", turn.conversation_id, error)
-        cards = [*state.tool_payloads, *(
-            Card(id=uuid.uuid4().hex[:16], type=p["type"], data=p["data"], source="llm")
-            for p in extraction.payloads)]
-        usage = state.usage.model_copy(update={"context_window": self.limits.context_window})
-        extras = MessageExtras(
-            turn_id=turn.turn_id, payloads=cards,
-            suggested_values=[SuggestedValue.model_validate(v) for v in extraction.suggested_values],
-            suggested_actions=[SuggestedAction.model_validate(a) for a in extraction.suggested_actions],
-            tool_history=state.tool_history, usage=usage, model=self.llm.label, stop_reason=state.stop_reason,
-            payload_errors=extraction.errors, stream=turn.stream, blocks=state.history(),
-            error=TurnError(message=state.failure.message, code=state.failure.code) if state.failure else None)
-        message_id = await anyio.to_thread.run_sync(self._save, turn, extraction.message, extras, status)
-        return TurnResult(
-            message=extraction.message, payloads=cards, suggested_values=extras.suggested_values,
-            suggested_actions=extras.suggested_actions, tool_history=state.tool_history,
-            conversation_id=turn.conversation_id, message_id=message_id, status=status, usage=usage)
+    def _ensure_watcher(self) -> None:
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.create_task(self._watch(), name="turn-watcher")
 
-    def _save(self, turn: Turn, content: str, extras: MessageExtras, status: str) -> int:
-        with self.db.session() as s:
-            conv = s.get(Conversation, turn.conversation_id)
-            if conv is None:  # deleted while the turn ran: nothing to attach the answer to
-                return 0
-            msg = Message(conversation_id=conv.id, role="assistant", content=content, context=None,
-                          extras=extras.model_dump(mode="json"), status=status)
-            s.add(msg)
-            conv.updated_at = utcnow()
-            turns.release(conv, turn.turn_id)
-            s.flush()
-            return msg.id
+    async def _watch(self) -> None:
+        """One watcher for all of this worker's turns: renews their leases and sees Stop asked elsewhere."""
+        renew_every = max(1, int(turns.RENEW_EVERY.total_seconds() / self.poll_seconds))
+        polls = 0
+        while self.runners:
+            await asyncio.sleep(self.poll_seconds)
+            polls += 1
+            leases = {cid: r.turn.turn_id for cid, r in self.runners.items()}
 
+            def check(leases: dict[int, str] = leases, renew: bool = polls % renew_every == 0) -> set[int]:
+                with self.db.session() as s:
+                    return turns.renew_and_poll(s, leases, renew)
 
-def visible_events(events: AsyncIterable[Any], text_filter: MarkerFilter) -> AsyncIterator[AgentEvent]:
-    """The loop's events with marker text held back: text deltas pass through the filter, and text held
-    at a model call's end (its usage) or a tool's end is released once it can't be a marker."""
-
-    async def transform() -> AsyncIterator[AgentEvent]:
-        async for event in events:
-            if isinstance(event, TextDelta):
-                if visible := text_filter.feed(event.text):
-                    yield TextDelta(text=visible)
+            try:
+                stopped = await anyio.to_thread.run_sync(check)
+            except Exception:  # the database blinked: try again on the next poll
+                log.exception("turn watcher poll failed")
                 continue
-            if isinstance(event, UsageUpdated | ToolCompleted) and (rest := text_filter.flush()):
-                yield TextDelta(text=rest)
-            yield event
+            for cid in stopped:
+                if (runner := self.runners.get(cid)) is not None and runner.turn.turn_id == leases[cid]:
+                    runner.stop()
 
-    return transform()
+    def sweep(self) -> int:
+        """Turns left running by a worker that is gone are marked interrupted; old event logs are purged.
+        Run at startup and periodically."""
+        with self.db.session() as s:
+            count = turns.interrupt_stale(s)
+            turns.purge_events(s, utcnow() - timedelta(days=1))
+        return count
+
+    async def sweep_forever(self, every: float = 30.0) -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await anyio.to_thread.run_sync(self.sweep)
+            except Exception:
+                log.exception("turn sweep failed")
+
+    def close_readers(self) -> None:
+        """The server is going down: every reader ends with a frame asking its client to resume."""
+        self.closing = True
+        for runner in list(self.runners.values()):
+            runner.log.close()
+
+    async def shutdown(self, timeout: float = 3.0) -> None:
+        """Stop generating; each turn saves what it has, marked interrupted, within `timeout`."""
+        self.close_readers()
+        for runner in list(self.runners.values()):
+            runner.stop(SHUTDOWN)
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=timeout)
+        if self._watcher is not None:
+            self._watcher.cancel()
+
+
+def _fingerprint(req: ChatRequest) -> str:
+    body = json.dumps(req.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _same_request(seen: ChatTurn, fingerprint: str) -> str:
+    if seen.request_hash != fingerprint:
+        raise InvalidInput("This Idempotency-Key was already used for a different message; send the message "
+                           "with a new key.")
+    return seen.id
 
 
 def _title(message: str) -> str:

@@ -1,26 +1,63 @@
-"""The only code that knows Server-Sent Events: typed events in, `id`/`event`/`data` frames out."""
+"""The only code that knows Server-Sent Events: a turn's logged frames in, `id`/`event`/`data` out.
+
+The frame ids are the turn log's, so a client that resumes with `Last-Event-ID` continues the same
+numbering. A client that stops reading is dropped after `SEND_TIMEOUT` (the answer goes on and is
+saved regardless). When the server shuts down, each stream ends with a `reconnect` event.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
 
+import anyio
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from backend.agent.schemas import Reconnect, WireEvent
+from backend.chat.log import Closing, Frame
+
 HEARTBEAT_SECONDS = 10  # comment pings; the contract asks for at least one every 15 s
+SEND_TIMEOUT = 30.0  # seconds a single write may block before the client counts as gone
+RECONNECT_MS = 1000
 
 
-async def encode(events: AsyncIterator[Any]) -> AsyncIterator[ServerSentEvent]:
+async def encode(frames: AsyncIterator[Frame], shutdown: anyio.Event,
+                 on_shutdown: Callable[[], None]) -> AsyncIterator[ServerSentEvent]:
+    async def watch() -> None:
+        await shutdown.wait()
+        on_shutdown()
+
+    watcher = asyncio.create_task(watch())
+    try:
+        async for frame in frames:
+            yield ServerSentEvent(id=str(frame.id), event=frame.type,
+                                  data=json.dumps(frame.data, ensure_ascii=False, default=str))
+    except Closing:
+        farewell = Reconnect(message="The server is restarting; the answer continues shortly.",
+                             retry_ms=RECONNECT_MS)
+        yield ServerSentEvent(event=farewell.type, data=json.dumps(farewell.to_data()), retry=RECONNECT_MS)
+    finally:
+        watcher.cancel()
+
+
+async def _numbered(events: AsyncIterator[WireEvent]) -> AsyncIterator[Frame]:
     n = 0
     async for event in events:
         n += 1
-        yield ServerSentEvent(id=str(n), event=event.type,
-                              data=json.dumps(event.to_data(), ensure_ascii=False, default=str))
+        yield Frame(id=n, type=event.type, data=event.to_data())
 
 
-def sse_response(events: AsyncIterator[Any]) -> EventSourceResponse:
+def events_response(events: AsyncIterator[WireEvent]) -> EventSourceResponse:
+    """A stream that lives only as long as its request (an AI column run): events numbered 1, 2, 3…"""
+    return sse_response(_numbered(events))
+
+
+def sse_response(frames: AsyncIterator[Frame], on_shutdown: Callable[[], None] = lambda: None
+                 ) -> EventSourceResponse:
+    shutdown = anyio.Event()
     return EventSourceResponse(
-        encode(events), ping=HEARTBEAT_SECONDS,
+        encode(frames, shutdown, on_shutdown), ping=HEARTBEAT_SECONDS, send_timeout=SEND_TIMEOUT,
+        shutdown_event=shutdown, shutdown_grace_period=2.0,
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

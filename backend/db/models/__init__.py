@@ -3,7 +3,8 @@
 from backend.db.models.ai_columns import AiColumnResult
 from backend.db.models.conversations import Conversation, Message
 from backend.db.models.streams import InstructionVersion, ResearchStream
+from backend.db.models.turns import ChatTurn, TurnEvent
 from backend.db.models.users import AuthSession, LoginFailure, User
 
-__all__ = ["AiColumnResult", "AuthSession", "Conversation", "InstructionVersion", "LoginFailure", "Message",
-           "ResearchStream", "User"]
+__all__ = ["AiColumnResult", "AuthSession", "ChatTurn", "Conversation", "InstructionVersion", "LoginFailure",
+           "Message", "ResearchStream", "TurnEvent", "User"]

@@ -1,0 +1,123 @@
+"""A turn's event log: the one place a turn's events go, and where every reader reads them.
+
+The generating task appends; each event gets the next id (1, 2, 3… — the SSE ids). Readers on this
+worker follow the log in memory; the log is also written to `turn_events` in batches, so a reader on
+another worker, a reload after the turn ended, or a restart after a crash replays the same events with
+the same ids. An HTTP response is just one reader: a client that leaves or freezes stops nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend.agent.schemas import WireEvent
+from backend.db.models import TurnEvent
+
+TERMINAL_TYPES = frozenset({"complete", "error"})
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One logged event as readers see it: its id, its type and its SSE `data`."""
+
+    id: int
+    type: str
+    data: dict[str, Any]
+
+    @property
+    def terminal(self) -> bool:
+        return self.type in TERMINAL_TYPES
+
+
+class Closing(Exception):
+    """The server is shutting down: readers end with a frame that asks the client to resume."""
+
+
+class TurnLog:
+    def __init__(self, turn_id: str) -> None:
+        self.turn_id = turn_id
+        self.frames: list[Frame] = []
+        self.saved = 0  # frames[:saved] are in the database
+        self.finished = False
+        self.closing = False
+        self._changed = asyncio.Event()
+
+    def append(self, event: WireEvent) -> Frame:
+        frame = Frame(id=len(self.frames) + 1, type=event.type, data=event.to_data())
+        self.frames.append(frame)
+        self._wake()
+        return frame
+
+    def peek_next(self, event: WireEvent) -> Frame:
+        """The frame `event` will be when appended (to save it before readers see it)."""
+        return Frame(id=len(self.frames) + 1, type=event.type, data=event.to_data())
+
+    def finish(self) -> None:
+        self.finished = True
+        self._wake()
+
+    def close(self) -> None:
+        """Shutdown: wake every reader so it can tell its client to resume elsewhere."""
+        self.closing = True
+        self._wake()
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def unsaved(self) -> list[Frame]:
+        return self.frames[self.saved:]
+
+    async def follow(self, after: int) -> AsyncIterator[Frame]:
+        """Frames with id > `after`, then new ones as they come, until the terminal frame."""
+        n = after
+        while True:
+            changed = self._changed
+            while n < len(self.frames):
+                frame = self.frames[n]
+                n += 1
+                yield frame
+                if frame.terminal:
+                    return
+            if self.finished:
+                return
+            if self.closing:
+                raise Closing
+            await changed.wait()
+
+
+def save_frames(s: Session, turn_id: str, frames: list[Frame]) -> None:
+    s.add_all([TurnEvent(turn_id=turn_id, seq=f.id, type=f.type, data=f.data) for f in frames])
+
+
+def stored_frames(s: Session, turn_id: str, after: int, limit: int = 500) -> list[Frame]:
+    rows = s.execute(select(TurnEvent.seq, TurnEvent.type, TurnEvent.data)
+                     .where(TurnEvent.turn_id == turn_id, TurnEvent.seq > after)
+                     .order_by(TurnEvent.seq).limit(limit))
+    return [Frame(id=seq, type=type_, data=data) for seq, type_, data in rows]
+
+
+async def follow_stored(read: Callable[[int], Any], after: int, *, poll_seconds: float,
+                        idle: Callable[[], Any], closing: Callable[[], bool]) -> AsyncIterator[Frame]:
+    """Follow a turn that runs on another worker (or ran before a restart) through its stored events.
+    `read(after)` returns the next stored frames; `idle()` is awaited when nothing new came (it may
+    finalise a turn whose worker is gone, so the reader never waits forever)."""
+    n = after
+    while True:
+        frames = await read(n)
+        for frame in frames:
+            n = frame.id
+            yield frame
+            if frame.terminal:
+                return
+        if not frames:
+            if closing():
+                raise Closing
+            await idle()
+            await asyncio.sleep(poll_seconds)

@@ -1,0 +1,222 @@
+"""One turn's generation on this worker, apart from any connection that reads it.
+
+The runner drives the agent loop, hides marker text, appends every event to the turn's `TurnLog`,
+and checkpoints: every `CHECKPOINT_SECONDS` the new events go to `turn_events` and the assistant
+message (which exists from the turn's start) gets the text so far, the finished tool pairs, the usage
+so far and a history the Messages API accepts — so a `kill -9` loses at most a checkpoint of text. The
+last save writes the answer, the turn's status, its remaining events and the terminal event in one
+transaction, and releases the conversation's lease.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from backend.agent.errors import ApiFailure
+from backend.agent.llm import LLM
+from backend.agent.loop import LoopLimits, TurnState, run_turn
+from backend.agent.pump import Pump
+from backend.agent.schemas import (
+    AgentEvent,
+    Card,
+    ConversationOpened,
+    MessageExtras,
+    Status,
+    StreamRef,
+    SuggestedAction,
+    SuggestedValue,
+    TextDelta,
+    TurnCompleted,
+    TurnError,
+    TurnErrored,
+    TurnResult,
+    TurnStatus,
+    WireEvent,
+)
+from backend.chat import turns
+from backend.chat.log import Frame, TurnLog, save_frames
+from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
+from backend.chat.prompt import SystemPrompt
+from backend.chat.visible import visible_events
+from backend.db.base import utcnow
+from backend.db.models import ChatTurn, Conversation, Message
+from backend.db.session import Database
+from backend.registry import Resolved, ToolContext
+
+log = logging.getLogger(__name__)
+
+CHECKPOINT_SECONDS = 0.5
+SHUTDOWN = ApiFailure(message="The server restarted while answering; what was written so far is kept. "
+                              "Ask again to continue.", code="interrupted", retryable=True)
+
+
+@dataclass
+class Turn:
+    """Everything a turn needs to run, prepared by `ChatService.begin` in one short transaction."""
+
+    user_id: int
+    conversation_id: int
+    app: str
+    turn_id: str
+    user_message_id: int
+    assistant_message_id: int
+    messages: list[dict[str, Any]]
+    system: SystemPrompt
+    resolved: Resolved
+    tool_ctx: ToolContext
+    notices: list[str] = field(default_factory=list)
+    stream: StreamRef | None = None
+
+
+class TurnRunner:
+    def __init__(self, db: Database, llm: LLM, limits: LoopLimits, turn: Turn) -> None:
+        self.db = db
+        self.llm = llm
+        self.limits = limits
+        self.turn = turn
+        self.log = TurnLog(turn.turn_id)
+        self.state = TurnState()
+        self.visible = ""  # the answer's text as the user saw it (markers hidden)
+        self.stopped = False
+        self.failure: ApiFailure | None = None
+        self.pump: Pump[AgentEvent] | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"turn-{self.turn.turn_id}")
+
+    def stop(self, failure: ApiFailure | None = None) -> None:
+        """Stop generating (the user's Stop, or `failure` such as a shutdown); what was said is saved."""
+        self.stopped = failure is None
+        self.failure = self.failure or failure
+        if self.pump is not None:
+            self.pump.cancel()
+
+    def _append(self, event: WireEvent) -> None:
+        if isinstance(event, TextDelta):
+            self.visible += event.text
+        self.log.append(event)
+
+    async def _run(self) -> None:
+        turn = self.turn
+        self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
+                                        user_message_id=turn.user_message_id, stream=turn.stream))
+        for notice in turn.notices:
+            self._append(Status(message=notice, notice=True))
+        markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
+        text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
+        self.pump = Pump(run_turn(
+            self.llm.client, model=self.llm.model, system=turn.system.blocks(), messages=turn.messages,
+            tools=turn.resolved.tools, tool_ctx=turn.tool_ctx, state=self.state, limits=self.limits))
+        checkpoints = asyncio.create_task(self._checkpoints())
+        try:
+            try:
+                async for event in visible_events(self.pump, text_filter):
+                    self._append(event)
+            except Exception:  # a bug in the loop must still end the turn cleanly
+                log.exception("agent loop crashed")
+                self.failure = ApiFailure(message="Something went wrong on our side while answering. "
+                                                  "Please retry.", code="internal_error", retryable=False)
+            if rest := text_filter.flush():
+                self._append(TextDelta(text=rest))
+        finally:
+            checkpoints.cancel()
+            await self.pump.aclose()
+            with anyio.CancelScope(shield=True):
+                await asyncio.gather(checkpoints, return_exceptions=True)
+                await self._finish()
+                self.log.finish()
+
+    # -- checkpoints ---------------------------------------------------------------------------------
+    async def _checkpoints(self) -> None:
+        while True:
+            await asyncio.sleep(CHECKPOINT_SECONDS)
+            frames = self.log.unsaved()
+            if not frames:
+                continue
+            extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
+            try:
+                await anyio.to_thread.run_sync(self._write_checkpoint, frames, self.visible, extras)
+            except Exception:  # a missed checkpoint is retried with the next one
+                log.exception("checkpoint of turn %s failed", self.turn.turn_id)
+                continue
+            self.log.saved = frames[-1].id
+
+    def _write_checkpoint(self, frames: list[Frame], text: str, extras: dict[str, Any]) -> None:
+        with self.db.session() as s:
+            save_frames(s, self.turn.turn_id, frames)
+            record = s.get(ChatTurn, self.turn.turn_id)
+            if record is not None:
+                record.last_event_id = frames[-1].id
+            message = s.get(Message, self.turn.assistant_message_id)
+            if message is not None and message.status == "running":
+                message.content = text
+                message.extras = extras
+
+    # -- finish --------------------------------------------------------------------------------------
+    def _extras(self, cards: list[Card], values: list[SuggestedValue], actions: list[SuggestedAction],
+                errors: list[str]) -> MessageExtras:
+        failure = self.failure or self.state.failure
+        return MessageExtras(
+            turn_id=self.turn.turn_id, payloads=cards, suggested_values=values, suggested_actions=actions,
+            tool_history=self.state.tool_history,
+            usage=self.state.usage.model_copy(update={"context_window": self.limits.context_window}),
+            model=self.llm.label, stop_reason=self.state.stop_reason, payload_errors=errors,
+            stream=self.turn.stream, blocks=self.state.history(),
+            error=TurnError(message=failure.message, code=failure.code) if failure else None)
+
+    async def _finish(self) -> None:
+        turn, state = self.turn, self.state
+        failure = self.failure or state.failure
+        status: TurnStatus = "interrupted" if self.stopped or failure is SHUTDOWN else (
+            "failed" if failure else "complete")
+        extraction = extract(state.text + state.partial_text, turn.resolved.llm_payloads)
+        for error in extraction.errors:
+            log.warning("payload dropped in conversation %s: %s", turn.conversation_id, error)
+        cards = [*state.tool_payloads, *(
+            Card(id=uuid.uuid4().hex[:16], type=p["type"], data=p["data"], source="llm")
+            for p in extraction.payloads)]
+        extras = self._extras(cards, [SuggestedValue.model_validate(v) for v in extraction.suggested_values],
+                              [SuggestedAction.model_validate(a) for a in extraction.suggested_actions],
+                              extraction.errors)
+        terminal: WireEvent
+        if failure is not None and not self.stopped:
+            terminal = TurnErrored(message=failure.message, code=failure.code, retryable=failure.retryable,
+                                   conversation_id=turn.conversation_id, message_id=turn.assistant_message_id)
+        else:
+            terminal = TurnCompleted(payload=TurnResult(
+                message=extraction.message, payloads=cards, suggested_values=extras.suggested_values,
+                suggested_actions=extras.suggested_actions, tool_history=state.tool_history,
+                conversation_id=turn.conversation_id, message_id=turn.assistant_message_id, status=status,
+                usage=extras.usage or state.usage))
+        frames = [*self.log.unsaved(), self.log.peek_next(terminal)]
+        try:
+            await anyio.to_thread.run_sync(self._save, extraction.message, extras, status, frames)
+        except Exception:  # the sweep will mark the turn interrupted from its last checkpoint
+            log.exception("saving turn %s failed", turn.turn_id)
+        self.log.append(terminal)
+        self.log.saved = len(self.log.frames)
+
+    def _save(self, content: str, extras: MessageExtras, status: TurnStatus, frames: list[Frame]) -> None:
+        with self.db.session() as s:
+            conv = s.get(Conversation, self.turn.conversation_id)
+            if conv is None:  # deleted while the turn ran: nothing to attach the answer to
+                return
+            message = s.get(Message, self.turn.assistant_message_id)
+            if message is not None:
+                message.content = content
+                message.extras = extras.model_dump(mode="json")
+                message.status = status
+            record = s.get(ChatTurn, self.turn.turn_id)
+            if record is not None:
+                record.status = status
+                record.last_event_id = frames[-1].id
+            save_frames(s, self.turn.turn_id, frames)
+            conv.updated_at = utcnow()
+            turns.release(conv, self.turn.turn_id)
