@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from backend.agent.demo.wire import Reply
 from backend.db.models import Message
 from backend.db.session import Database
-from tests.fakes.anthropic_server import FakeAnthropic, Reply, Script, tool_reply
+from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.fakes.fake_page import CONTEXT, chat
 from tests.sse import parse_lines, text_of, types
 
