@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from backend.eval.labels import Verdict
+from backend.criteria.labels import Verdict
 
 CRITERION_TAG = "[colleague:criterion-eval v1]"
 TEXT_TAG = "[colleague:text-eval v1]"
