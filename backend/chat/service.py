@@ -38,7 +38,7 @@ from backend.conversations.service import get_owned
 from backend.db.base import utcnow
 from backend.db.models import Conversation, Message
 from backend.db.session import Database
-from backend.errors import Conflict, InvalidInput
+from backend.errors import Conflict
 from backend.registry import Resolved, ToolContext, resolve
 from backend.streams.service import STREAM_DRAFT_KEY, stream_for_prompt, stream_info
 
@@ -350,9 +350,3 @@ class ChatService:
 def _title(message: str) -> str:
     words = " ".join(message.split())
     return words if len(words) <= 60 else words[:57].rstrip() + "…"
-
-
-def validate_app(app: str) -> str:
-    if app not in ("kh", "tablizer", "trialscout"):
-        raise InvalidInput(f"Unknown app {app!r}: use kh, tablizer or trialscout.")
-    return app

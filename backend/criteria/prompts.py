@@ -79,16 +79,6 @@ def verdict_from_answer(answer: Answer, criterion_type: CriterionType) -> Verdic
     return Verdict.MET if holds else Verdict.NOT_MET
 
 
-def answer_from_verdict(verdict: Verdict, criterion_type: CriterionType) -> Answer:
-    """The inverse of `verdict_from_answer` (UNKNOWN → "unknown")."""
-    if verdict == Verdict.UNKNOWN:
-        return "unknown"
-    passes = verdict == Verdict.MET
-    if criterion_type == "exclusion":
-        return "no" if passes else "yes"
-    return "yes" if passes else "no"
-
-
 @dataclass(frozen=True)
 class EvalRequest:
     """One evaluator request read back from its system prompt and user message."""

@@ -21,8 +21,6 @@ from backend.criteria.prompts import CRITERION_SYSTEM_PROMPT, CRITERION_TAG
 from backend.eval.dataset import CriterionAnnotation, Sample, file_sha256, sentence_indices
 from backend.eval.run import EvalConfig, PairOutcome, RunReport
 
-ARTIFACT_FILES = ("config.json", "results.json", "metrics.json", "cost_summary.json", "audit_table.md")
-
 
 def _version(package: str) -> str | None:
     try:

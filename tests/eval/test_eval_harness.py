@@ -6,12 +6,12 @@ import json
 import pytest
 
 from backend.criteria.labels import Verdict
-from backend.eval.artifacts import ARTIFACT_FILES
 from backend.eval.harness import BudgetGuard, run_criteria_eval
 from backend.eval.metrics import accuracy
 from backend.eval.run import Budget, EvalConfig
 from tests.fakes.mock_messages import api_error, demo, reply
 
+SPEC_ARTIFACTS = ["config.json", "results.json", "metrics.json", "cost_summary.json", "audit_table.md"]
 SPEC_RESULT_FIELDS = {"pair_index", "patient_id", "trial_id", "criterion_type", "criterion_text", "expert_label",
                       "gpt4_label", "model_verdict", "correct", "reasoning", "evidence_sentences", "input_tokens",
                       "output_tokens", "latency_ms", "estimated_cost", "token_count_estimated"}
@@ -32,7 +32,7 @@ async def test_a_demo_run_writes_the_five_artifacts(tmp_path, make_client, annot
     report = await run_criteria_eval(make_client(), config(tmp_path), progress=False, argv=["eval", "criteria"])
     run_dir = tmp_path / report.run_id
     assert report.run_id.startswith("phase0-demo-")
-    assert sorted(p.name for p in run_dir.iterdir()) == sorted(ARTIFACT_FILES)
+    assert sorted(p.name for p in run_dir.iterdir()) == sorted(SPEC_ARTIFACTS)
 
     results = load(run_dir, "results.json")
     assert len(results) == 12 and SPEC_RESULT_FIELDS <= set(results[0])
