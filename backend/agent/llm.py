@@ -35,7 +35,3 @@ def make_llm(settings: Settings) -> LLM:
                                       http_client=httpx2.AsyncClient(transport=transport), max_retries=0)
     return LLM(client=client, model=DEMO_MODEL_ID, mode="demo")
 
-
-def make_client(settings: Settings) -> anthropic.AsyncAnthropic:
-    """The SDK client alone (for the eval harness and AI columns)."""
-    return make_llm(settings).client

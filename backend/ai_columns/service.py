@@ -1,11 +1,11 @@
 """AI columns: evaluate one column's criterion against every loaded row, yielding results as they finish.
 
 One column run = cached rows first (one query), then the rows' records from the sources (one batch
-call), then one model request per remaining row through the evaluator (`backend.eval.evaluator`), at
+call), then one model request per remaining row through the evaluator (`backend.criteria.evaluator`), at
 most `concurrency` at a time. A row that fails (unknown id, a model error) is a `row_error` and the
-column goes on; the whole column stops with `error` only when it cannot run at all (no records, the
-model rejects our credentials or does not exist). When the consumer goes away (the client disconnects)
-every pending model call is cancelled; results already in hand are still cached.
+column goes on; the whole column stops with `error` only when it cannot run at all (no records; the key,
+the account or the model is refused: `ApiFailure.affects_every_call`). When the consumer goes away (the
+client disconnects) every pending model call is cancelled; results already in hand are still cached.
 
 Knows the evaluator, the sources and the database; never HTTP or SSE.
 """
@@ -20,12 +20,11 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import anthropic
 import anyio
-import httpx2
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 
+from backend.agent.errors import API_ERRORS, classify_api_error
 from backend.agent.llm import LLM
 from backend.ai_columns.schemas import (
     ID_KEY,
@@ -39,11 +38,11 @@ from backend.ai_columns.schemas import (
     RowFailed,
     Tally,
 )
+from backend.criteria.evaluator import evaluate_criterion, evaluate_text
+from backend.criteria.prompts import CRITERION_TAG, TEXT_TAG
 from backend.db.models import AiColumnResult
 from backend.db.session import Database
 from backend.errors import AppError, UpstreamError
-from backend.eval.evaluator import evaluate_criterion, evaluate_text
-from backend.eval.prompts import CRITERION_TAG, TEXT_TAG
 from backend.sources import Sources
 from backend.sources.models import Article, TrialDetail
 
@@ -276,19 +275,11 @@ class AiColumnService:
                 usage = answer.usage
                 value, display = answer.answer, answer.answer or "Unknown"
                 reasoning, evidence, parse_error = answer.reasoning, answer.evidence, usage.parse_error
-        except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as exc:
-            return _Evaluated(ColumnFailed(message=f"The model API refused our credentials: {_api_message(exc)}",
-                                           code="model_unavailable", retryable=False))
-        except anthropic.NotFoundError as exc:
-            return _Evaluated(ColumnFailed(message=f"The model {model!r} is not available: {_api_message(exc)}",
-                                           code="model_unavailable", retryable=False))
-        except anthropic.APIStatusError as exc:
-            retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-            return _Evaluated(RowFailed(id=item_id, retryable=retryable,
-                                        message=f"The model API failed ({exc.status_code}): {_api_message(exc)}"))
-        except (anthropic.APIConnectionError, httpx2.TransportError) as exc:
-            return _Evaluated(RowFailed(id=item_id, retryable=True,
-                                        message=f"Could not reach the model: {exc or type(exc).__name__}"))
+        except API_ERRORS as exc:
+            failure = classify_api_error(exc)
+            if failure.affects_every_call:  # the key, the account or the model: no other row can succeed
+                return _Evaluated(ColumnFailed(message=failure.message, code=failure.code, retryable=False))
+            return _Evaluated(RowFailed(id=item_id, message=failure.message, retryable=failure.retryable))
         event = RowEvaluated(id=item_id, value=value, display=display, reasoning=reasoning, evidence=evidence,
                              cached=False, model=model, parse_error=parse_error)
         # An unusable reply is shown (UNKNOWN, with why) but not kept: the next run asks again.
@@ -319,9 +310,3 @@ class AiColumnService:
             s.execute(statement.on_conflict_do_nothing(
                 index_elements=["criteria_hash", "column_type", "app", "model", "item_id"]))
 
-
-def _api_message(exc: anthropic.APIStatusError) -> str:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error") if isinstance(body.get("error"), dict) else body
-    message = error.get("message") if isinstance(error, dict) else None
-    return str(message or exc.message)[:300]

@@ -1,6 +1,9 @@
-"""Criterion-level evaluation: how well a model's MET / NOT_MET / UNKNOWN verdicts agree with experts.
+"""The TrialGPT criterion benchmark: how well the evaluator's MET / NOT_MET / UNKNOWN verdicts agree with
+experts. Built on `backend.criteria` (the evaluator the apps' AI columns run on); nothing in the product
+imports this package.
 
-`evaluator` is the one place that asks the model about a criterion (the eval harness and the apps' AI
-columns both use it); `harness` runs it over the TrialGPT expert annotations and writes run artifacts.
-Spec: `shared/spec/trialmatch-pipeline-contracts.md` (VALIDATE, label mapping, metrics, run artifacts).
+`dataset` + `label_map` read the expert annotations, `harness` runs the evaluator over a sample under a
+budget (its shapes in `run`), `metrics` + `aggregate` score it, `artifacts` writes the run, `cli` is
+`python -m backend eval criteria`. Spec: `shared/spec/trialmatch-pipeline-contracts.md` (VALIDATE, label
+mapping, metrics, run artifacts).
 """

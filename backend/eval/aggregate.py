@@ -5,7 +5,7 @@ exclusion criterion is EXCLUDED; one who meets every inclusion criterion (and tr
 ELIGIBLE; anything else is UNCERTAIN.
 
 How "triggers an exclusion" is read: the spec's label table maps "excluded" (the exclusion applies) to
-NOT_MET and "not excluded" to MET, so verdicts are from the patient's side (see `labels`). A triggered
+NOT_MET and "not excluded" to MET, so verdicts are from the patient's side (see `backend.criteria.labels`). A triggered
 exclusion is therefore an exclusion criterion with verdict NOT_MET. Reading "MET exclusion → EXCLUDED"
 literally against that table would exclude the patient from nearly every trial, because almost every
 trial has some exclusion the patient is "not excluded" by (98 of the 105 expert-labelled pairs).
@@ -20,7 +20,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from backend.eval.labels import Verdict
+from backend.criteria.labels import Verdict
 from backend.eval.metrics import accuracy, cohens_kappa, confusion_matrix
 
 

@@ -15,15 +15,11 @@ import platform
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from backend.criteria.prompts import CRITERION_SYSTEM_PROMPT, CRITERION_TAG
 from backend.eval.dataset import CriterionAnnotation, Sample, file_sha256, sentence_indices
-from backend.eval.prompts import CRITERION_SYSTEM_PROMPT, CRITERION_TAG
-
-if TYPE_CHECKING:
-    from backend.eval.harness import EvalConfig, PairOutcome, RunReport
-
-ARTIFACT_FILES = ("config.json", "results.json", "metrics.json", "cost_summary.json", "audit_table.md")
+from backend.eval.run import EvalConfig, PairOutcome, RunReport
 
 
 def _version(package: str) -> str | None:

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import anthropic
 
+from backend.agent.llm import make_llm
 from backend.config import Settings
+from backend.criteria.evaluator import DEFAULT_MAX_TOKENS
 from backend.eval.artifacts import format_baseline, format_summary
 from backend.eval.dataset import ANNOTATIONS_PATH, load_annotations
-from backend.eval.demo_fake import DEMO_MODEL, make_fake_client
-from backend.eval.evaluator import DEFAULT_MAX_TOKENS, evaluate_criterion
-from backend.eval.harness import Budget, EvalConfig, gpt4_baseline, run_criteria_eval
+from backend.eval.harness import gpt4_baseline, run_criteria_eval
+from backend.eval.run import Budget, EvalConfig
 
 
 class UsageError(Exception):
@@ -76,65 +75,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _app_llm_module() -> ModuleType | None:
-    try:
-        return importlib.import_module("backend.agent.llm")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("backend.agent.llm", "backend.agent"):
-            raise
-        return None
-
-
 def build_client(kind: str, settings: Settings,
                  claude_model: str | None) -> tuple[anthropic.AsyncAnthropic, str, str]:
-    """(SDK client, model name, backend description) for `--model`. The demo model is the app's own
-    (`backend.agent.llm`, built without an API key) when that module exists, else this package's
-    in-process fake of the Messages API with the same demo heuristics."""
-    llm = _app_llm_module()
+    """(SDK client, model name, backend description) for `--model`: Claude through the API key, or the
+    app's own offline demo model (`backend.agent.llm.make_llm` without a key)."""
     if kind == "claude":
         if not settings.anthropic_api_key:
             raise UsageError("--model claude needs ANTHROPIC_API_KEY in the environment "
                              "(or use --model demo, which runs offline)")
-        model = claude_model or settings.colleague_model
-        if llm is not None and hasattr(llm, "make_client"):
-            return llm.make_client(settings), model, "anthropic (backend.agent.llm.make_client)"
-        client = anthropic.AsyncAnthropic(api_key=settings.anthropic_api_key,
-                                          base_url=settings.anthropic_base_url)
-        return client, model, "anthropic"
-    demo_settings = settings.model_copy(update={"anthropic_api_key": None})
-    if llm is not None and hasattr(llm, "make_llm"):
-        app = llm.make_llm(demo_settings)
-        return app.client, app.model, "app demo model (backend.agent.llm.make_llm)"
-    if llm is not None and hasattr(llm, "make_client"):
-        return llm.make_client(demo_settings), DEMO_MODEL, "app demo model (backend.agent.llm.make_client)"
-    return make_fake_client(), DEMO_MODEL, BUILTIN_DEMO
-
-
-BUILTIN_DEMO = "eval built-in demo fake (backend.eval.demo_fake)"
-
-
-async def speaks_eval_protocol(client: anthropic.AsyncAnthropic, model: str) -> bool:
-    """One local probe: does this (demo) model answer criterion-eval requests with the JSON reply?"""
-    verdict, _ = await evaluate_criterion(client, model, "Age >= 18 years", "inclusion",
-                                          "0. A 58-year-old woman presents to the clinic.", max_tokens=256)
-    return verdict.parse_error is None
-
-
-async def resolve_client(kind: str, settings: Settings,
-                         claude_model: str | None) -> tuple[anthropic.AsyncAnthropic, str, str]:
-    """`build_client`, except that an app demo model which does not (yet) answer evaluator requests is
-    replaced by the built-in fake, with a note on stderr, instead of scoring a run of non-answers."""
-    client, model, backend = build_client(kind, settings, claude_model)
-    if kind == "demo" and backend != BUILTIN_DEMO and not await speaks_eval_protocol(client, model):
-        await client.close()
-        print(f"note: the {backend} does not answer criterion-eval requests yet; using the {BUILTIN_DEMO}",
-              file=sys.stderr)
-        return make_fake_client(), DEMO_MODEL, BUILTIN_DEMO
-    return client, model, backend
+        return make_llm(settings).client, claude_model or settings.colleague_model, "anthropic"
+    demo = make_llm(settings.model_copy(update={"anthropic_api_key": None}))
+    return demo.client, demo.model, "app demo model (backend.agent.demo)"
 
 
 async def _run(args: argparse.Namespace, argv: list[str]) -> int:
-    client, model, backend = await resolve_client(args.model, Settings(), args.claude_model)
+    client, model, backend = build_client(args.model, Settings(), args.claude_model)
     config = EvalConfig(model_kind=args.model, model=model, sample_size=args.sample, seed=args.seed,
                         allocation=args.allocation, concurrency=args.concurrency,
                         budget=Budget(max_calls=args.max_calls, max_tokens=args.max_tokens),

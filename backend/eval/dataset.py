@@ -1,7 +1,7 @@
 """The TrialGPT criterion annotations (copied from shared fixtures into `data/`) and seeded sampling.
 
 One row is one (patient note, trial criterion) pair judged by experts and by GPT-4 with the 6 TrialGPT
-labels; `labels.map_label` turns both into verdicts. The file is `ncbi/TrialGPT-Criterion-Annotations`
+labels; `label_map.map_label` turns both into verdicts. The file is `ncbi/TrialGPT-Criterion-Annotations`
 (1015 rows, public domain), converted to JSONL with values unchanged.
 """
 
@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from backend.eval.labels import Verdict, map_label
+from backend.criteria.labels import Verdict
+from backend.eval.label_map import map_label
 from backend.eval.metrics import VERDICT_LABELS
 
 ANNOTATIONS_PATH = Path(__file__).resolve().parent / "data" / "criterion_annotations.jsonl"

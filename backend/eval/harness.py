@@ -3,8 +3,9 @@ with bounded concurrency, score the verdicts against the experts next to the GPT
 the run's artifacts (spec diagram 3, "Phase 0 Benchmark").
 
 Failure policy, so a run never dies half-written: an API or transport error on one pair is recorded on
-that pair and the run goes on; an authentication, permission or not-found error (the key or the model
-name is wrong, so every other call would fail the same way) stops new calls and the remaining pairs
+that pair (as `classify_api_error` reads it) and the run goes on; a spent budget, a refused key, a
+forbidden or unknown model (`ApiFailure.affects_every_call`: every other call would fail the same way)
+stops new calls and the remaining pairs
 are recorded as skipped with that reason. The budget guard does the same when a cap is reached.
 """
 
@@ -13,40 +14,20 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anthropic
-import httpx2
 from tqdm import tqdm
 
+from backend.agent.errors import API_ERRORS, classify_api_error
+from backend.criteria.evaluator import DEFAULT_MAX_TOKENS, CallUsage, evaluate_criterion
 from backend.eval.aggregate import aggregate_by_trial, compare_trial_verdicts
 from backend.eval.artifacts import config_snapshot, write_run
-from backend.eval.dataset import (
-    ANNOTATIONS_PATH,
-    Allocation,
-    CriterionAnnotation,
-    Sample,
-    load_annotations,
-    sentence_indices,
-    stratified_sample,
-)
-from backend.eval.evaluator import DEFAULT_MAX_TOKENS, CallUsage, CriterionVerdict, evaluate_criterion
+from backend.eval.dataset import CriterionAnnotation, load_annotations, sentence_indices, stratified_sample
 from backend.eval.metrics import accuracy, compute_metrics
-
-ModelKind = Literal["demo", "claude"]
-_FATAL = (anthropic.AuthenticationError, anthropic.PermissionDeniedError, anthropic.NotFoundError)
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Caps on one run. None means no cap. Token use is known only when a call returns, so calls already
-    in flight when the token cap is reached still finish (at most `concurrency` of them)."""
-
-    max_calls: int | None = None
-    max_tokens: int | None = None
+from backend.eval.run import Budget, EvalConfig, PairOutcome, RunReport
 
 
 class BudgetGuard:
@@ -78,46 +59,6 @@ class BudgetGuard:
         self.stopped_reason = self.stopped_reason or reason
 
 
-@dataclass
-class PairOutcome:
-    pair_index: int
-    annotation: CriterionAnnotation
-    status: Literal["evaluated", "error", "skipped"]
-    verdict: CriterionVerdict | None = None
-    usage: CallUsage | None = None
-    reason: str | None = None  # why it errored or was skipped
-
-    @property
-    def correct(self) -> bool | None:
-        return None if self.verdict is None else self.verdict.label == self.annotation.expert_label
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    model_kind: ModelKind
-    model: str
-    sample_size: int | None = 60  # None: every evaluable pair
-    seed: int = 42
-    allocation: Allocation = "balanced"
-    concurrency: int = 4
-    budget: Budget = field(default_factory=Budget)
-    max_output_tokens: int = DEFAULT_MAX_TOKENS
-    out_dir: Path = Path("runs")
-    annotations_path: Path = ANNOTATIONS_PATH
-    model_backend: str = ""  # how the client reaches the model, for config.json
-
-
-@dataclass
-class RunReport:
-    run_id: str
-    run_dir: Path
-    sample: Sample
-    outcomes: list[PairOutcome]
-    metrics: dict[str, Any]
-    cost_summary: dict[str, Any]
-    config: dict[str, Any]
-
-
 async def evaluate_pairs(client: anthropic.AsyncAnthropic, model: str, pairs: list[CriterionAnnotation], *,
                          concurrency: int, guard: BudgetGuard, max_output_tokens: int = DEFAULT_MAX_TOKENS,
                          progress: bool = True) -> list[PairOutcome]:
@@ -144,12 +85,12 @@ async def evaluate_pairs(client: anthropic.AsyncAnthropic, model: str, pairs: li
             verdict, usage = await evaluate_criterion(client, model, ann.criterion_text or "",
                                                       ann.criterion_type, ann.note,
                                                       max_tokens=max_output_tokens)
-        except _FATAL as exc:
-            reason = f"{type(exc).__name__}: {exc.message}"
-            guard.abort(f"stopped: {reason}")
+        except API_ERRORS as exc:
+            failure = classify_api_error(exc)
+            reason = f"{failure.code}: {failure.message}"
+            if failure.affects_every_call:
+                guard.abort(f"stopped: {reason}")
             return PairOutcome(index, ann, "error", reason=reason)
-        except (anthropic.APIError, httpx2.TransportError) as exc:
-            return PairOutcome(index, ann, "error", reason=f"{type(exc).__name__}: {exc}")
         guard.record(usage)
         return PairOutcome(index, ann, "evaluated", verdict=verdict, usage=usage)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from backend.eval.labels import Verdict
+from backend.criteria.labels import Verdict
 
 VERDICT_LABELS: tuple[Verdict, ...] = (Verdict.MET, Verdict.NOT_MET, Verdict.UNKNOWN)
 

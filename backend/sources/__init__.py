@@ -88,11 +88,6 @@ def _describe(mode: str, has_key: bool) -> dict[str, Any]:
             "ncbi_api_key": has_key, "pubmed_requests_per_second": 10 if has_key else 3}
 
 
-def describe(settings: Settings) -> dict[str, Any]:
-    """For /api/health: which backend is active (creates no clients)."""
-    return _describe(settings.colleague_sources, bool(settings.ncbi_api_key))
-
-
 _cache: dict[tuple[str, str | None], Sources] = {}
 _cache_lock = threading.Lock()
 

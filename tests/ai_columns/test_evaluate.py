@@ -16,9 +16,9 @@ import sqlalchemy as sa
 from starlette.testclient import TestClient
 
 from backend.agent.demo.wire import Reply
+from backend.criteria.prompts import CRITERION_TAG, TEXT_TAG, parse_request
 from backend.db.session import Database
 from backend.errors import UpstreamUnavailable
-from backend.eval.prompts import CRITERION_TAG, TEXT_TAG, parse_request
 from backend.main import create_app
 from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script
@@ -179,7 +179,7 @@ def test_a_model_error_costs_one_row_and_is_not_cached(alice: TestClient, fake_l
     check_progress(events, 3)
     failed = next(e for e in events if e.event == "row_error")
     assert failed.data["id"] == broken and failed.data["retryable"] is True
-    assert failed.data["message"] == "The model API failed (529): scripted overloaded_error"
+    assert failed.data["message"] == "The model is overloaded right now. Please try again in a moment."
     assert events[-1].data["counts"] == {"yes": 2, "no": 0, "unknown": 0, "answered": 0, "error": 1}
 
     fake_llm.default = Script.text(verdict("no"))
@@ -192,9 +192,19 @@ def test_a_column_that_cannot_run_ends_with_error(alice: TestClient, fake_llm: F
     fake_llm.default = Script.http_error(401, "authentication_error")
     events = run(alice, MANY)
     assert [e.event for e in events][0] == "progress" and events[-1].event == "error"
-    assert events[-1].data == {"type": "error", "code": "model_unavailable", "retryable": False,
-                               "message": "The model API refused our credentials: scripted authentication_error"}
+    assert events[-1].data == {"type": "error", "code": "authentication_error", "retryable": False,
+                               "message": "The API key was refused; check ANTHROPIC_API_KEY."}
     assert "complete" not in [e.event for e in events]
+    assert cached_rows(db) == []
+
+
+def test_a_spent_account_stops_the_column_and_says_what_to_do(alice: TestClient, fake_llm: FakeAnthropic,
+                                                               db: Database) -> None:
+    fake_llm.default = Script.http_error(402, "billing_error")
+    events = run(alice, MANY)
+    assert events[-1].data == {"type": "error", "code": "billing_error", "retryable": False,
+                               "message": "The model account's spend limit is reached; an admin must raise it."}
+    assert "complete" not in [e.event for e in events] and "scripted" not in json.dumps([e.data for e in events])
     assert cached_rows(db) == []
 
 

@@ -1,7 +1,7 @@
 import pytest
 
+from backend.criteria.labels import Verdict
 from backend.eval.aggregate import TrialVerdict, aggregate_by_trial, aggregate_trial, compare_trial_verdicts
-from backend.eval.labels import Verdict
 
 M, N, U = Verdict.MET, Verdict.NOT_MET, Verdict.UNKNOWN
 INC, EXC = "inclusion", "exclusion"

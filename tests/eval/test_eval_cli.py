@@ -7,12 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from backend.agent.demo.transport import DEMO_MODEL_ID
 from backend.eval import cli
 from backend.eval.dataset import ANNOTATIONS_PATH
-from backend.eval.demo_fake import DEMO_MODEL, make_fake_client
 from backend.eval.harness import gpt4_baseline
-
-from .conftest import scripted
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +37,7 @@ def test_gpt4_baseline_matches_an_independent_count(annotations):
 
 
 def test_baseline_only_prints_without_model_calls(capsys, monkeypatch):
-    monkeypatch.setattr(cli, "resolve_client", None)  # any attempt to build a client would fail
+    monkeypatch.setattr(cli, "build_client", None)  # any attempt to build a client would fail
     assert cli.main(["criteria", "--baseline-only"]) == 0
     out = capsys.readouterr().out
     assert "GPT-4 baseline over the full annotation file (1015 rows, no model calls)" in out
@@ -53,12 +51,8 @@ def test_python_dash_m_entry_point():
     assert "87.3%" in done.stdout
 
 
-async def _fake_resolve(kind, settings, claude_model):
-    return make_fake_client(), DEMO_MODEL, "test fake"
-
-
 def test_a_demo_run_prints_baseline_and_model_side_by_side(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "resolve_client", _fake_resolve)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-never-used")  # --model demo must not reach the API
     code = cli.main(["criteria", "--sample", "9", "--seed", "3", "--out", str(tmp_path), "--no-progress"])
     assert code == 0
     out = capsys.readouterr().out
@@ -68,7 +62,11 @@ def test_a_demo_run_prints_baseline_and_model_side_by_side(tmp_path, capsys, mon
     cfg = json.loads((run_dir / "config.json").read_text())
     assert cfg["command"] == ["eval", "criteria", "--sample", "9", "--seed", "3", "--out", str(tmp_path),
                               "--no-progress"]
-    assert cfg["model"]["backend"] == "test fake" and cfg["sample"]["drawn"] == 9
+    assert cfg["model"] == {"kind": "demo", "name": DEMO_MODEL_ID, "backend": "app demo model (backend.agent.demo)",
+                            "max_output_tokens": 1024}
+    assert cfg["sample"]["drawn"] == 9
+    results = json.loads((run_dir / "results.json").read_text())
+    assert all(r["status"] == "evaluated" and r["parse_error"] is None for r in results)
 
 
 def test_claude_without_a_key_says_so(capsys, monkeypatch, tmp_path):
@@ -85,26 +83,3 @@ def test_bad_arguments_are_rejected(capsys):
     with pytest.raises(SystemExit):
         cli.main(["criteria", "--model", "gpt"])
     assert "invalid" in capsys.readouterr().err
-
-
-async def test_an_app_demo_that_does_not_speak_the_protocol_is_replaced(monkeypatch, capsys):
-    seen = []
-    app_client = make_fake_client(scripted("I'm the demo model and have no prepared answer.", seen))
-    monkeypatch.setattr(cli, "build_client", lambda kind, settings, model: (app_client, "app-demo", "app demo"))
-    client, model, backend = await cli.resolve_client("demo", None, None)
-    try:
-        assert len(seen) == 1  # one probe
-        assert (model, backend) == (DEMO_MODEL, cli.BUILTIN_DEMO)
-        assert "does not answer criterion-eval requests yet" in capsys.readouterr().err
-    finally:
-        await client.close()
-
-
-async def test_an_app_demo_that_speaks_the_protocol_is_kept(monkeypatch):
-    app_client = make_fake_client()  # answers with the demo heuristics
-    monkeypatch.setattr(cli, "build_client", lambda kind, settings, model: (app_client, "app-demo", "app demo"))
-    client, model, backend = await cli.resolve_client("demo", None, None)
-    try:
-        assert (client, model, backend) == (app_client, "app-demo", "app demo")
-    finally:
-        await client.close()

@@ -2,6 +2,7 @@ from collections import Counter
 
 import pytest
 
+from backend.criteria.labels import Verdict
 from backend.eval.dataset import (
     ANNOTATIONS_PATH,
     file_sha256,
@@ -10,7 +11,6 @@ from backend.eval.dataset import (
     sentence_indices,
     stratified_sample,
 )
-from backend.eval.labels import Verdict
 
 SHARED_SHA256 = "47aac5300a19a220afce9dbd65cba93a9aca65b621fea3e1d8c89a8e67079503"
 

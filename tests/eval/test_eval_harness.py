@@ -3,17 +3,15 @@
 import asyncio
 import json
 
-import httpx2
 import pytest
 
-from backend.eval.artifacts import ARTIFACT_FILES
-from backend.eval.demo_fake import messages_handler
-from backend.eval.harness import Budget, BudgetGuard, EvalConfig, run_criteria_eval
-from backend.eval.labels import Verdict
+from backend.criteria.labels import Verdict
+from backend.eval.harness import BudgetGuard, run_criteria_eval
 from backend.eval.metrics import accuracy
+from backend.eval.run import Budget, EvalConfig
+from tests.fakes.mock_messages import api_error, demo, reply
 
-from .conftest import reply
-
+SPEC_ARTIFACTS = ["config.json", "results.json", "metrics.json", "cost_summary.json", "audit_table.md"]
 SPEC_RESULT_FIELDS = {"pair_index", "patient_id", "trial_id", "criterion_type", "criterion_text", "expert_label",
                       "gpt4_label", "model_verdict", "correct", "reasoning", "evidence_sentences", "input_tokens",
                       "output_tokens", "latency_ms", "estimated_cost", "token_count_estimated"}
@@ -34,7 +32,7 @@ async def test_a_demo_run_writes_the_five_artifacts(tmp_path, make_client, annot
     report = await run_criteria_eval(make_client(), config(tmp_path), progress=False, argv=["eval", "criteria"])
     run_dir = tmp_path / report.run_id
     assert report.run_id.startswith("phase0-demo-")
-    assert sorted(p.name for p in run_dir.iterdir()) == sorted(ARTIFACT_FILES)
+    assert sorted(p.name for p in run_dir.iterdir()) == sorted(SPEC_ARTIFACTS)
 
     results = load(run_dir, "results.json")
     assert len(results) == 12 and SPEC_RESULT_FIELDS <= set(results[0])
@@ -85,11 +83,10 @@ async def test_a_demo_run_writes_the_five_artifacts(tmp_path, make_client, annot
 
 async def test_the_budget_guard_stops_on_max_calls_and_records_the_skipped(tmp_path, make_client):
     calls = []
-    demo = messages_handler()
 
-    def counting(request):
+    async def counting(request):
         calls.append(request)
-        return demo(request)
+        return await demo(request)
 
     cfg = config(tmp_path, concurrency=3, budget=Budget(max_calls=5))
     report = await run_criteria_eval(make_client(counting), cfg, progress=False)
@@ -126,7 +123,6 @@ def test_budget_guard_unit():
 
 async def test_concurrency_is_bounded(tmp_path, make_client):
     in_flight = peak = 0
-    demo = messages_handler()
 
     async def slow(request):
         nonlocal in_flight, peak
@@ -135,7 +131,7 @@ async def test_concurrency_is_bounded(tmp_path, make_client):
         for _ in range(5):  # yield to the event loop so other requests can start if they are allowed to
             await asyncio.sleep(0)
         in_flight -= 1
-        return demo(request)
+        return await demo(request)
 
     report = await run_criteria_eval(make_client(slow), config(tmp_path, concurrency=3), progress=False)
     assert peak == 3
@@ -152,33 +148,47 @@ async def test_unusable_replies_are_scored_as_unknown_and_counted(tmp_path, make
 
 
 async def test_an_api_error_on_one_pair_does_not_stop_the_run(tmp_path, make_client, annotations):
-    demo = messages_handler()
     calls = 0
 
-    def flaky(request):
+    async def flaky(request):
         nonlocal calls
         calls += 1
         if calls == 2:
-            return httpx2.Response(500, json={"type": "error", "error": {"type": "api_error", "message": "boom"}})
-        return demo(request)
+            return api_error(500, "api_error", "boom")
+        return await demo(request)
 
     report = await run_criteria_eval(make_client(flaky), config(tmp_path, n=6, concurrency=1), progress=False)
     assert [o.status for o in report.outcomes] == ["evaluated", "error", *["evaluated"] * 4]
-    assert "InternalServerError" in report.outcomes[1].reason
+    assert report.outcomes[1].reason == "api_error: The model service had an internal error. Please retry."
     assert report.metrics["counts"]["errors"] == 1 and report.metrics["model"]["n"] == 5
 
 
 async def test_an_authentication_error_stops_the_run_cleanly(tmp_path, make_client):
     def unauthorized(request):
-        return httpx2.Response(401, json={"type": "error",
-                                          "error": {"type": "authentication_error", "message": "invalid x-api-key"}})
+        return api_error(401, "authentication_error", "invalid x-api-key")
 
     report = await run_criteria_eval(make_client(unauthorized), config(tmp_path, n=6, concurrency=1),
                                      progress=False)
     assert [o.status for o in report.outcomes] == ["error", *["skipped"] * 5]
-    assert report.cost_summary["stopped_reason"].startswith("stopped: AuthenticationError")
+    assert report.cost_summary["stopped_reason"] == ("stopped: authentication_error: The API key was refused; "
+                                                     "check ANTHROPIC_API_KEY.")
     assert (report.run_dir / "metrics.json").exists()
     assert report.metrics["model"]["n"] == 0 and report.metrics["model"]["accuracy"] is None
+
+
+async def test_a_spent_budget_stops_the_run_although_the_api_says_429(tmp_path, make_client):
+    """The API reports a reached spend limit as a 429, which alone would read as "wait and retry"."""
+    calls = []
+
+    def spent(request):
+        calls.append(request)
+        return api_error(429, "rate_limit_error", "usage limit", error_code="enforced_spend_limit_reached")
+
+    report = await run_criteria_eval(make_client(spent), config(tmp_path, n=6, concurrency=1), progress=False)
+    assert len(calls) == 1
+    assert [o.status for o in report.outcomes] == ["error", *["skipped"] * 5]
+    assert report.cost_summary["stopped_reason"] == ("stopped: billing_error: The model account's spend limit "
+                                                     "is reached; an admin must raise it.")
 
 
 async def test_run_ids_do_not_collide(tmp_path, make_client):

@@ -1,6 +1,7 @@
 import pytest
 
-from backend.eval.labels import LABEL_MAP, RAW_LABELS, Verdict, map_label
+from backend.criteria.labels import Verdict
+from backend.eval.label_map import LABEL_MAP, RAW_LABELS, map_label
 
 
 def test_mapping_is_exactly_the_spec_table():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from backend.eval.labels import Verdict
+from backend.criteria.labels import Verdict
 from backend.eval.metrics import (
     accuracy,
     cohens_kappa,

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from backend.config import Settings
-from backend.sources import PubMedSource, TrialsSource, close_sources, describe, get_sources
+from backend.sources import PubMedSource, TrialsSource, close_sources, get_sources
 from backend.sources.clinical_trials import ClinicalTrialsService
 from backend.sources.offline import OfflineClinicalTrialsService, OfflinePubMedService
 from backend.sources.pubmed import PubMedService
@@ -29,7 +29,7 @@ def test_offline_is_the_default() -> None:
     assert sources.mode == "offline"
     assert isinstance(sources.trials, OfflineClinicalTrialsService)
     assert isinstance(sources.pubmed, OfflinePubMedService)
-    assert sources.describe() == describe(settings()) == {
+    assert sources.describe() == {
         "mode": "offline", "trials": "embedded ClinicalTrials.gov v2 corpus", "pubmed": "embedded PubMed corpus"}
 
 
@@ -38,10 +38,10 @@ def test_live_uses_the_real_apis_and_the_ncbi_key() -> None:
     sources = get_sources(live)
     assert isinstance(sources.trials, ClinicalTrialsService) and isinstance(sources.pubmed, PubMedService)
     assert isinstance(sources.trials, TrialsSource) and isinstance(sources.pubmed, PubMedSource)
-    info = describe(live)
+    info = sources.describe()
     assert info["mode"] == "live" and info["ncbi_api_key"] is True and info["pubmed_requests_per_second"] == 10
     assert "secret" not in str(info)
-    assert describe(settings(COLLEAGUE_SOURCES="live"))["pubmed_requests_per_second"] == 3
+    assert get_sources(settings(COLLEAGUE_SOURCES="live")).describe()["pubmed_requests_per_second"] == 3
 
 
 def test_one_instance_per_configuration() -> None:

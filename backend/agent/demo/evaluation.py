@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from backend.agent.demo.brain import DemoRequest, intent
+from backend.agent.demo.verdict import demo_reply_text
 from backend.agent.demo.wire import Reply
-from backend.eval.demo_verdict import demo_reply_text
 
 
 @intent(priority=0)

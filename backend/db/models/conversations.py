@@ -8,8 +8,6 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from backend.db.base import Base, UTCDateTime, utcnow
 
-APPS = ("kh", "tablizer", "trialscout")
-
 
 class Conversation(Base):
     __tablename__ = "conversations"

@@ -4,21 +4,23 @@ import json
 
 import pytest
 
-from backend.eval.demo_verdict import (
+from backend.agent.demo.verdict import (
     assess_criterion,
-    demo_criterion_verdict,
     demo_reply_text,
     demo_text_answer,
     patient_age,
     split_sentences,
 )
-from backend.eval.labels import Verdict
-from backend.eval.prompts import (
+from backend.criteria.labels import Verdict
+from backend.criteria.prompts import (
     CRITERION_SYSTEM_PROMPT,
     TEXT_SYSTEM_PROMPT,
+    CriterionType,
     criterion_user_message,
     text_user_message,
+    verdict_from_answer,
 )
+from backend.eval.dataset import load_annotations
 
 NOTE = ("0. A 58-year-old African-American woman presents to the ER with chest pain.\n"
         "1. She is known to have hypertension and obesity.\n"
@@ -26,6 +28,13 @@ NOTE = ("0. A 58-year-old African-American woman presents to the ER with chest p
         "3. Her mother had breast cancer.\n"
         "4. The patient will provide informed consent, and will comply with the trial protocol without any "
         "practical issues.")
+
+
+def demo_verdict(criterion: str, criterion_type: CriterionType, document: str) -> Verdict:
+    """The demo model's answer read as the evaluator reads it: a patient-side verdict."""
+    return verdict_from_answer(assess_criterion(criterion, document).answer, criterion_type)
+
+
 BOY = "0. A 4 year old boy presents to the emergency room with wheezing.\n1. He has asthma."
 
 
@@ -74,17 +83,17 @@ def test_mentions_and_negations(criterion, answer):
 
 def test_verdicts_are_read_from_the_patients_side():
     # the patient denies diabetes: an inclusion "Diabetes" is NOT_MET, an exclusion "Diabetes" is MET
-    assert demo_criterion_verdict("Diabetes", "inclusion", NOTE).label == Verdict.NOT_MET
-    assert demo_criterion_verdict("Diabetes", "exclusion", NOTE).label == Verdict.MET
-    v = demo_criterion_verdict("Hypertension", "exclusion", NOTE)
-    assert v.label == Verdict.NOT_MET and v.evidence == [NOTE.splitlines()[1]]
-    assert demo_criterion_verdict("Pregnancy", "exclusion", BOY).label == Verdict.UNKNOWN
-    assert demo_criterion_verdict("", "inclusion", NOTE).label == Verdict.UNKNOWN
+    assert demo_verdict("Diabetes", "inclusion", NOTE) == Verdict.NOT_MET
+    assert demo_verdict("Diabetes", "exclusion", NOTE) == Verdict.MET
+    assert demo_verdict("Hypertension", "exclusion", NOTE) == Verdict.NOT_MET
+    assert assess_criterion("Hypertension", NOTE).evidence == [NOTE.splitlines()[1]]
+    assert demo_verdict("Pregnancy", "exclusion", BOY) == Verdict.UNKNOWN
+    assert demo_verdict("", "inclusion", NOTE) == Verdict.UNKNOWN
 
 
 def test_deterministic():
-    first = [demo_criterion_verdict(c, "inclusion", NOTE) for c in ("Hypertension", "Age >= 18", "x y z")]
-    assert first == [demo_criterion_verdict(c, "inclusion", NOTE) for c in ("Hypertension", "Age >= 18", "x y z")]
+    first = [assess_criterion(c, NOTE) for c in ("Hypertension", "Age >= 18", "x y z")]
+    assert first == [assess_criterion(c, NOTE) for c in ("Hypertension", "Age >= 18", "x y z")]
 
 
 def test_sentences_and_age_of_unnumbered_text():
@@ -111,14 +120,14 @@ def test_reply_text_is_the_evaluators_json():
     assert demo_reply_text(CRITERION_SYSTEM_PROMPT, "no tags here") is None
 
 
-def test_demo_decisions_agree_with_experts_where_it_decides(annotations):
+def test_demo_decisions_agree_with_experts_where_it_decides():
     """Honesty check over the whole file: the demo abstains on most rows, and where it does decide it
     agrees with the experts far more often than not (59 of 63 when this test was written)."""
     decided = correct = 0
-    for a in annotations:
+    for a in load_annotations():
         if not a.evaluable:
             continue
-        label = demo_criterion_verdict(a.criterion_text, a.criterion_type, a.note).label
+        label = demo_verdict(a.criterion_text or "", a.criterion_type, a.note)
         if label != Verdict.UNKNOWN:
             decided += 1
             correct += label == a.expert_label

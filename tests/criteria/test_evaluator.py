@@ -6,17 +6,16 @@ import anthropic
 import httpx2
 import pytest
 
-from backend.eval.evaluator import (
+from backend.criteria.evaluator import (
     CriterionVerdict,
     estimate_cost_usd,
     evaluate_criterion,
     evaluate_text,
     extract_json_object,
 )
-from backend.eval.labels import Verdict
-from backend.eval.prompts import CRITERION_TAG, TEXT_TAG, parse_request
-
-from .conftest import scripted
+from backend.criteria.labels import Verdict
+from backend.criteria.prompts import CRITERION_TAG, TEXT_TAG, parse_request
+from tests.fakes.mock_messages import scripted
 
 NOTE = "0. A 58-year-old woman has chest pain.\n1. She denies smoking."
 GOOD = json.dumps({"answer": "yes", "reasoning": "She is 58.", "evidence": ["0. A 58-year-old woman"]})

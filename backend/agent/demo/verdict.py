@@ -1,7 +1,7 @@
 """The demo model's answers to evaluator requests: deterministic, honest heuristics, no model at all.
 
 The built-in demo model (a local fake of the Messages API) answers requests whose system prompt starts
-with `prompts.CRITERION_TAG` / `prompts.TEXT_TAG` by calling `demo_reply_text(system, user_message)`,
+with `backend.criteria.prompts.CRITERION_TAG` / `TEXT_TAG` by calling `demo_reply_text(system, user_message)`,
 which returns the JSON text the evaluator expects. The heuristics decide only what they can read off
 the document: the patient's age against an age criterion, the patient's sex, and explicit mentions or
 negations ("no history of X", "denies X") of a short criterion's key words. Everything else is
@@ -14,8 +14,7 @@ import json
 import re
 from typing import NamedTuple
 
-from backend.eval.evaluator import CriterionVerdict
-from backend.eval.prompts import Answer, CriterionType, parse_request, verdict_from_answer
+from backend.criteria.prompts import Answer, parse_request
 
 
 class Assessment(NamedTuple):
@@ -271,13 +270,6 @@ def assess_criterion(criterion: str, document: str) -> Assessment:
         return Assessment("unknown", "There is no criterion or no document to check.", [])
     return (_assess_age(criterion, sentences) or _assess_sex(criterion, sentences)
             or _assess_mentions(criterion, sentences))
-
-
-def demo_criterion_verdict(criterion: str, criterion_type: CriterionType, document: str) -> CriterionVerdict:
-    """The demo model's verdict: the heuristic answer turned into a patient-side verdict."""
-    a = assess_criterion(criterion, document)
-    return CriterionVerdict(label=verdict_from_answer(a.answer, criterion_type), reasoning=a.reasoning,
-                            evidence=a.evidence)
 
 
 def demo_text_answer(question: str, document: str) -> DemoTextAnswer:

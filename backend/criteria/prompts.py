@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from backend.eval.labels import Verdict
+from backend.criteria.labels import Verdict
 
 CRITERION_TAG = "[colleague:criterion-eval v1]"
 TEXT_TAG = "[colleague:text-eval v1]"
@@ -77,16 +77,6 @@ def verdict_from_answer(answer: Answer, criterion_type: CriterionType) -> Verdic
     if criterion_type == "exclusion":
         return Verdict.NOT_MET if holds else Verdict.MET
     return Verdict.MET if holds else Verdict.NOT_MET
-
-
-def answer_from_verdict(verdict: Verdict, criterion_type: CriterionType) -> Answer:
-    """The inverse of `verdict_from_answer` (UNKNOWN → "unknown")."""
-    if verdict == Verdict.UNKNOWN:
-        return "unknown"
-    passes = verdict == Verdict.MET
-    if criterion_type == "exclusion":
-        return "no" if passes else "yes"
-    return "yes" if passes else "no"
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 import anthropic
 from pydantic import BaseModel, ConfigDict, Field
 
-from backend.eval.labels import Verdict
-from backend.eval.prompts import (
+from backend.criteria.labels import Verdict
+from backend.criteria.prompts import (
     ANSWERS,
     CRITERION_SYSTEM_PROMPT,
     TEXT_SYSTEM_PROMPT,
