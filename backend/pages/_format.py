@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from backend.text import clip
+
 
 def short(value: Any, limit: int = 90) -> str:
-    text = " ".join(str(value or "").split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    """Any page value as one line of at most `limit` characters."""
+    return clip(str(value or ""), limit - 1, squash=True)
 
 
 def ai_columns(context: Mapping[str, Any]) -> str:
