@@ -107,7 +107,7 @@ async def run_turn(
     yield Status(message="Thinking…")
     for iteration in range(limits.max_iterations):
         request: dict[str, Any] = {"model": model, "max_tokens": limits.max_tokens, "system": system,
-                                   "messages": messages + state.messages}
+                                   "messages": with_cache_breakpoint(messages + state.messages)}
         if tool_defs:
             request["tools"] = tool_defs
             if state.wrap_up or iteration == limits.max_iterations - 1:
@@ -136,6 +136,17 @@ async def run_turn(
             state.wrap_up = True
         if state.wrap_up:
             yield Status(message="Summarising…")
+
+
+def with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with a cache breakpoint on the last block, so the next request (this turn's next
+    model call, or the next turn) reads this whole prompt from the cache. The stored history is not
+    touched: only the last message and its last block are copied."""
+    if not messages or not isinstance(messages[-1].get("content"), list) or not messages[-1]["content"]:
+        return messages
+    last = dict(messages[-1])
+    content = [*last["content"][:-1], {**last["content"][-1], "cache_control": {"type": "ephemeral"}}]
+    return [*messages[:-1], {**last, "content": content}]
 
 
 async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any], state: TurnState,

@@ -105,6 +105,8 @@ class MessageExtras(PublicExtras):
     content of the turn, for rebuilding the history), which stays on the server."""
 
     blocks: list[dict[str, Any]] = Field(default_factory=list)
+    # User messages: the exact content blocks they were sent with (page context included), for replay.
+    sent_content: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class TurnResult(Record):

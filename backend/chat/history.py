@@ -1,9 +1,10 @@
 """Rebuild the Messages API history from stored messages, and trim it without splitting tool pairs.
 
-Stored assistant messages keep the exact API blocks of their turn (`extras.blocks`: assistant tool_use
-messages, user tool_result messages, the final assistant text). User messages are plain text. What the
-user decided about an assistant message's cards is told to the model at the start of the next user
-message, so decisions reach the model without changing the cached system prompt.
+The history is a prompt prefix that only grows, so each turn reads the previous one from the cache:
+stored assistant messages keep the exact API blocks of their turn (`extras.blocks`), and user messages
+the exact content they were sent with (`extras.sent_content`: what the user decided about the previous
+answer's cards, the page context of that turn, the question). Trimming cuts in steps, so between two
+cuts the prefix is byte for byte the same from turn to turn.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Any
 from backend.agent.schemas import Card, MessageExtras
 from backend.text import clip
 
-TRIM_THRESHOLD = 24  # API messages; above this the oldest are dropped
-TRIM_KEEP = 20
+TRIM_THRESHOLD = 40  # API messages; above this the oldest are dropped…
+TRIM_KEEP = 24  # …keeping at least this many…
+TRIM_STEP = 16  # …with the cut moving in steps this long, so the prefix is stable between cuts
 BRIDGE_NOTE = "[Earlier conversation trimmed to save context.]"
 BRIDGE_ACK = "Understood."
 
@@ -45,9 +47,11 @@ def _as_blocks(content: Any) -> list[dict[str, Any]]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
-def build_history(rows: Sequence[Any], new_user_text: str | None = None) -> list[dict[str, Any]]:
+def build_history(rows: Sequence[Any], new_user_text: str | None = None,
+                  page_context: str | None = None) -> list[dict[str, Any]]:
     """`rows`: stored messages (role, content, extras), oldest first. Returns alternating API messages
-    ending with the new user message when `new_user_text` is given."""
+    ending with the new user message when `new_user_text` is given: the note on card decisions, this
+    turn's `page_context` and the text (store `messages[-1]["content"]` to replay it exactly)."""
     messages: list[dict[str, Any]] = []
     note: str | None = None
 
@@ -61,16 +65,23 @@ def build_history(rows: Sequence[Any], new_user_text: str | None = None) -> list
         else:
             messages.append(message)
 
-    def user(text: str) -> None:
+    def user(text: str, context: str | None = None) -> None:
         nonlocal note
         content = [{"type": "text", "text": note}] if note else []
+        if context:
+            content.append({"type": "text", "text": context})
         content.append({"type": "text", "text": text or "(empty message)"})
         note = None
         add({"role": "user", "content": content})
 
     for row in rows:
         if row.role == "user":
-            user(row.content)
+            sent = MessageExtras.model_validate(row.extras or {}).sent_content
+            if sent:
+                note = None  # the stored content already says what was decided
+                add({"role": "user", "content": sent})
+            else:
+                user(row.content)
             continue
         extras = MessageExtras.model_validate(row.extras or {})
         blocks = extras.blocks or [
@@ -81,17 +92,20 @@ def build_history(rows: Sequence[Any], new_user_text: str | None = None) -> list
             add(block)
         note = decision_note(extras.payloads)
     if new_user_text is not None:
-        user(new_user_text)
+        user(new_user_text, page_context)
     return trim(messages)
 
 
-def trim(messages: list[dict[str, Any]], threshold: int = TRIM_THRESHOLD,
-         keep: int = TRIM_KEEP) -> list[dict[str, Any]]:
-    """Keep roughly the last `keep` messages once there are more than `threshold`. The cut never lands on
-    a tool_result message (its tool_use would be dropped), and a bridge note says what happened."""
+def trim(messages: list[dict[str, Any]], threshold: int = TRIM_THRESHOLD, keep: int = TRIM_KEEP,
+         step: int = TRIM_STEP) -> list[dict[str, Any]]:
+    """Once there are more than `threshold` messages, drop the oldest in multiples of `step`, keeping at
+    least `keep`: the cut stays put for several turns, so the cached prefix survives them. The cut never
+    lands on a tool_result message (its tool_use would be dropped), and a bridge note says what happened."""
     if len(messages) <= threshold:
         return messages
-    cut = len(messages) - keep
+    cut = (len(messages) - keep) // step * step
+    if cut <= 0:
+        return messages
     while cut < len(messages) - 1 and _is_tool_results(messages[cut]):
         cut += 1
     kept = messages[cut:]

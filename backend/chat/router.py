@@ -77,7 +77,8 @@ async def _preview(request: Request, db: Database, context: dict[str, Any]) -> d
     def run() -> dict[str, Any]:
         with db.session() as s:
             resolved, system, _staged, notices, active = chat.prepare_prompt(s, context)
-        return {"system_prompt": system.text, "system_blocks": system.blocks(), "notices": notices,
+        return {"system_prompt": system.text, "system_blocks": system.blocks(),
+                "page_context": system.page_context, "notices": notices,
                 "stream": active, "page": resolved.page.page if resolved.page else None,
                 "tools": resolved.tool_names, "payloads": resolved.payload_names}
 

@@ -141,12 +141,14 @@ class TurnRunner:
             if not frames:
                 continue
             extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
-            try:
-                await anyio.to_thread.run_sync(self._write_checkpoint, frames, self.visible, extras)
-            except Exception:  # a missed checkpoint is retried with the next one
-                log.exception("checkpoint of turn %s failed", self.turn.turn_id)
-                continue
-            self.log.saved = frames[-1].id
+            # Shielded: a write that has started must be counted before the final save writes the rest.
+            with anyio.CancelScope(shield=True):
+                try:
+                    await anyio.to_thread.run_sync(self._write_checkpoint, frames, self.visible, extras)
+                except Exception:  # a missed checkpoint is retried with the next one
+                    log.exception("checkpoint of turn %s failed", self.turn.turn_id)
+                    continue
+                self.log.saved = frames[-1].id
 
     def _write_checkpoint(self, frames: list[Frame], text: str, extras: dict[str, Any]) -> None:
         with self.db.session() as s:

@@ -148,8 +148,10 @@ class ChatService:
             raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
         turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
         rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id).order_by(Message.id)))
+        messages = chat_history.build_history(rows, req.message, system.page_context)
+        sent = MessageExtras(sent_content=messages[-1]["content"]).model_dump(mode="json", exclude_defaults=True)
         user_msg = Message(conversation_id=conv.id, role="user", content=req.message, context=context,
-                           extras={}, status="complete")
+                           extras=sent, status="complete")
         answer = Message(conversation_id=conv.id, role="assistant", content="", context=None, status="running",
                          extras=MessageExtras(turn_id=turn_id, model=self.llm.label, stream=stream)
                          .model_dump(mode="json"))
@@ -163,7 +165,7 @@ class ChatService:
         return Turn(
             user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
             user_message_id=user_msg.id, assistant_message_id=answer.id,
-            messages=chat_history.build_history(rows, req.message), system=system, resolved=resolved,
+            messages=messages, system=system, resolved=resolved,
             tool_ctx=ToolContext(sources=self.sources, user_id=user_id, conversation_id=conv.id,
                                  page_context=context, staged=staged),
             notices=notices, stream=stream)

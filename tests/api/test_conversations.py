@@ -106,7 +106,7 @@ def test_decisions_are_stored_and_told_to_the_model(alice: TestClient, fake_llm:
     last_user = fake_llm.requests[-1]["messages"][-1]["content"]
     assert last_user[0]["text"].startswith("[Card decisions on your previous answer]")
     assert "test_card card (EGFR resistance): accepted" in last_user[0]["text"]
-    assert last_user[1]["text"] == "next"
+    assert last_user[1]["text"].startswith("<page_context") and last_user[-1]["text"] == "next"
 
 
 def test_bad_chat_requests_are_422(alice: TestClient) -> None:

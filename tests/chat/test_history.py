@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from backend.chat.history import BRIDGE_ACK, BRIDGE_NOTE, build_history, trim
+from backend.chat.history import BRIDGE_ACK, BRIDGE_NOTE, TRIM_KEEP, TRIM_STEP, build_history, trim
 from tests.fakes.anthropic_server import validate_request
 
 
@@ -42,9 +42,9 @@ def test_short_history_is_rebuilt_verbatim() -> None:
 
 
 def test_trimming_never_splits_tool_pairs_and_adds_a_bridge() -> None:
-    for turns in range(6, 12):
+    for turns in range(11, 20):
         messages = build_history(conversation(turns), "latest")
-        assert len(messages) <= 23
+        assert len(messages) < TRIM_KEEP + TRIM_STEP + 3
         assert messages[0]["content"][0]["text"] == BRIDGE_NOTE
         assert validate_request({"messages": messages}) == [], turns
         assert messages[-1]["content"][-1]["text"] == "latest"
@@ -53,9 +53,10 @@ def test_trimming_never_splits_tool_pairs_and_adds_a_bridge() -> None:
 def test_bridge_gets_an_acknowledgement_when_the_kept_part_starts_with_the_user() -> None:
     messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": str(i)}]}
                 for i in range(31)]
-    trimmed = trim(messages, keep=21)  # the cut lands on message 10, a user message
+    trimmed = trim(messages, threshold=24, keep=21, step=10)  # the cut lands on message 10, a user message
     assert [m["content"][0]["text"] for m in trimmed[:3]] == [BRIDGE_NOTE, BRIDGE_ACK, "10"]
-    assert [m["content"][0]["text"] for m in trim(messages)[:2]] == [BRIDGE_NOTE, "11"]
+    assert [m["content"][0]["text"] for m in trim(messages, threshold=24, keep=20, step=11)[:2]] == [
+        BRIDGE_NOTE, "11"]
     assert validate_request({"messages": trimmed}) == []
 
 

@@ -13,7 +13,7 @@ from backend.agent.demo.wire import Reply
 from backend.db.models import Message
 from backend.db.session import Database
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
-from tests.fakes.fake_page import CONTEXT, chat
+from tests.fakes.fake_page import CONTEXT, chat, page_context_of
 from tests.sse import parse_lines, text_of, types
 
 pytestmark = pytest.mark.usefixtures("test_registry")
@@ -47,8 +47,8 @@ def test_plain_answer(alice: TestClient, fake_llm: FakeAnthropic, db: Database) 
     assert rows[1].id == done["message_id"]
     sent = fake_llm.requests[0]
     assert sent["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert '<page_context page="test_page">' in sent["system"][1]["text"]
-    assert "Query: egfr" in sent["system"][1]["text"]
+    assert '<page_context page="test_page">' in page_context_of(sent)
+    assert "Query: egfr" in page_context_of(sent)
     assert [t["name"] for t in sent["tools"]] == ["search_pubmed", "lookup", "boom", "huge", "slow", "get_staged_items"]
     nxt = follow_up_works(alice, fake_llm, conv_id)
     assert [m["role"] for m in nxt["messages"]] == ["user", "assistant", "user"]
@@ -266,7 +266,7 @@ def test_holding_pen_stages_long_lists(alice: TestClient, fake_llm: FakeAnthropi
                                                                   "contains": "phase3"})),
                     Script.text("15 are phase 3."))
     chat(alice, "how many phase 3?", context={**CONTEXT, "items": items})
-    system = fake_llm.requests[0]["system"][1]["text"]
+    system = page_context_of(fake_llm.requests[0])
     assert "45 items" in system and "T44" not in system
     result = fake_llm.requests[1]["messages"][-1]["content"][0]["content"]
     assert result.startswith("15 of 45 staged items match") and '"T42"' in result

@@ -28,6 +28,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from backend.agent.demo.wire import Reply, block_frames, error_body, frame, message_end, message_start
+from tests.fakes.prompt_cache import PromptCache
 
 
 def validate_request(body: dict[str, Any]) -> list[str]:
@@ -123,6 +124,7 @@ class FakeAnthropic:
     disconnected: threading.Event = field(default_factory=threading.Event)
     default: Script | None = None  # answers every request once the scripted ones are used up
     disconnects: int = 0  # requests the client abandoned before the answer was complete
+    cache: PromptCache = field(default_factory=PromptCache)
 
     def reset(self) -> None:
         self.scripts.clear()
@@ -131,6 +133,7 @@ class FakeAnthropic:
         self.disconnected.clear()
         self.default = None
         self.disconnects = 0
+        self.cache.reset()
 
     def script(self, *items: Script | Callable[[dict[str, Any]], Script]) -> None:
         self.scripts.extend(items)
@@ -151,7 +154,10 @@ class FakeAnthropic:
         item = self.scripts.popleft()
         script = item(body) if callable(item) else item
         if script.reply is not None and not script.reply.input_tokens:
-            script.reply.input_tokens = len(json.dumps(body)) // 4  # roughly what the API would count
+            cached = self.cache.usage(body)  # what the prompt cache would read and write, as the API says
+            script.reply.input_tokens = cached.input_tokens
+            script.reply.cache_read_input_tokens = cached.cache_read_input_tokens
+            script.reply.cache_creation_input_tokens = cached.cache_creation_input_tokens
             script.reply.output_tokens = script.reply.output_tokens or 12
         if script.kind == "http_error":
             return JSONResponse(error_body(script.error_type, f"scripted {script.error_type}"),

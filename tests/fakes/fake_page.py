@@ -107,3 +107,11 @@ def chat(client: TestClient, message: str, context: dict[str, Any] | None = None
     assert [e.id for e in events] == [str(i) for i in range(1, len(events) + 1)]
     assert all(e.data["type"] == e.event for e in events)
     return events
+
+
+def page_context_of(request: dict[str, Any]) -> str:
+    """The page context a request carried: the `<page_context>` block of its latest user message."""
+    for message in reversed(request["messages"]):
+        if message["role"] == "user" and not any(b.get("type") == "tool_result" for b in message["content"]):
+            return next(b["text"] for b in message["content"] if b["text"].startswith("<page_context"))
+    raise AssertionError("no user message with a page context")

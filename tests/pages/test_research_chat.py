@@ -13,7 +13,7 @@ from backend.db.session import Database
 from backend.main import create_app
 from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
-from tests.fakes.fake_page import chat
+from tests.fakes.fake_page import chat, page_context_of
 from tests.sse import text_of, types
 
 TRIALSCOUT = {"current_page": "trialscout", "condition": "", "phase": [], "status": [], "trials": [],
@@ -144,7 +144,7 @@ def test_trialscout_context_reaches_the_model(alice: TestClient, fake_llm: FakeA
                                "counts": {"yes": 4, "no": 9, "unknown": 12}}]}
     fake_llm.script(Script.text("ok"))
     chat(alice, "what do you see?", context=context)
-    seen = fake_llm.requests[0]["system"][1]["text"]
+    seen = page_context_of(fake_llm.requests[0])
     for expected in ("Condition: melanoma", "Phase: PHASE2", "Results: 25 loaded of 480 total",
                      "Sorted by: enrollment desc", "Page: 2", "Selected: NCT00000003",
                      "Detail view open: NCT00000004", "Allows Brain Mets (boolean) [filter ON",

@@ -12,7 +12,7 @@ from backend.db.models import Conversation, Message
 from backend.db.session import Database
 from backend.streams.service import STREAM_DRAFT_KEY
 from tests.fakes.anthropic_server import FakeAnthropic, Script
-from tests.fakes.fake_page import chat
+from tests.fakes.fake_page import chat, page_context_of
 from tests.sse import Event, types
 from tests.streams.helpers import make_stream, snapshot
 
@@ -21,8 +21,10 @@ DRAFT = "DRAFT: report overall survival first.\n\tThen progression-free survival
 
 
 def sent_prompt(fake: FakeAnthropic) -> str:
-    """The system prompt the Messages API received, its text blocks joined as the preview joins them."""
-    return "\n\n".join(block["text"] for block in fake.requests[-1]["system"])
+    """What the Messages API was told for the turn, joined as the preview joins it: the system prompt's
+    text, then the page context that opens the turn's user message."""
+    request = fake.requests[-1]
+    return "\n\n".join([*(block["text"] for block in request["system"]), page_context_of(request)])
 
 
 def turn(client: TestClient, fake: FakeAnthropic, context: dict[str, Any], status: int = 200) -> list[Event]:
@@ -55,6 +57,7 @@ def test_preview_is_byte_identical_to_what_the_model_receives(
     sent = fake_llm.requests[-1]
     assert shown["system_prompt"] == sent_prompt(fake_llm)
     assert shown["system_blocks"] == sent["system"]
+    assert shown["page_context"] == page_context_of(sent)
     assert shown["tools"] == [t["name"] for t in sent["tools"]]
     assert (SAVED in shown["system_prompt"]) is with_stream
     assert shown["stream"] == events[0].data.get("stream")

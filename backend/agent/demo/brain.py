@@ -102,20 +102,33 @@ class DemoRequest:
         return names
 
     @property
+    def turn_text(self) -> str:
+        """Everything the latest user message says (the page context of the turn opens it)."""
+        for msg in reversed(self.messages):
+            content = msg.get("content")
+            if msg.get("role") != "user":
+                continue
+            if isinstance(content, str):
+                return content
+            if not any(b.get("type") == "tool_result" for b in content):
+                return "\n\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+        return ""
+
+    @property
     def page_context(self) -> str:
-        match = re.search(r"<page_context[^>]*>(.*?)</page_context>", self.system, re.S)
+        match = re.search(r"<page_context[^>]*>(.*?)</page_context>", self.turn_text, re.S)
         return match.group(1) if match else ""
 
     @property
     def stream_instructions(self) -> tuple[str, str] | None:
         """(stream name, instructions) when the turn runs inside a research stream."""
-        match = re.search(r'## Instructions for the research stream "([^"]*)"\n(.*?)(?:\n## |\n<page_context|$)',
+        match = re.search(r'## Instructions for the research stream "([^"]*)"\n(.*?)(?:\n## |$)',
                           self.system, re.S)
         return (match.group(1), match.group(2).strip()) if match else None
 
     @property
     def page(self) -> str | None:
-        match = re.search(r'<page_context page="([^"]*)"', self.system)
+        match = re.search(r'<page_context page="([^"]*)"', self.turn_text)
         return match.group(1) if match else None
 
 

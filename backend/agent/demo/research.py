@@ -1,6 +1,6 @@
 """The demo model on Tablizer and TrialScout: queries, search forms, AI columns, look-ups and analysis.
 
-It answers only from what the request carries: the page context in the system prompt, tool results in
+It answers only from what the request carries: the page context of the turn's user message, tool results in
 the messages. Counts are computed from the staged items it reads with `get_staged_items`.
 """
 

@@ -24,6 +24,7 @@ class Reply:
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
 
     @classmethod
     def text(cls, text: str, **kw: Any) -> Reply:
@@ -52,7 +53,7 @@ def message_start(model: str, reply: Reply, message_id: str | None = None) -> by
         "id": message_id or f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
         "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
         "usage": {"input_tokens": reply.input_tokens, "output_tokens": 1,
-                  "cache_creation_input_tokens": 0,
+                  "cache_creation_input_tokens": reply.cache_creation_input_tokens,
                   "cache_read_input_tokens": reply.cache_read_input_tokens}}})
 
 
