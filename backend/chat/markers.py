@@ -127,7 +127,7 @@ class _Brackets:
                     i, self.depth = m.start() + self.depth, 0
                     self._keep(text[start:i])
                     return i
-        self._keep(text[start:])
+        self._keep(text[start:] if start else text)
         return None
 
     def _keep(self, piece: str) -> None:
@@ -135,7 +135,7 @@ class _Brackets:
         if self.parts is not None:
             self.parts.append(piece)
             if self.size > MAX_MARKER_BYTES:
-                self.parts = None
+                self.parts = None  # the card is refused: only its end is still looked for
 
     def result(self) -> tuple[str | None, str | None]:
         """(raw JSON, None) for a card within the limits, else (None, the problem)."""
@@ -173,6 +173,7 @@ class MarkerFilter:
         self._raw: str | None = None
         self._problem: str | None = None
         self._out: list[str] = []
+        self._steps = (self._prose, self._after_marker, self._json, self._fence, self._line)  # by phase
 
     def feed(self, text: str) -> str:
         self._buf += text
@@ -195,6 +196,8 @@ class MarkerFilter:
         return self._take()
 
     def _take(self) -> str:
+        if not self._out:
+            return ""
         out, self._out = "".join(self._out), []
         return out
 
@@ -212,9 +215,7 @@ class MarkerFilter:
         self.spans.append(Span(self._start, end, self._marker, raw, problem))
 
     def _run(self, end: bool) -> None:
-        step = {_PROSE: self._prose, _MARKER: self._after_marker, _JSON: self._json, _FENCE: self._fence,
-                _LINE: self._line}
-        while step[self._phase](end):
+        while self._steps[self._phase](end):
             pass
 
     def _prose(self, end: bool) -> bool:
