@@ -173,7 +173,6 @@ class MarkerFilter:
         self._raw: str | None = None
         self._problem: str | None = None
         self._out: list[str] = []
-        self._steps = (self._prose, self._after_marker, self._json, self._fence, self._line)  # by phase
 
     def feed(self, text: str) -> str:
         self._buf += text
@@ -215,7 +214,7 @@ class MarkerFilter:
         self.spans.append(Span(self._start, end, self._marker, raw, problem))
 
     def _run(self, end: bool) -> None:
-        while self._steps[self._phase](end):
+        while _STEPS[self._phase](self, end):
             pass
 
     def _prose(self, end: bool) -> bool:
@@ -306,6 +305,10 @@ class MarkerFilter:
         self._settle(eol)
         self._phase = _PROSE
         return True
+
+
+_STEPS = (MarkerFilter._prose, MarkerFilter._after_marker, MarkerFilter._json, MarkerFilter._fence,
+          MarkerFilter._line)  # indexed by phase
 
 
 def _in_word(ch: str) -> bool:
