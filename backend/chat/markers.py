@@ -5,12 +5,20 @@ One scanner serves both uses so they can never disagree:
   starting, so no `text_delta` ever shows marker JSON;
 - `extract()` parses the finished text: each marker's JSON is validated against its payload schema;
   the marker text is removed from the message whether or not the payload was valid.
+
+The scanner is incremental: it keeps its place (the bracket matcher's depth and string state, the
+unsettled tail) between deltas, so streaming a card costs time linear in its length. Cards are bounded
+while they are matched, before `json.loads` sees them: deeper than `MAX_DEPTH` or larger than
+`MAX_MARKER_BYTES`, a marker is dropped like invalid JSON (its error in `payload_errors`, the prose
+around it kept). Matching goes on past a limit (a counter, no recursion) only to find where the card ends.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+import reprlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +27,16 @@ import jsonschema
 
 SUGGESTED_VALUES = "SUGGESTED_VALUES:"
 SUGGESTED_ACTIONS = "SUGGESTED_ACTIONS:"
+
+MAX_DEPTH = 32  # nesting levels of one card's JSON (the outer object is level 1)
+MAX_MARKER_BYTES = 64 * 1024  # one card's JSON, UTF-8
+MAX_MESSAGE_MARKER_BYTES = 128 * 1024  # all the cards of one answer together
+DEFAULT_MAX_STRING = 4000  # characters, for a string field whose schema sets no maxLength
+MAX_ERROR_CHARS = 200
+
+ACTION_DATA_SCHEMA: dict[str, Any] = {  # flat: what a client handler needs is a few ids or names
+    "type": "object", "maxProperties": 16, "propertyNames": {"maxLength": 64},
+    "additionalProperties": {"type": ["string", "number", "boolean", "null"], "maxLength": 1000}}
 
 SUGGESTION_SCHEMAS: dict[str, dict[str, Any]] = {
     SUGGESTED_VALUES: {"type": "array", "maxItems": 8, "items": {
@@ -30,12 +48,23 @@ SUGGESTION_SCHEMAS: dict[str, dict[str, Any]] = {
             "label": {"type": "string", "minLength": 1, "maxLength": 80},
             "action": {"type": "string", "minLength": 1, "maxLength": 100},
             "handler": {"enum": ["client", "server"]},
-            "data": {"type": "object"}}}},
+            "data": ACTION_DATA_SCHEMA}}},
 }
 
-_FENCE_BEFORE = re.compile(r"```[a-zA-Z]*[ \t]*\n[ \t]*$")
-_FENCE_TAIL = re.compile(r"[ \t]*(`{1,2}|```[a-zA-Z]*)")
+_INDENT = re.compile(r"[ \t]*")
+_FENCE_LINE_END = re.compile(r"```[a-zA-Z]*[ \t]*\Z")  # searched with endpos = the line's end
+_FENCE_TAIL = re.compile(r"```[a-zA-Z]*[ \t]*\Z|`{1,2}\Z")  # a fence that may be opening
 _FENCE_OPEN = re.compile(r"[ \t]*\n?[ \t]*```[a-zA-Z]*[ \t]*\n?")
+_FENCE_CLOSE = re.compile(r"[ \t]*\n?[ \t]*```")
+_OPENING_TICKS = re.compile(r"`{1,2}")
+_CLOSING_SOON = re.compile(r"\s*`{0,2}\s*\Z")
+_IN_STRING = re.compile(r'["\\]')
+_STRUCTURE = re.compile(r'"|[{\[]+|[}\]]+')  # runs of brackets at once: "[[[[" is one step
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# Scanner phases: prose, then per marker: after the marker word, inside its JSON, waiting for the
+# closing fence of a fenced card, or the rest of a marker line that held no JSON.
+_PROSE, _MARKER, _JSON, _FENCE, _LINE = range(5)
 
 
 @dataclass(frozen=True)
@@ -43,156 +72,247 @@ class Span:
     start: int
     end: int
     marker: str
-    raw_json: str | None  # None: the marker was not followed by JSON, or it never closed
+    raw_json: str | None  # None: no complete JSON followed the marker, or it broke a limit
+    problem: str | None = None  # why a complete card was refused before parsing
 
 
-@dataclass
-class Scan:
-    spans: list[Span]
-    safe_upto: int  # streaming may show text up to here (outside spans)
+def _fence_before(text: str, end: int) -> int | None:
+    """Start of a fence line (```` ```lang ````, newline, indent) that ends exactly at `end`, if any.
+    Only the two lines before `end` are read, so the cost does not grow with the text."""
+    if not end or text[end - 1] not in " \t\n":
+        return None
+    eol = text.rfind("\n", 0, end)
+    if eol == -1 or not _INDENT.fullmatch(text, eol + 1, end):
+        return None
+    fence = _FENCE_LINE_END.search(text, text.rfind("\n", 0, eol) + 1, eol)
+    return fence.start() if fence else None
 
 
-def _match_json(text: str, start: int) -> int | None:
-    """Index just past the JSON value (object or array) starting at `start`, or None if it never closes."""
-    depth = 0
-    in_string = False
-    escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
+class _Brackets:
+    """The bracket matcher, resumable: depth and string state survive between pieces of text."""
 
+    def __init__(self) -> None:
+        self.depth = self.deepest = self.size = 0
+        self.in_string = self.escaped = False
+        self.parts: list[str] | None = []  # the JSON so far; None once it is too large to keep
 
-def _find_marker(text: str, markers: Iterable[str], pos: int) -> tuple[int, str] | None:
-    best: tuple[int, str] | None = None
-    for marker in markers:
-        i = text.find(marker, pos)
-        while i != -1 and i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
-            i = text.find(marker, i + 1)
-        if i != -1 and (best is None or i < best[0]):
-            best = (i, marker)
-    return best
+    def feed(self, text: str, start: int) -> int | None:
+        """Index in `text` just past the closing bracket, or None if the value goes on."""
+        i, n = start, len(text)
+        while i < n:
+            if self.escaped:
+                self.escaped, i = False, i + 1
+            elif self.in_string:
+                m = _IN_STRING.search(text, i)
+                if m is None:
+                    break
+                i = m.end()
+                if m.group() == '"':
+                    self.in_string = False
+                else:
+                    self.escaped = True  # the next character, maybe in the next piece, is escaped
+            else:
+                m = _STRUCTURE.search(text, i)
+                if m is None:
+                    break
+                i, run = m.end(), len(m.group())
+                if m.group() == '"':
+                    self.in_string = True
+                elif m.group()[0] in "{[":
+                    self.depth += run
+                    self.deepest = max(self.deepest, self.depth)
+                elif run < self.depth:
+                    self.depth -= run
+                else:
+                    i, self.depth = m.start() + self.depth, 0
+                    self._keep(text[start:i])
+                    return i
+        self._keep(text[start:] if start else text)
+        return None
 
+    def _keep(self, piece: str) -> None:
+        self.size += len(piece)
+        if self.parts is not None:
+            self.parts.append(piece)
+            if self.size > MAX_MARKER_BYTES:
+                self.parts = None  # the card is refused: only its end is still looked for
 
-def _held_suffix(text: str, markers: Iterable[str]) -> int:
-    """Length of the longest tail of `text` that could still grow into a marker (or a fence before one)."""
-    longest = 0
-    for marker in markers:
-        for n in range(min(len(marker) - 1, len(text)), 0, -1):
-            if marker.startswith(text[-n:]):
-                longest = max(longest, n)
-                break
-    last_line = text[text.rfind("\n") + 1:]
-    if _FENCE_TAIL.fullmatch(last_line):
-        longest = max(longest, len(last_line))
-    # A fence line right before a (possible) marker belongs to it: hold it back too.
-    fence = _FENCE_BEFORE.search(text, 0, len(text) - longest)
-    if fence and fence.end() == len(text) - longest:
-        longest = len(text) - fence.start()
-    return longest
-
-
-def scan(text: str, markers: Iterable[str], final: bool) -> Scan:
-    markers = list(markers)
-    spans: list[Span] = []
-    pos = 0
-    while True:
-        found = _find_marker(text, markers, pos)
-        if found is None:
-            safe = len(text) if final else len(text) - _held_suffix(text, markers)
-            return Scan(spans, max(safe, pos))
-        at, marker = found
-        start = at
-        fence = _FENCE_BEFORE.search(text, 0, at)
-        fenced = bool(fence and fence.end() == at)
-        if fenced and fence is not None:
-            start = fence.start()
-        i = at + len(marker)
-        opened = _FENCE_OPEN.match(text, i)
-        if opened and "```" in opened.group(0):
-            fenced, i = True, opened.end()
-        while i < len(text) and text[i] in " \t\r\n":
-            i += 1
-        if i >= len(text):
-            if final:
-                spans.append(Span(start, len(text), marker, None))
-                return Scan(spans, len(text))
-            return Scan(spans, start)
-        if text[i] not in "{[":
-            # Not followed by JSON: drop the marker's line so no half-card text is shown.
-            end = text.find("\n", i)
-            end = len(text) if end == -1 else end
-            spans.append(Span(start, end, marker, None))
-            pos = end
-            continue
-        closed = _match_json(text, i)
-        if closed is None:
-            if final:
-                spans.append(Span(start, len(text), marker, None))
-                return Scan(spans, len(text))
-            return Scan(spans, start)
-        end = closed
-        raw = text[i:end]
-        if fenced:
-            close = re.compile(r"[ \t]*\n?[ \t]*```").match(text, end)
-            if close:
-                end = close.end()
-            elif not final and "```".startswith(text[end:].strip()[:3]) and len(text[end:].strip()) < 3:
-                return Scan(spans, start)  # the closing fence may still be coming
-        spans.append(Span(start, end, marker, raw))
-        pos = end
-
-
-def strip_spans(text: str, spans: list[Span], upto: int | None = None) -> str:
-    upto = len(text) if upto is None else upto
-    out, pos = [], 0
-    for span in spans:
-        if span.start >= upto:
-            break
-        out.append(text[pos:span.start])
-        pos = span.end
-    if pos < upto:
-        out.append(text[pos:upto])
-    return "".join(out)
+    def result(self) -> tuple[str | None, str | None]:
+        """(raw JSON, None) for a card within the limits, else (None, the problem)."""
+        if self.deepest > MAX_DEPTH:
+            return None, f"the card is nested deeper than {MAX_DEPTH} levels"
+        raw = "".join(self.parts) if self.parts is not None else None
+        if raw is None or len(raw.encode("utf-8", "surrogatepass")) > MAX_MARKER_BYTES:
+            return None, f"the card is larger than {MAX_MARKER_BYTES // 1024} KB"
+        return raw, None
 
 
 class MarkerFilter:
-    """Feed raw deltas, get back only text that is certainly not part of a marker."""
+    """Feed raw deltas, get back only text that is certainly not part of a marker; `spans` says where
+    the markers were (offsets from the first text fed).
+
+    Only the unsettled tail is kept: a few characters that may grow into a marker (or the fence line
+    before one), or the marker being read.
+    """
 
     def __init__(self, markers: Iterable[str]) -> None:
-        self.markers = list(markers)
-        self.raw = ""
-        self.shown = 0  # length of visible text already released
+        self._markers = list(markers)
+        self._prefixes = {m[:n] for m in self._markers for n in range(1, len(m))}  # proper prefixes
+        self._longest = max(map(len, self._prefixes), default=0)
+        self._prefix_ends = {p[-1] for p in self._prefixes}
+        self.spans: list[Span] = []
+        self._buf = ""  # unsettled text, starting at offset `_pos`
+        self._pos = 0
+        self._before = ""  # the character before `_buf` (a marker must not continue a word)
+        self._phase = _PROSE
+        self._i = 0  # where the current phase resumes in `_buf`
+        self._start = 0  # the current marker's span start (absolute)
+        self._marker = ""
+        self._fenced = False
+        self._brackets = _Brackets()
+        self._raw: str | None = None
+        self._problem: str | None = None
+        self._out: list[str] = []
 
-    def feed(self, delta: str) -> str:
-        self.raw += delta
-        result = scan(self.raw, self.markers, final=False)
-        visible = strip_spans(self.raw, result.spans, result.safe_upto)
-        out = visible[self.shown:]
-        self.shown = max(self.shown, len(visible))
-        return out
+    def feed(self, text: str) -> str:
+        self._buf += text
+        self._run(end=False)
+        return self._take()
 
     def flush(self) -> str:
-        """At the end of a message: release held text that turned out not to be a marker."""
-        result = scan(self.raw, self.markers, final=True)
-        visible = strip_spans(self.raw, result.spans)
-        out = visible[self.shown:]
-        self.shown = max(self.shown, len(visible))
+        """At the end of a message: release held text that turned out not to be a marker. A marker
+        still being read stays open (its JSON may go on in the next message); `finish` closes it."""
+        self._run(end=True)
+        return self._take()
+
+    def finish(self) -> str:
+        """No more text: an open marker runs to the end of the text and is dropped."""
+        self._run(end=True)
+        if self._phase != _PROSE:
+            self._span(self._pos + len(self._buf), None, None)
+            self._settle(len(self._buf))
+            self._phase = _PROSE
+        return self._take()
+
+    def _take(self) -> str:
+        if not self._out:
+            return ""
+        out, self._out = "".join(self._out), []
         return out
+
+    def _settle(self, n: int, show: bool = False) -> None:
+        """The first `n` characters of the tail are decided: shown as text, or part of a span."""
+        if n:
+            if show:
+                self._out.append(self._buf[:n])
+            self._before = self._buf[n - 1]
+            self._pos += n
+            self._buf = self._buf[n:]
+        self._i = 0
+
+    def _span(self, end: int, raw: str | None, problem: str | None) -> None:
+        self.spans.append(Span(self._start, end, self._marker, raw, problem))
+
+    def _run(self, end: bool) -> None:
+        while _STEPS[self._phase](self, end):
+            pass
+
+    def _prose(self, end: bool) -> bool:
+        buf = self._buf
+        found = self._find_marker(buf)
+        if found is None:
+            self._settle(len(buf) if end else self._held(buf), show=True)
+            return False
+        at, self._marker = found
+        fence = _fence_before(buf, at)  # a fence line right before the marker belongs to its span
+        start = at if fence is None else fence
+        self._settle(start, show=True)
+        self._phase, self._start = _MARKER, self._pos
+        self._fenced, self._i = fence is not None, at - start + len(self._marker)
+        return True
+
+    def _find_marker(self, buf: str) -> tuple[int, str] | None:
+        best: tuple[int, str] | None = None
+        for marker in self._markers:
+            i = buf.find(marker)
+            while i != -1 and _in_word(buf[i - 1] if i else self._before):
+                i = buf.find(marker, i + 1)
+            if i != -1 and (best is None or i < best[0]):
+                best = (i, marker)
+        return best
+
+    def _held(self, buf: str) -> int:
+        """Where the tail that may still grow into a marker (or the fence before one) starts."""
+        cut = len(buf)
+        if buf and buf[-1] in self._prefix_ends:
+            for n in range(min(self._longest, len(buf)), 0, -1):
+                if buf[-n:] in self._prefixes:
+                    cut -= n
+                    break
+        fence = _fence_before(buf, cut)
+        tick = buf.rfind("`")  # a fence that may be opening ends in its last backtick, or after it
+        tail = _FENCE_TAIL.search(buf, max(tick - 2, 0)) if tick != -1 else None
+        return min(cut, len(buf) if fence is None else fence, tail.start() if tail else len(buf))
+
+    def _after_marker(self, end: bool) -> bool:
+        buf, i = self._buf, self._i
+        opened = _FENCE_OPEN.match(buf, i)
+        if opened:
+            i = opened.end()
+        while i < len(buf) and buf[i] in " \t\r\n":
+            i += 1
+        if i == len(buf):
+            return False
+        if buf[i] in "{[":
+            self._phase, self._fenced, self._brackets = _JSON, self._fenced or bool(opened), _Brackets()
+        else:
+            if not opened and _OPENING_TICKS.fullmatch(buf, i):
+                return False  # "``" may still become the fence that opens the card
+            self._phase = _LINE  # not followed by JSON: drop the marker's line, no half-card text shown
+        self._i = i
+        return True
+
+    def _json(self, end: bool) -> bool:
+        closed = self._brackets.feed(self._buf, self._i)
+        if closed is None:
+            self._settle(len(self._buf))
+            return False
+        self._raw, self._problem = self._brackets.result()
+        self._settle(closed)
+        if self._fenced:
+            self._phase = _FENCE
+        else:
+            self._span(self._pos, self._raw, self._problem)
+            self._phase = _PROSE
+        return True
+
+    def _fence(self, end: bool) -> bool:
+        close = _FENCE_CLOSE.match(self._buf)
+        if close is None and not end and _CLOSING_SOON.match(self._buf):
+            return False  # the closing fence may still be coming
+        n = close.end() if close else 0
+        self._span(self._pos + n, self._raw, self._problem)
+        self._settle(n)
+        self._phase = _PROSE
+        return True
+
+    def _line(self, end: bool) -> bool:
+        eol = self._buf.find("\n", self._i)
+        if eol == -1:
+            self._settle(len(self._buf))
+            return False
+        self._span(self._pos + eol, None, None)
+        self._settle(eol)
+        self._phase = _PROSE
+        return True
+
+
+_STEPS = (MarkerFilter._prose, MarkerFilter._after_marker, MarkerFilter._json, MarkerFilter._fence,
+          MarkerFilter._line)  # indexed by phase
+
+
+def _in_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 @dataclass
@@ -204,29 +324,83 @@ class Extraction:
     errors: list[str] = field(default_factory=list)
 
 
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 1] + "…"
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{_short(literal)} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _loads(raw: str) -> Any:
+    """json.loads, refusing what could not be stored and sent back as JSON (NaN, ±Infinity, 1e400,
+    unpaired surrogates). The caller has bounded depth and size, so nothing here can recurse deeply."""
+    data = json.loads(raw, parse_float=_finite, parse_constant=_no_constant)
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str) and _SURROGATE.search(value):
+            raise ValueError("a string holds an unpaired surrogate")
+    return data
+
+
+def _bounded(schema: Any) -> Any:
+    """The schema with a default maxLength on every string it declares without one."""
+    if isinstance(schema, list):
+        return [_bounded(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _bounded(v) for k, v in schema.items()}
+    types = schema.get("type")
+    if (types == "string" or (isinstance(types, list) and "string" in types)) and "maxLength" not in schema:
+        out["maxLength"] = DEFAULT_MAX_STRING
+    return out
+
+
 def extract(text: str, payload_types: Iterable[Any]) -> Extraction:
     """Parse the finished text. `payload_types` are the resolved LLM PayloadTypes (parse_marker, schema)."""
     by_marker = {p.parse_marker: p for p in payload_types if p.parse_marker}
-    markers = [*by_marker, SUGGESTED_VALUES, SUGGESTED_ACTIONS]
-    result = scan(text, markers, final=True)
-    message = re.sub(r"\n{3,}", "\n\n", strip_spans(text, result.spans)).strip()
-    out = Extraction(message=message)
-    for span in result.spans:
+    scanner = MarkerFilter([*by_marker, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
+    visible = scanner.feed(text) + scanner.finish()
+    out = Extraction(message=re.sub(r"\n{3,}", "\n\n", visible).strip())
+    budget = MAX_MESSAGE_MARKER_BYTES
+    for span in scanner.spans:
         name = by_marker[span.marker].name if span.marker in by_marker else span.marker.rstrip(":").lower()
-        if span.raw_json is None:
-            out.errors.append(f"{name}: the marker was not followed by complete JSON")
+        if span.problem or span.raw_json is None:
+            out.errors.append(f"{name}: {span.problem or 'the marker was not followed by complete JSON'}")
+            continue
+        size = len(span.raw_json.encode("utf-8", "surrogatepass"))
+        if size > budget:
+            out.errors.append(f"{name}: the answer's cards are larger than "
+                              f"{MAX_MESSAGE_MARKER_BYTES // 1024} KB together")
             continue
         try:
-            data = json.loads(span.raw_json)
+            data = _loads(span.raw_json)
         except json.JSONDecodeError as err:
             out.errors.append(f"{name}: invalid JSON ({err.msg} at position {err.pos})")
             continue
+        except ValueError as err:  # NaN, 1e400, a 5,000-digit integer, an unpaired surrogate
+            out.errors.append(_short(f"{name}: invalid JSON ({err})"))
+            continue
         schema = by_marker[span.marker].schema if span.marker in by_marker else SUGGESTION_SCHEMAS[span.marker]
         try:
-            jsonschema.validate(data, schema)
+            jsonschema.validate(data, _bounded(schema))
         except jsonschema.ValidationError as err:
             where = "/".join(str(p) for p in err.absolute_path) or "payload"
-            out.errors.append(f"{name}: does not match its schema at {where}: {err.message}")
+            reason = err.message.replace(repr(err.instance), reprlib.repr(err.instance))  # not the whole value
+            out.errors.append(_short(f"{name}: does not match its schema at {where}: {reason}"))
             continue
         if span.marker == SUGGESTED_VALUES:
             out.suggested_values.extend(data)
@@ -234,4 +408,5 @@ def extract(text: str, payload_types: Iterable[Any]) -> Extraction:
             out.suggested_actions.extend(data)
         else:
             out.payloads.append({"type": name, "data": data})
+        budget -= size
     return out
