@@ -123,7 +123,7 @@ class TurnRunner:
                 log.exception("agent loop crashed")
                 self.failure = ApiFailure(message="Something went wrong on our side while answering. "
                                                   "Please retry.", code="internal_error", retryable=False)
-            if rest := text_filter.flush():
+            if rest := text_filter.finish():
                 self._append(TextDelta(text=rest))
         finally:
             checkpoints.cancel()

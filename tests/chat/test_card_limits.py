@@ -38,7 +38,7 @@ def assert_card_dropped(client: TestClient, fake: FakeAnthropic, db: Database, e
     """The turn completed with its prose and without the card; the conversation reads back and continues."""
     assert types(events)[-1] == "complete", [e.event for e in events][-3:]
     done = events[-1].data["payload"]
-    assert done["status"] == "complete" and done["payloads"] == [] and done["custom_payload"] is None
+    assert done["status"] == "complete" and done["payloads"] == []
     assert BEFORE in done["message"] and AFTER in done["message"] and "TEST_CARD" not in done["message"]
     streamed = text_of(events)
     assert BEFORE in streamed and AFTER in streamed and "TEST_CARD" not in streamed and "[[" not in streamed
