@@ -9,10 +9,12 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.
 
 run: setup frontend
 	$(PY) -m backend migrate
+	$(PY) -m backend index
 	COLLEAGUE_DEMO=1 $(PY) -m backend serve --host 127.0.0.1 --port 8000
 
 test: setup frontend chromium lint
 	cd frontend && npm test
+	$(PY) -m backend index
 	$(PY) -m pytest
 
 lint: setup

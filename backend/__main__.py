@@ -1,4 +1,4 @@
-"""The CLI: `python -m backend serve | migrate | create-user NAME [--admin] | eval criteria …`."""
+"""The CLI: `python -m backend serve | migrate | index | create-user NAME [--admin] | eval criteria …`."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
+    sub.add_parser("index", help="build the offline corpus's search index now (else the first search does)")
     create = sub.add_parser("create-user", help="create a user (asks for the password)")
     create.add_argument("username")
     create.add_argument("--admin", action="store_true")
@@ -38,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
         from backend.db.migrate import upgrade
         upgrade(settings.database_url)
         print(f"database is at the latest schema ({settings.database_url.split('@')[-1]})")
+        return 0
+    if args.command == "index":
+        from backend.sources.offline import open_index
+        index = open_index()
+        how = f"built in {index.build_seconds:.1f} s" if index.build_seconds else "up to date"
+        print(f"offline index {how}: {len(index.trials)} trials, {len(index.articles)} articles ({index.path})")
         return 0
     if args.command == "create-user":
         from backend.auth.service import create_user

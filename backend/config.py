@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = Field(default=None, alias="ANTHROPIC_BASE_URL")
     colleague_model: str = Field(default="claude-sonnet-4-6", alias="COLLEAGUE_MODEL")
     colleague_sources: Literal["offline", "live"] = Field(default="offline", alias="COLLEAGUE_SOURCES")
+    # The offline corpus's search index, built on first use and cached here (rebuilt when the data changes).
+    offline_index_dir: Path = Field(default=PROJECT_ROOT / "var", alias="COLLEAGUE_OFFLINE_INDEX_DIR")
     ncbi_api_key: str | None = Field(default=None, alias="NCBI_API_KEY")
     # Pause between streamed chunks of the demo model, so the UI visibly streams; tests set 0.
     demo_delay_ms: int = Field(default=20, alias="COLLEAGUE_DEMO_DELAY_MS")

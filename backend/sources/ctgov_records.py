@@ -132,6 +132,8 @@ def parse_study(study: dict[str, Any]) -> TrialDetail:
         locations=locations,
         has_results=bool(study.get("hasResults")),
         last_update_date=_str(_dict(status.get("lastUpdatePostDateStruct")).get("date")),
+        # Not a v2 key: the offline corpus stamps each study with the date its copy was taken.
+        snapshot_date=_str(study.get("snapshotDate")),
     )
 
 

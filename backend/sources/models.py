@@ -136,6 +136,8 @@ class TrialSummary(BaseModel):
     start_date: str | None = Field(None, description="Partial ISO date as registered: yyyy[-MM[-dd]]")
     completion_date: str | None = None
     locations_count: int = 0
+    snapshot_date: str | None = Field(
+        None, description="Offline corpus: the date this record (and its status) was copied; None when live")
 
     @property
     def url(self) -> str:
@@ -218,6 +220,7 @@ class Article(BaseModel):
     pmcid: str | None = None
     nct_ids: list[str] = Field(default_factory=list, description="Linked trials (DataBankList + text)")
     publication_types: list[str] = Field(default_factory=list)
+    snapshot_date: str | None = Field(None, description="Offline corpus: when this record was copied; None when live")
 
     @property
     def url(self) -> str:

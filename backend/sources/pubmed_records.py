@@ -54,13 +54,21 @@ def _partial_date(year: str | None, month: str | None = None, day: str | None = 
     return result
 
 
+def text_date(value: str | None) -> str | None:
+    """A date as PubMed prints it ("2017 Jan-Feb", "1975 Oct 27", "2001 Spring") -> "2017-01", "1975-10-27".
+
+    Ranges keep their first year and month; a day is kept only when it follows the first month.
+    """
+    parts = (value or "").replace("-", " ").split()
+    day = parts[2] if len(parts) > 2 and parts[2].isdigit() else None
+    return _partial_date(parts[0] if parts else None, parts[1] if len(parts) > 1 else None, day)
+
+
 def _pub_date(pub_date: etree._Element | None) -> str | None:
     if pub_date is None:
         return None
     if (medline := pub_date.findtext("MedlineDate")) is not None:
-        # Free text such as "2017 Jan-Feb" or "1978 Jul-Sep": keep the first year and month.
-        parts = medline.replace("-", " ").split()
-        return _partial_date(parts[0] if parts else None, parts[1] if len(parts) > 1 else None)
+        return text_date(medline)
     month = pub_date.findtext("Month") or pub_date.findtext("Season")
     return _partial_date(pub_date.findtext("Year"), month, pub_date.findtext("Day"))
 
@@ -99,9 +107,12 @@ def _nct_ids(record: etree._Element, *texts: str) -> list[str]:
     for bank in record.iter("DataBank"):
         if (bank.findtext("DataBankName") or "").strip().lower() == "clinicaltrials.gov":
             ids += [_text(acc).upper() for acc in bank.iter("AccessionNumber")]
-    for text in texts:
-        ids += [f"NCT{m}" for m in _NCT.findall(text)]
-    return list(dict.fromkeys(i for i in ids if re.fullmatch(r"NCT\d{8}", i)))
+    return list(dict.fromkeys(i for i in [*ids, *nct_ids_in(*texts)] if re.fullmatch(r"NCT\d{8}", i)))
+
+
+def nct_ids_in(*texts: str) -> list[str]:
+    """Trial registry numbers mentioned in free text, in order, without repeats."""
+    return list(dict.fromkeys(f"NCT{m}" for text in texts for m in _NCT.findall(text)))
 
 
 def _article_ids(id_list: etree._Element | None) -> dict[str, str]:

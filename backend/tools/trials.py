@@ -27,7 +27,7 @@ def trial_line(t: TrialSummary) -> str:
     more = f" +{len(t.interventions) - MAX_INTERVENTIONS}" if len(t.interventions) > MAX_INTERVENTIONS else ""
     return (f"- {t.nct_id}: {clip(t.title, TITLE_CHARS, squash=True)} | {phase} | {t.status or 'status unknown'} | "
             f"n={t.enrollment if t.enrollment is not None else '?'} | sponsor: {t.sponsor or '—'} | "
-            f"interventions: {interventions}{more}")
+            f"interventions: {interventions}{more}" + (f" | status as of {t.snapshot_date}" if t.snapshot_date else ""))
 
 
 def describe_params(params: TrialSearchParams) -> str:
@@ -81,7 +81,8 @@ def trial_text(t: TrialDetail) -> str:
         f"Title: {t.title}",
         f"Official title: {t.official_title or '—'}",
         f"Phase: {'/'.join(t.phase) or 'no phase'} | Status: {t.status or 'unknown'} | "
-        f"Enrollment: {t.enrollment if t.enrollment is not None else 'unknown'}",
+        f"Enrollment: {t.enrollment if t.enrollment is not None else 'unknown'}"
+        + (f" | Status as of {t.snapshot_date} (offline snapshot)" if t.snapshot_date else ""),
         f"Sponsor: {t.sponsor or 'Unknown'}",
         f"Conditions: {', '.join(t.conditions) or '—'}",
         f"Interventions: {', '.join(t.interventions) or '—'}",

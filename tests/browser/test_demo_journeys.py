@@ -110,11 +110,14 @@ def test_trialscout_suggestion_streams_fills_the_form_and_survives_reload(demo_j
     direct = j.api_get(f"/api/trials/search?{query}")
     assert response.json()["total_count"] == direct["total_count"]
     total = direct["total_count"]
+    assert total > 0, "the embedded corpus has phase 3 NSCLC immunotherapy trials"
     expect(summary).to_have_text(re.compile(rf"^{total:,} trials( · showing 1–{len(direct['trials'])})?$"))
     expect(page.get_by_test_id("result-row")).to_have_count(len(direct["trials"]))
-    if direct["trials"]:
-        ids = page.get_by_test_id("result-row").evaluate_all("rows => rows.map(r => r.dataset.id)")
-        assert ids == [t["nct_id"] for t in direct["trials"]]
+    ids = page.get_by_test_id("result-row").evaluate_all("rows => rows.map(r => r.dataset.id)")
+    assert ids == [t["nct_id"] for t in direct["trials"]]
+    # An offline status is only true as of its snapshot, and the row says so.
+    first = direct["trials"][0]
+    expect(page.get_by_test_id("result-row").first).to_contain_text(f"snapshot of {first['snapshot_date']}")
     j.shot("accepted-search")
 
     # (c) Reload: the conversation reopens from the server with the card's decision.

@@ -10,6 +10,13 @@ from backend.sources.pubmed import PubMedService
 from backend.sources.throttle import RateLimiter, RetryPolicy
 
 from .fakes import FakeCTGov, FakeEUtils, FakeTime
+from .raw_corpus import RawCorpus, read_raw_corpus
+
+
+@pytest.fixture(scope="session")
+def raw() -> RawCorpus:
+    """The offline data files read directly, for figures computed independently of the index."""
+    return read_raw_corpus()
 
 
 @pytest.fixture

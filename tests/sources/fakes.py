@@ -18,7 +18,7 @@ import httpx
 from lxml import etree
 
 from backend.sources.ctgov_records import study_nct_id
-from backend.sources.offline.index import DATA_DIR, iter_study_records
+from backend.sources.offline.corpus import DATA_DIR, iter_study_records
 
 FIXTURES = Path(__file__).with_name("fixtures")
 PHELAN_TOKEN = "ZVt07cGHkvI2wRk2CJf6_LLq14bEL8swd7KrgP4dnDeTsPkw"

@@ -118,8 +118,8 @@ async def test_get_article_parses_the_record(backend: Backend) -> None:
 
 
 async def test_unknown_pmid_is_not_found(backend: Backend) -> None:
-    with pytest.raises(NotFound, match="1"):
-        await backend.sources.pubmed.get_article("1")
+    with pytest.raises(NotFound, match="39999999"):
+        await backend.sources.pubmed.get_article("39999999")
 
 
 async def test_malformed_pmid_is_invalid_input(backend: Backend) -> None:
@@ -128,7 +128,7 @@ async def test_malformed_pmid_is_invalid_input(backend: Backend) -> None:
 
 
 async def test_get_articles_keeps_order_and_skips_unknown(backend: Backend) -> None:
-    articles = await backend.sources.pubmed.get_articles(["27797938", "1", KNOWN_PMID])
+    articles = await backend.sources.pubmed.get_articles(["27797938", "39999999", KNOWN_PMID])
     assert [a.pmid for a in articles] == ["27797938", KNOWN_PMID]
 
 

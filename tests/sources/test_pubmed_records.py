@@ -11,7 +11,7 @@ import pytest
 from lxml import etree
 
 from backend.sources.models import Article
-from backend.sources.offline.index import DATA_DIR
+from backend.sources.offline.corpus import DATA_DIR
 from backend.sources.pubmed_records import PubMedXMLError, parse_efetch, parse_esummary
 
 from .fakes import recorded

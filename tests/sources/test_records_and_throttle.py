@@ -11,7 +11,7 @@ import pytest
 
 from backend.sources.ctgov_records import age_in_years, parse_study, study_nct_id
 from backend.sources.models import TrialSearchParams, normalize_nct_id
-from backend.sources.offline.index import iter_study_records
+from backend.sources.offline.corpus import iter_study_records
 from backend.sources.throttle import RateLimiter, retry_after_seconds
 
 from .fakes import FakeTime, recorded

@@ -77,7 +77,7 @@ class OfflinePubMedService:
         except sqlite3.OperationalError as exc:  # an FTS5 expression the parser let through
             raise InvalidInput(f"Could not run the query {params.query!r} offline: {exc}") from exc
         return ArticleSearchPage(
-            articles=[index.articles[pmid] for (pmid,) in rows],
+            articles=index.articles.many([pmid for (pmid,) in rows]),
             total_count=total,
             query_translation=to_text(tree, "All Fields"),
             page=params.page,
@@ -87,15 +87,16 @@ class OfflinePubMedService:
     async def get_article(self, pmid: str) -> Article:
         index = await self._get_index()
         key = checked_pmid(pmid)
-        if key not in index.articles:
+        try:
+            return index.articles[key]
+        except KeyError:
             raise NotFound(f"No PubMed article with PMID {key} in the offline corpus "
-                           f"({len(index.articles)} articles)")
-        return index.articles[key]
+                           f"({len(index.articles)} articles)") from None
 
     async def get_articles(self, pmids: Sequence[str]) -> list[Article]:
         index = await self._get_index()
         wanted = dict.fromkeys(checked_pmid(p) for p in pmids)
-        return [index.articles[p] for p in wanted if p in index.articles]
+        return index.articles.many(list(wanted))
 
     async def get_article_summaries(self, pmids: Sequence[str]) -> list[ArticleSummary]:
         return [

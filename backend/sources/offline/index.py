@@ -1,29 +1,43 @@
-"""The offline corpus: real CT.gov v2 studies and PubMed records, indexed in SQLite FTS5.
+"""The offline corpus indexed in SQLite FTS5, built once and cached on disk.
 
-Built once per process, lazily on first use (about a second: parsing dominates), then shared by
-every request and user. The database lives in memory and is read-only after the build; a lock
-serialises access because one sqlite3 connection is shared across threads. Rows keep only what
-filters and ranking need; the parsed records themselves stay in dicts keyed by id.
+Building takes tens of seconds (parsing 35,000 studies dominates), so the index is a file:
+`<COLLEAGUE_OFFLINE_INDEX_DIR>/offline-index-<key>.sqlite`, where the key hashes every data file,
+the code that turns records into rows, and `INDEX_VERSION`. A start with an unchanged corpus opens
+the file; a changed corpus or parser gets a new key, a new build, and the stale file is removed.
+
+Processes that start together (several workers, `make run` beside `make test`) must not build
+over each other: a builder holds an exclusive `flock` on `offline-index.lock`, checks again that
+nobody finished first, writes a temp file and `os.replace`s it into place, so a reader only ever
+sees a complete index. Once open it is read-only (`immutable=1`): each process keeps one
+connection, serialised by a lock because it is shared across threads. Rows hold what filters and
+ranking need plus the parsed records as JSON, so memory stays small: records are read by id.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gzip
-import json
+import fcntl
+import hashlib
+import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from backend.sources.ctgov_records import age_in_years, parse_study, study_nct_id
-from backend.sources.models import Article, TrialDetail
-from backend.sources.pubmed_records import parse_efetch
+from pydantic import BaseModel
+from tqdm import tqdm
 
-DATA_DIR = Path(__file__).with_name("data")
+from backend.sources import ctgov_records, models, pubmed_records
+from backend.sources.ctgov_records import age_in_years
+from backend.sources.models import Article, TrialDetail, TrialSummary
+from backend.sources.offline import corpus
+from backend.sources.offline.corpus import DATA_DIR, data_files, expected_records, iter_articles, iter_trials
+
+INDEX_VERSION = 1  # bump when the schema changes without any hashed source file changing
 # Porter stemming lets "resistant" find "resistance"; diacritics folded so "Sjögren" = "Sjogren".
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 TRIAL_COLUMNS = ("nct_id", "title", "conditions", "interventions", "summary", "eligibility", "sponsors",
@@ -31,39 +45,19 @@ TRIAL_COLUMNS = ("nct_id", "title", "conditions", "interventions", "summary", "e
 TRIAL_WEIGHTS = (5.0, 10.0, 6.0, 6.0, 2.0, 1.0, 1.0, 0.5)
 ARTICLE_COLUMNS = ("ids", "title", "abstract", "mesh", "keywords", "authors", "journal", "pubtype", "year")
 ARTICLE_WEIGHTS = (5.0, 10.0, 3.0, 4.0, 4.0, 2.0, 1.0, 1.0, 1.0)
+# What a row is made of: a change here changes the key, so old caches are never read by new code.
+_CODE = (Path(__file__), Path(corpus.__file__), Path(ctgov_records.__file__), Path(pubmed_records.__file__),
+         Path(models.__file__))
+
+M = TypeVar("M", bound=BaseModel)
 
 
-def iter_study_records(data_dir: Path = DATA_DIR) -> Iterator[dict[str, Any]]:
-    """Every v2 Study object in the corpus files, duplicates included."""
-    for path in sorted((data_dir / "ctgov").glob("*.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            if path.name.endswith(".jsonl.gz"):
-                yield from (json.loads(line) for line in fh if line.strip())
-            else:
-                body = json.load(fh)
-                yield from body.get("studies", [body])
-
-
-def load_trials(data_dir: Path = DATA_DIR) -> dict[str, TrialDetail]:
-    best: dict[str, dict[str, Any]] = {}
-    for study in iter_study_records(data_dir):
-        nct_id = study_nct_id(study)
-        # Prefer the fuller record when a study appears both projected and complete.
-        if nct_id and (nct_id not in best or _richness(study) > _richness(best[nct_id])):
-            best[nct_id] = study
-    return {nct_id: parse_study(study) for nct_id, study in sorted(best.items())}
-
-
-def _richness(study: dict[str, Any]) -> int:
-    return len(study.get("protocolSection") or {}) + len(study) * 10
-
-
-def load_articles(data_dir: Path = DATA_DIR) -> dict[str, Article]:
-    articles: dict[str, Article] = {}
-    for path in sorted((data_dir / "pubmed").glob("*.xml.gz")):
-        for article in parse_efetch(gzip.decompress(path.read_bytes())):
-            articles.setdefault(article.pmid, article)
-    return articles
+def cache_key(data_dir: Path = DATA_DIR) -> str:
+    digest = hashlib.sha256(f"offline-index v{INDEX_VERSION}".encode())
+    for path in [*data_files(data_dir), *_CODE]:
+        digest.update(f"\0{path.name}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _date_bounds(partial: str | None) -> tuple[str | None, str | None]:
@@ -74,90 +68,183 @@ def _date_bounds(partial: str | None) -> tuple[str | None, str | None]:
     return partial + pad_lo, partial + pad_hi
 
 
+def _join(*parts: str | None, sep: str = "\n") -> str:
+    return sep.join(p for p in parts if p)
+
+
+def _pack(record: BaseModel) -> bytes:
+    return zlib.compress(record.model_dump_json(exclude_defaults=True).encode(), 6)
+
+
+def _create_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(f"""
+        CREATE TABLE trials (rowid INTEGER PRIMARY KEY, nct_id TEXT UNIQUE NOT NULL, phases TEXT NOT NULL,
+            status TEXT, sex TEXT, min_age REAL, max_age REAL, start_date TEXT);
+        CREATE INDEX trials_newest ON trials (start_date IS NULL, start_date DESC, nct_id);
+        -- Records apart from the filter columns, so scanning filters reads a few pages, not the records.
+        CREATE TABLE trials_docs (rowid INTEGER PRIMARY KEY, summary BLOB NOT NULL, detail BLOB NOT NULL);
+        CREATE VIRTUAL TABLE trials_fts USING fts5({", ".join(TRIAL_COLUMNS)}, tokenize='{TOKENIZER}');
+        CREATE TABLE articles (rowid INTEGER PRIMARY KEY, pmid TEXT UNIQUE NOT NULL, date_lo TEXT,
+            date_hi TEXT);
+        CREATE INDEX articles_newest ON articles (date_lo IS NULL, date_lo DESC, pmid DESC);
+        CREATE TABLE articles_docs (rowid INTEGER PRIMARY KEY, detail BLOB NOT NULL);
+        CREATE VIRTUAL TABLE articles_fts USING fts5({", ".join(ARTICLE_COLUMNS)}, tokenize='{TOKENIZER}');
+    """)
+
+
+def _insert_trial(conn: sqlite3.Connection, rowid: int, t: TrialDetail) -> None:
+    conn.execute(
+        "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (rowid, t.nct_id, "|" + "|".join(t.phase) + "|", t.status, t.sex, age_in_years(t.minimum_age),
+         age_in_years(t.maximum_age), t.start_date),
+    )
+    conn.execute("INSERT INTO trials_docs VALUES (?, ?, ?)", (rowid, _pack(t.to_summary()), _pack(t)))
+    conn.execute(
+        f"INSERT INTO trials_fts (rowid, {', '.join(TRIAL_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (rowid, t.nct_id, _join(t.title, t.official_title, t.acronym),
+         _join(*t.conditions, *t.keywords, *t.condition_mesh_terms),
+         _join(*t.interventions, *t.intervention_mesh_terms, *(a.label for a in t.arms)),
+         _join(t.brief_summary, t.detailed_description), t.eligibility_criteria or "",
+         _join(t.sponsor, *t.collaborators),
+         _join(*(_join(loc.facility, loc.city, loc.state, loc.country, loc.zip, sep=", ") for loc in t.locations))),
+    )
+
+
+def _insert_article(conn: sqlite3.Connection, rowid: int, a: Article) -> None:
+    conn.execute("INSERT INTO articles VALUES (?, ?, ?, ?)", (rowid, a.pmid, *_date_bounds(a.pub_date)))
+    conn.execute("INSERT INTO articles_docs VALUES (?, ?)", (rowid, _pack(a)))
+    conn.execute(
+        f"INSERT INTO articles_fts (rowid, {', '.join(ARTICLE_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (rowid, _join(a.pmid, a.doi, a.pmcid, *a.nct_ids), a.title, a.abstract, _join(*a.mesh_terms),
+         _join(*a.keywords), _join(*a.authors), _join(a.journal, a.journal_abbrev), _join(*a.publication_types),
+         str(a.year or "")),
+    )
+
+
+def write_index(data_dir: Path, target: Path, *, progress: bool = True) -> None:
+    """Build the whole index into `target` (a new file), with a progress bar on stderr."""
+    conn = sqlite3.connect(target)
+    try:
+        conn.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=8192;")
+        _create_schema(conn)
+        with tqdm(desc="Indexing the offline corpus", unit=" records", disable=not progress, mininterval=1,
+                  total=expected_records(data_dir) if progress else None) as bar:
+            for rowid, trial in enumerate(iter_trials(data_dir), start=1):
+                _insert_trial(conn, rowid, trial)
+                bar.update()
+            for rowid, article in enumerate(iter_articles(data_dir), start=1):
+                _insert_article(conn, rowid, article)
+                bar.update()
+        conn.execute("INSERT INTO trials_fts(trials_fts) VALUES ('optimize')")
+        conn.execute("INSERT INTO articles_fts(articles_fts) VALUES ('optimize')")
+        conn.commit()
+    finally:
+        conn.close()
+
+
+class Records(Mapping[str, M], Generic[M]):
+    """Id -> record, read from the index file on demand (nothing is held in memory)."""
+
+    def __init__(self, index: OfflineIndex, table: str, key: str, model: type[M]) -> None:
+        self._index, self._table, self._key, self._model = index, table, key, model
+        self._docs = f"{table} JOIN {table}_docs USING (rowid)"
+
+    def __getitem__(self, key: str) -> M:
+        rows = self._index.query(f"SELECT detail FROM {self._docs} WHERE {self._key} = ?", (key,))
+        if not rows:
+            raise KeyError(key)
+        return self._model.model_validate_json(zlib.decompress(rows[0][0]))
+
+    def __contains__(self, key: object) -> bool:
+        return bool(self._index.query(f"SELECT 1 FROM {self._table} WHERE {self._key} = ?", (key,)))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([k for (k,) in self._index.query(f"SELECT {self._key} FROM {self._table} ORDER BY rowid")])
+
+    def __len__(self) -> int:
+        return int(self._index.query(f"SELECT count(*) FROM {self._table}")[0][0])
+
+    def all(self) -> Iterator[M]:
+        """Every record, in index order (one query; for scans and benchmarks, not for requests)."""
+        rows = self._index.query(f"SELECT detail FROM {self._table}_docs ORDER BY rowid")
+        return (self._model.model_validate_json(zlib.decompress(blob)) for (blob,) in rows)
+
+    def many(self, keys: Sequence[str], *, column: str | None = None, model: type[BaseModel] | None = None,
+             ) -> list[Any]:
+        """The records for `keys`, in that order; unknown keys are skipped. One query."""
+        if not keys:
+            return []
+        marks = ", ".join("?" * len(keys))
+        rows = dict(self._index.query(
+            f"SELECT {self._key}, {column or 'detail'} FROM {self._docs} WHERE {self._key} IN ({marks})",
+            list(keys)))
+        parse = (model or self._model).model_validate_json
+        return [parse(zlib.decompress(rows[k])) for k in keys if k in rows]
+
+
 @dataclass
 class OfflineIndex:
-    trials: dict[str, TrialDetail]
-    articles: dict[str, Article]
-    build_seconds: float = 0.0
+    path: Path
+    build_seconds: float = 0.0  # 0.0: opened from the cache, not built by this call
     conn: sqlite3.Connection = field(init=False, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    trials: Records[TrialDetail] = field(init=False, repr=False)
+    articles: Records[Article] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.conn = sqlite3.connect(":memory:", check_same_thread=False)
-        self._build_trials()
-        self._build_articles()
+        self.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True,
+                                    check_same_thread=False)
+        self.trials = Records(self, "trials", "nct_id", TrialDetail)
+        self.articles = Records(self, "articles", "pmid", Article)
 
-    def _build_trials(self) -> None:
-        cols = ", ".join(TRIAL_COLUMNS)
-        self.conn.executescript(f"""
-            CREATE TABLE trials (rowid INTEGER PRIMARY KEY, nct_id TEXT UNIQUE NOT NULL, phases TEXT NOT NULL,
-                status TEXT, sex TEXT, min_age REAL, max_age REAL, start_date TEXT);
-            CREATE VIRTUAL TABLE trials_fts USING fts5({cols}, tokenize='{TOKENIZER}');
-        """)
-        for rowid, t in enumerate(self.trials.values(), start=1):
-            self.conn.execute(
-                "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (rowid, t.nct_id, "|" + "|".join(t.phase) + "|", t.status, t.sex,
-                 age_in_years(t.minimum_age), age_in_years(t.maximum_age), t.start_date),
-            )
-            self.conn.execute(
-                f"INSERT INTO trials_fts (rowid, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (rowid, t.nct_id, _join(t.title, t.official_title, t.acronym),
-                 _join(*t.conditions, *t.keywords, *t.condition_mesh_terms),
-                 _join(*t.interventions, *t.intervention_mesh_terms, *(a.label for a in t.arms)),
-                 _join(t.brief_summary, t.detailed_description), t.eligibility_criteria or "",
-                 _join(t.sponsor, *t.collaborators),
-                 _join(*(_join(loc.facility, loc.city, loc.state, loc.country, loc.zip, sep=", ")
-                         for loc in t.locations))),
-            )
-
-    def _build_articles(self) -> None:
-        cols = ", ".join(ARTICLE_COLUMNS)
-        self.conn.executescript(f"""
-            CREATE TABLE articles (rowid INTEGER PRIMARY KEY, pmid TEXT UNIQUE NOT NULL, date_lo TEXT,
-                date_hi TEXT);
-            CREATE VIRTUAL TABLE articles_fts USING fts5({cols}, tokenize='{TOKENIZER}');
-        """)
-        for rowid, a in enumerate(self.articles.values(), start=1):
-            self.conn.execute("INSERT INTO articles VALUES (?, ?, ?, ?)",
-                              (rowid, a.pmid, *_date_bounds(a.pub_date)))
-            self.conn.execute(
-                f"INSERT INTO articles_fts (rowid, {cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (rowid, _join(a.pmid, a.doi, a.pmcid, *a.nct_ids), a.title, a.abstract, _join(*a.mesh_terms),
-                 _join(*a.keywords), _join(*a.authors), _join(a.journal, a.journal_abbrev),
-                 _join(*a.publication_types), str(a.year or "")),
-            )
+    def trial_summaries(self, nct_ids: Sequence[str]) -> list[TrialSummary]:
+        return self.trials.many(nct_ids, column="summary", model=TrialSummary)
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self.lock:
             return self.conn.execute(sql, args).fetchall()
 
 
-def _join(*parts: str | None, sep: str = "\n") -> str:
-    return sep.join(p for p in parts if p)
-
-
-def build_index(data_dir: Path = DATA_DIR) -> OfflineIndex:
-    started = time.perf_counter()
-    index = OfflineIndex(load_trials(data_dir), load_articles(data_dir))
-    index.build_seconds = time.perf_counter() - started
-    return index
+def open_index(data_dir: Path = DATA_DIR, cache_dir: Path | None = None, *, progress: bool = True) -> OfflineIndex:
+    """The index of `data_dir`, from the cache when its key matches, else built (once, under a file lock)."""
+    if cache_dir is None:
+        from backend.config import get_settings
+        cache_dir = get_settings().offline_index_dir
+    path = cache_dir / f"offline-index-{cache_key(data_dir)}.sqlite"
+    if path.is_file():
+        return OfflineIndex(path)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with open(cache_dir / "offline-index.lock", "w") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)  # released when the file closes
+        if path.is_file():  # another process built it while this one waited
+            return OfflineIndex(path)
+        started = time.perf_counter()
+        temp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            write_index(data_dir, temp, progress=progress)
+            os.replace(temp, path)
+        finally:
+            temp.unlink(missing_ok=True)
+        for stale in cache_dir.glob("offline-index-*.sqlite"):
+            if stale != path:
+                stale.unlink(missing_ok=True)  # processes that still have it open keep reading it
+        return OfflineIndex(path, build_seconds=time.perf_counter() - started)
 
 
 _shared: OfflineIndex | None = None
-_build_lock = threading.Lock()
+_shared_lock = threading.Lock()
 
 
 def get_index() -> OfflineIndex:
-    """The process-wide index, built on first call (thread-safe; later calls are free)."""
+    """The process-wide index, opened (or built) on first call; thread-safe, later calls are free."""
     global _shared
     if _shared is None:
-        with _build_lock:
+        with _shared_lock:
             if _shared is None:
-                _shared = build_index()
+                _shared = open_index()
     return _shared
 
 
 async def aget_index() -> OfflineIndex:
-    """Like `get_index`, but the first build runs in a worker thread, off the event loop."""
+    """Like `get_index`, but the first open runs in a worker thread, off the event loop."""
     return _shared if _shared is not None else await asyncio.to_thread(get_index)

@@ -120,7 +120,7 @@ class OfflineClinicalTrialsService:
         except sqlite3.OperationalError as exc:  # an FTS5 expression the parser let through
             raise InvalidInput(f"Could not run this search offline: {exc}") from exc
 
-        trials = [index.trials[nct_id].to_summary() for (nct_id,) in rows]
+        trials = index.trial_summaries([nct_id for (nct_id,) in rows])
         following = offset + len(trials)
         more = following < total and bool(trials)
         token = encode_page_token({"o": following, "q": fingerprint}) if more else None
@@ -129,12 +129,13 @@ class OfflineClinicalTrialsService:
     async def get_trial_by_nct_id(self, nct_id: str) -> TrialDetail:
         index = await self._get_index()
         key = checked_nct_id(nct_id)
-        if key not in index.trials:
-            raise NotFound(f"No trial {key} in the offline corpus ({len(index.trials)} trials)")
-        return index.trials[key]
+        try:
+            return index.trials[key]
+        except KeyError:
+            raise NotFound(f"No trial {key} in the offline corpus ({len(index.trials)} trials)") from None
 
     async def get_trials_by_nct_ids(self, nct_ids: Sequence[str]) -> list[TrialDetail]:
         index = await self._get_index()
         wanted = dict.fromkeys(checked_nct_id(i) for i in nct_ids)
-        return [index.trials[i] for i in wanted if i in index.trials]
+        return index.trials.many(list(wanted))
 

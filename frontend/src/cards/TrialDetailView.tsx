@@ -1,6 +1,6 @@
 import { phaseLabel, statusLabel } from "../api/trialVocabulary";
 import { EntityLink, type OpenEntity } from "../chat/EntityLink";
-import { asList, asText, displayValue, formatCount } from "./display";
+import { asList, asText, displayValue, formatCount, snapshotLabel } from "./display";
 
 const ages = (min: unknown, max: unknown): string =>
   min || max ? `${displayValue(min) || "any"} – ${displayValue(max) || "any"}` : "";
@@ -27,7 +27,7 @@ export function TrialDetailView({
   const maxLocations = compact ? 5 : 50;
   const facts: Array<[string, string]> = [
     ["Phase", phaseLabel(pick(data, "phase", "phases"))],
-    ["Status", statusLabel(pick(data, "status", "overall_status"))],
+    ["Status", [statusLabel(pick(data, "status", "overall_status")), snapshotLabel(data) && `(${snapshotLabel(data)})`].filter(Boolean).join(" ")],
     ["Sponsor", displayValue(pick(data, "sponsor", "lead_sponsor"))],
     ["Enrollment", formatCount(pick(data, "enrollment", "enrollment_count"))],
     ["Conditions", displayValue(data.conditions)],

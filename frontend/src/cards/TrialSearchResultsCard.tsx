@@ -1,7 +1,7 @@
 import { phaseLabel, statusLabel } from "../api/trialVocabulary";
 import { EntityLink } from "../chat/EntityLink";
 import { CardShell } from "./CardShell";
-import { asList, asText, displayValue, formatCount } from "./display";
+import { asList, asText, displayValue, formatCount, snapshotLabel } from "./display";
 import type { CardProps } from "./types";
 
 const SHOWN = 10;
@@ -21,7 +21,7 @@ export function TrialSearchResultsCard(props: CardProps) {
             <EntityLink kind="nct" id={asText(t.nct_id)} onEntity={props.onEntity} /> {asText(t.title)}
             <span className="muted">
               {" "}
-              {[phaseLabel(t.phase), statusLabel(t.status), t.enrollment != null ? `n=${formatCount(t.enrollment)}` : "", displayValue(t.sponsor)]
+              {[phaseLabel(t.phase), statusLabel(t.status), t.enrollment != null ? `n=${formatCount(t.enrollment)}` : "", displayValue(t.sponsor), snapshotLabel(t)]
                 .filter(Boolean)
                 .join(" · ")}
             </span>

@@ -24,6 +24,14 @@ export function asText(value: unknown): string {
   return typeof value === "string" ? value : displayValue(value);
 }
 
+/**
+ * "snapshot of 2016-04-13" for a record of the offline corpus (its status is as of that date), "" for a live one.
+ */
+export function snapshotLabel(record: Record<string, unknown>): string {
+  const date = record.snapshot_date;
+  return typeof date === "string" && date ? `snapshot of ${date}` : "";
+}
+
 export function formatCount(n: unknown): string {
   return typeof n === "number" ? n.toLocaleString("en-US") : displayValue(n);
 }

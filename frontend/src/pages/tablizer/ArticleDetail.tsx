@@ -1,5 +1,5 @@
 import type { Article } from "../../api/types";
-import { displayValue } from "../../cards/display";
+import { displayValue, snapshotLabel } from "../../cards/display";
 
 export function ArticleDetail({ article, loading, error }: { article: Article | null; loading: boolean; error: string | null }) {
   if (!article) return <p className="muted">{loading ? "Loading…" : error ?? "Not found."}</p>;
@@ -10,6 +10,7 @@ export function ArticleDetail({ article, loading, error }: { article: Article | 
       <h3>{article.title}</h3>
       <p className="muted">
         {[article.journal, article.year].filter(Boolean).join(", ")} · PMID {article.pmid}
+        {snapshotLabel(article) && ` · ${snapshotLabel(article)}`}
       </p>
       {authors && <p className="small">{authors}</p>}
       {loading && <p className="muted small">Loading full record…</p>}
