@@ -169,8 +169,17 @@ def _unusable_reason(message: anthropic.types.Message, text: str, why: str) -> s
 
 async def _create(client: anthropic.AsyncAnthropic, model: str, system: str, user: str,
                   max_tokens: int) -> anthropic.types.Message:
-    return await client.messages.create(model=model, max_tokens=max_tokens, system=system,
-                                        messages=[{"role": "user", "content": user}])
+    """One evaluation request. A column asks the same instructions and the same criterion of every row,
+    so both end in a cache breakpoint and only the row's document is read at full price after the first."""
+    cut = user.find("<document>")
+    head, document = (user[:cut], user[cut:]) if cut > 0 else ("", user)
+    content: list[dict[str, Any]] = [{"type": "text", "text": document}]
+    if head.strip():
+        content.insert(0, {"type": "text", "text": head, "cache_control": {"type": "ephemeral"}})
+    messages: Any = [{"role": "user", "content": content}]
+    return await client.messages.create(
+        model=model, max_tokens=max_tokens,
+        system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}], messages=messages)
 
 
 async def evaluate_criterion(client: anthropic.AsyncAnthropic, model: str, criterion: str,

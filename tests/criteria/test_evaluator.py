@@ -27,11 +27,15 @@ async def test_one_request_with_the_tagged_system_prompt(make_client):
     verdict, usage = await evaluate_criterion(client, "claude-sonnet-4-6", "Age >= 18", "inclusion", NOTE)
     assert len(seen) == 1
     body = seen[0]
-    assert body["system"].split("\n", 1)[0] == CRITERION_TAG
+    system, criterion, document = body["system"][0], *body["messages"][0]["content"]
+    assert system["text"].split("\n", 1)[0] == CRITERION_TAG
+    # The instructions and the criterion repeat for every row of a column: both end in a cache breakpoint.
+    assert system["cache_control"] == criterion["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in document and document["text"].startswith("<document>")
     assert body["model"] == "claude-sonnet-4-6" and body["max_tokens"] == 1024
     assert "temperature" not in body and "stream" not in body
     assert [m["role"] for m in body["messages"]] == ["user"]
-    request = parse_request(body["system"], body["messages"][0]["content"])
+    request = parse_request(system["text"], criterion["text"] + document["text"])
     assert (request.kind, request.text, request.criterion_type, request.document) == (
         "criterion", "Age >= 18", "inclusion", NOTE)
     assert verdict == CriterionVerdict(label=Verdict.MET, reasoning="She is 58.",
@@ -107,8 +111,9 @@ async def test_evaluate_text(make_client):
     answer, reasoning, evidence, usage = await evaluate_text(make_client(scripted(text, seen)), "m",
                                                              "How old is the patient?", NOTE)
     assert (answer, reasoning, evidence) == ("58 years", "Stated.", ["0. A 58-year-old woman"])
-    assert seen[0]["system"].split("\n", 1)[0] == TEXT_TAG and usage.parse_error is None
-    request = parse_request(seen[0]["system"], seen[0]["messages"][0]["content"])
+    assert seen[0]["system"][0]["text"].split("\n", 1)[0] == TEXT_TAG and usage.parse_error is None
+    request = parse_request(seen[0]["system"][0]["text"],
+                            "".join(b["text"] for b in seen[0]["messages"][0]["content"]))
     assert (request.kind, request.text) == ("text", "How old is the patient?")
 
 

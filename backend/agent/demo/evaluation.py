@@ -11,5 +11,5 @@ from backend.agent.demo.wire import Reply
 def evaluate(req: DemoRequest) -> Reply | None:
     if not req.system.startswith("[colleague:"):
         return None
-    text = demo_reply_text(req.system, req.user_text)
+    text = demo_reply_text(req.system, req.turn_text)
     return Reply.text(text) if text is not None else None
