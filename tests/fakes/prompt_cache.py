@@ -47,9 +47,11 @@ def _blocks(body: dict[str, Any]) -> list[tuple[str, bool]]:
 @dataclass
 class PromptCache:
     written: set[str] = field(default_factory=set)
+    log: list[CacheUsage] = field(default_factory=list)  # one entry per request, in order
 
     def reset(self) -> None:
         self.written.clear()
+        self.log.clear()
 
     def usage(self, body: dict[str, Any]) -> CacheUsage:
         blocks = _blocks(body)
@@ -63,12 +65,14 @@ class PromptCache:
             tokens.append(total)
         breakpoints = [i for i, (_, marked) in enumerate(blocks) if marked]
         if not breakpoints:
-            return CacheUsage(input_tokens=total, cache_creation_input_tokens=0, cache_read_input_tokens=0)
+            self.log.append(CacheUsage(input_tokens=total, cache_creation_input_tokens=0, cache_read_input_tokens=0))
+            return self.log[-1]
         read_at = max((i for bp in breakpoints for i in range(max(0, bp - LOOKBACK), bp + 1)
                        if hashes[i] in self.written), default=-1)
         read = tokens[read_at] if read_at >= 0 else 0
         last = breakpoints[-1]
         created = max(0, tokens[last] - read)
         self.written.update(hashes[i] for i in breakpoints)
-        return CacheUsage(input_tokens=total - read - created, cache_creation_input_tokens=created,
-                          cache_read_input_tokens=read)
+        self.log.append(CacheUsage(input_tokens=total - read - created, cache_creation_input_tokens=created,
+                                   cache_read_input_tokens=read))
+        return self.log[-1]
