@@ -7,11 +7,13 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
+from backend.agent.schemas import ChatEvent
 from backend.auth.deps import AdminUser, CurrentUser, DbDep
 from backend.chat.service import ChatRequest, ChatService
 from backend.chat.sse import sse_response
 from backend.db.session import Database
 from backend.errors import Forbidden
+from backend.openapi import event_stream
 from backend.streams.service import STREAM_DRAFT_KEY
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
@@ -27,7 +29,8 @@ class PromptPreviewRequest(BaseModel):
     context: dict[str, Any] = Field(default_factory=dict)
 
 
-@router.post("/stream", response_class=EventSourceResponse)
+@router.post("/stream", response_class=EventSourceResponse,
+             responses={200: event_stream(ChatEvent, "The turn's events, one per SSE frame")})
 async def stream(body: ChatRequest, user: CurrentUser, request: Request) -> EventSourceResponse:
     """Run one turn and stream its events. Errors before the first byte are HTTP statuses (404 for a
     conversation that is not yours, 409 while another turn runs in it); after it they are `error` events."""
