@@ -26,7 +26,7 @@ export type App = NonNullable<Schemas["ChatRequest"]["app"]>;
 export type Decision = Schemas["DecisionCreate"]["decision"];
 export type Card = Schemas["Card"];
 /** A card as the page renders it: the reducer makes `data` an object (`{}` when the server sent none). */
-export type Payload = Omit<Card, "data" | "source"> & { data: Record<string, unknown>; source?: Card["source"] };
+export type Payload = Omit<Card, "data"> & { data: Record<string, unknown> };
 export type SuggestedValue = Schemas["SuggestedValue"];
 export type SuggestedAction = Schemas["SuggestedAction"];
 export type ToolHistoryEntry = Schemas["ToolCall"];
