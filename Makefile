@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 
-.PHONY: run test setup frontend chromium lint
+.PHONY: run test setup frontend chromium lint types
 
 run: setup frontend
 	$(PY) -m backend migrate
@@ -20,6 +20,12 @@ test: setup frontend chromium lint
 lint: setup
 	$(VENV)/bin/ruff check backend tests migrations benchmarks
 	$(VENV)/bin/mypy
+
+# After changing a wire model: the OpenAPI document, then the frontend's types generated from it (both committed;
+# `make test` fails while either is stale).
+types: setup frontend/node_modules/.installed
+	$(PY) -m backend schema
+	cd frontend && npm run gen:types
 
 setup: $(VENV)/.installed
 

@@ -1,4 +1,5 @@
-"""The CLI: `python -m backend serve | migrate | index | create-user NAME [--admin] | eval criteria …`."""
+"""The CLI: `python -m backend serve | migrate | index | create-user NAME [--admin] | schema [--out PATH] |
+eval criteria …`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import getpass
 import os
 import sys
+from pathlib import Path
 
 from backend.config import get_settings
 
@@ -27,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     create.add_argument("username")
     create.add_argument("--admin", action="store_true")
     create.add_argument("--password", help="non-interactive; prefer the prompt or COLLEAGUE_PASSWORD")
+    schema = sub.add_parser("schema", help="write the OpenAPI document the frontend's types are generated from")
+    schema.add_argument("--out", help="where to write it (default: frontend/src/api/openapi.json; - for stdout)")
     sub.add_parser("eval", help="evaluation harnesses: python -m backend eval criteria --help")
     args = parser.parse_args(argv)
     settings = get_settings()
@@ -45,6 +49,16 @@ def main(argv: list[str] | None = None) -> int:
         index = open_index()
         how = f"built in {index.build_seconds:.1f} s" if index.build_seconds else "up to date"
         print(f"offline index {how}: {len(index.trials)} trials, {len(index.articles)} articles ({index.path})")
+        return 0
+    if args.command == "schema":
+        from backend.openapi import COMMITTED, openapi_document, render
+        if args.out == "-":
+            sys.stdout.write(render(openapi_document()))
+            return 0
+        out = Path(args.out) if args.out else COMMITTED
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(render(openapi_document()), encoding="utf-8")
+        print(f"wrote {out}")
         return 0
     if args.command == "create-user":
         from backend.auth.service import create_user

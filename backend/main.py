@@ -25,6 +25,7 @@ from backend.config import Settings, get_settings
 from backend.conversations.router import router as conversations_router
 from backend.db.session import Database
 from backend.errors import AppError
+from backend.openapi import describe_event_streams
 from backend.pages.router import router as pages_router
 from backend.registry.builtins import load_builtins
 from backend.sources import close_sources, get_sources
@@ -76,6 +77,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
                    articles_router, streams_router):
         app.include_router(router)
     app.include_router(ai_columns_router)
+    describe_event_streams(app)  # the SSE routes' events in the OpenAPI document
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:

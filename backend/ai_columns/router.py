@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Request
+from pydantic import Field
 from sse_starlette import EventSourceResponse
 
-from backend.ai_columns.schemas import EvaluateRequest
+from backend.ai_columns.schemas import ColumnEvent, EvaluateRequest
 from backend.ai_columns.service import AiColumnService
 from backend.auth.deps import CurrentUser
 from backend.chat.sse import events_response
+from backend.openapi import event_stream
 
 router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"])
 
@@ -24,7 +28,9 @@ def column_service(request: Request) -> AiColumnService:
     return service
 
 
-@router.post("/evaluate", response_class=EventSourceResponse)
+@router.post("/evaluate", response_class=EventSourceResponse,
+             responses={200: event_stream(Annotated[ColumnEvent, Field(discriminator="type")],
+                                           "The column's events, one per SSE frame")})
 async def evaluate(body: EvaluateRequest, user: CurrentUser, request: Request) -> EventSourceResponse:
     """Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
     `error` when the column cannot run. Bad input is a 422 before any byte is sent."""

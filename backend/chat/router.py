@@ -7,11 +7,13 @@ from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
+from backend.agent.schemas import ChatEvent
 from backend.auth.deps import AdminUser, CurrentUser, DbDep
 from backend.chat.service import ChatRequest, ChatService
 from backend.chat.sse import sse_response
 from backend.db.session import Database
 from backend.errors import Forbidden
+from backend.openapi import event_stream
 from backend.streams.service import STREAM_DRAFT_KEY
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
@@ -28,7 +30,8 @@ class PromptPreviewRequest(BaseModel):
     context: dict[str, Any] = Field(default_factory=dict)
 
 
-@router.post("/stream", response_class=EventSourceResponse)
+@router.post("/stream", response_class=EventSourceResponse,
+             responses={200: event_stream(ChatEvent, "The turn's events, one per SSE frame")})
 async def stream(body: ChatRequest, user: CurrentUser, request: Request,
                  idempotency_key: Annotated[str | None, Header(min_length=1, max_length=100)] = None,
                  ) -> EventSourceResponse:
@@ -42,7 +45,8 @@ async def stream(body: ChatRequest, user: CurrentUser, request: Request,
     return sse_response(await chat.submit(user.id, body, idempotency_key), chat.close_readers)
 
 
-@resume_router.get("/{conversation_id}/stream", response_class=EventSourceResponse)
+@resume_router.get("/{conversation_id}/stream", response_class=EventSourceResponse,
+                   responses={200: event_stream(ChatEvent, "The turn's events after Last-Event-ID, one per frame")})
 async def resume(conversation_id: int, user: CurrentUser, request: Request,
                  last_event_id: Annotated[str | None, Header()] = None) -> EventSourceResponse:
     """Attach to the conversation's running or latest turn: the events after `Last-Event-ID` (all of

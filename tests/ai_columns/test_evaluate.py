@@ -36,8 +36,17 @@ def verdict(answer: str, reasoning: str = "Because the record says so.", evidenc
     return json.dumps({"answer": answer, "reasoning": reasoning, "evidence": list(evidence)})
 
 
+def system_of(body: dict[str, Any]) -> str:
+    return "".join(b["text"] for b in body["system"])
+
+
+def parsed(body: dict[str, Any]) -> Any:
+    """The evaluator request a body carries (its user content is the cached criterion, then the row)."""
+    return parse_request(system_of(body), "".join(b["text"] for b in body["messages"][0]["content"]))
+
+
 def document_of(body: dict[str, Any]) -> str:
-    request = parse_request(body["system"], body["messages"][0]["content"])
+    request = parsed(body)
     assert request is not None, "not an evaluator request"
     return request.document
 
@@ -119,8 +128,8 @@ def test_rows_stream_as_they_finish(alice: TestClient, fake_llm: FakeAnthropic, 
     # One request per row, each with the criterion as written and the trial's record as the document.
     assert len(fake_llm.requests) == 3
     body = next(b for b in fake_llm.requests if slow in document_of(b).split("\n", 1)[0])
-    assert body["system"].split("\n", 1)[0] == CRITERION_TAG
-    request = parse_request(body["system"], body["messages"][0]["content"])
+    assert system_of(body).split("\n", 1)[0] == CRITERION_TAG
+    request = parsed(body)
     assert (request.kind, request.text, request.criterion_type) == ("criterion", BOOLEAN["criteria"], None)
     for needle in ("ClinicalTrials.gov trial record NCT06382129", "Title: A Study Comparing BL-B01D1 With Docetaxel",
                    "Phase: Phase 3", "Conditions: Non-small Cell Lung Cancer", "Interventions: BL-B01D1; Docetaxel",
@@ -236,8 +245,8 @@ def test_text_columns_extract_a_short_answer(alice: TestClient, fake_llm: FakeAn
     assert got[answered]["evidence"] == ["Comparing BL-B01D1 With Docetaxel"]
     assert (got[silent]["value"], got[silent]["display"]) == (None, "Unknown")
     assert events[-1].data["counts"] == {"yes": 0, "no": 0, "unknown": 1, "answered": 1, "error": 0}
-    request = parse_request(fake_llm.requests[0]["system"], fake_llm.requests[0]["messages"][0]["content"])
-    assert fake_llm.requests[0]["system"].startswith(TEXT_TAG) and request.text == column["criteria"]
+    request = parsed(fake_llm.requests[0])
+    assert system_of(fake_llm.requests[0]).startswith(TEXT_TAG) and request.text == column["criteria"]
     assert cached_rows(db) == sorted([(answered, "Docetaxel"), (silent, None)])
     again = {e.data["id"]: e.data for e in rows(run(alice, TRIALS[:2], column=column))}
     assert again[answered]["display"] == "Docetaxel" and again[silent]["display"] == "Unknown"

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 // The wire contract shared with the backend tests (ARCHITECTURE.md §5).
 import transcript from "../../../tests/fixtures/sse/chat_turn.sse?raw";
 import { chatReducer, initialChatState } from "../chat/chatReducer";
-import { createChatEventDecoder, decodeTranscript, readChatEvents, toChatEvent } from "./sse";
+import { readChatEvents, readEventStream, toChatEvent } from "./sse";
 import type { ChatEvent } from "./types";
 
 function rawFrames(text: string): EventSourceMessage[] {
@@ -24,8 +24,18 @@ function streamOf(bytes: Uint8Array, chunkSize: number): ReadableStream<Uint8Arr
   });
 }
 
-describe("the shared transcript fixture", () => {
-  const frames = decodeTranscript(transcript);
+/** Decode a whole SSE text the way the page reads a response body: frames with their id and event. */
+async function decode(text: string): Promise<Array<{ id?: string; event: ChatEvent }>> {
+  const frames: Array<{ id?: string; event: ChatEvent }> = [];
+  await readEventStream(streamOf(new TextEncoder().encode(text), 4096), (message) => {
+    const event = toChatEvent(message);
+    if (event) frames.push({ id: message.id, event });
+  });
+  return frames;
+}
+
+describe("the shared transcript fixture", async () => {
+  const frames = await decode(transcript);
   const types = frames.map((f) => f.event.type);
 
   it("uses CRLF framing as the contract says", () => {
@@ -112,33 +122,33 @@ describe("the shared transcript fixture", () => {
 });
 
 describe("decoder edge cases", () => {
-  it("ignores comments (heartbeats), unknown types and non-JSON data", () => {
+  it("ignores comments (heartbeats), unknown types and non-JSON data", async () => {
     const text =
       ": ping\r\n\r\n" +
       'event: mystery\r\ndata: {"type":"mystery"}\r\n\r\n' +
       "event: status\r\ndata: not json\r\n\r\n" +
       'event: status\r\ndata: {"type":"status","message":"Thinking…"}\r\n\r\n';
-    expect(decodeTranscript(text).map((f) => f.event)).toEqual([{ type: "status", message: "Thinking…" }]);
+    expect((await decode(text)).map((f) => f.event)).toEqual([{ type: "status", message: "Thinking…" }]);
   });
 
-  it("takes the type from data when the frame has no event line", () => {
-    expect(decodeTranscript('data: {"type":"text_delta","text":"a"}\n\n')[0].event).toEqual({ type: "text_delta", text: "a" });
+  it("takes the type from data when the frame has no event line", async () => {
+    expect((await decode('data: {"type":"text_delta","text":"a"}\n\n'))[0].event).toEqual({ type: "text_delta", text: "a" });
   });
 
-  it("joins multi-line data and accepts LF and CR line ends", () => {
+  it("joins multi-line data and accepts LF and CR line ends", async () => {
     const text =
       'event: text_delta\ndata: {"type":"text_delta",\ndata: "text":"x"}\n\n' +
       'event: status\rdata: {"message":"m"}\r\r' +
       'event: text_delta\r\ndata: {"text":"y"}\r\n\r\n';
-    expect(decodeTranscript(text).map((f) => f.event)).toEqual([
+    expect((await decode(text)).map((f) => f.event)).toEqual([
       { type: "text_delta", text: "x" },
       { type: "status", message: "m" },
       { type: "text_delta", text: "y" },
     ]);
   });
 
-  it("drops a half-received event at the end of the stream", () => {
-    expect(decodeTranscript('event: text_delta\ndata: {"text":"cut"}')).toEqual([]);
+  it("drops a half-received event at the end of the stream", async () => {
+    expect(await decode('event: text_delta\ndata: {"text":"cut"}')).toEqual([]);
   });
 
   it("keeps multi-byte characters split across chunks intact", async () => {
@@ -162,15 +172,6 @@ describe("decoder edge cases", () => {
     }, controller.signal);
     await expect(done).rejects.toMatchObject({ name: "AbortError" });
     expect(events).toHaveLength(1);
-  });
-
-  it("push/flush decoder emits events as soon as a frame completes", () => {
-    const seen: string[] = [];
-    const decoder = createChatEventDecoder((e) => seen.push(e.type));
-    decoder.push('event: status\r\ndata: {"message":"a"}\r\n');
-    expect(seen).toEqual([]);
-    decoder.push("\r\n");
-    expect(seen).toEqual(["status"]);
   });
 
   it("toChatEvent rejects arrays and scalars", () => {

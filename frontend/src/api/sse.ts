@@ -9,17 +9,20 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { AIColumnEvent, ChatEvent, ChatEventType } from "./types";
 
-const KNOWN_TYPES: ReadonlySet<string> = new Set<ChatEventType>([
-  "conversation",
-  "status",
-  "text_delta",
-  "tool_start",
-  "tool_progress",
-  "tool_complete",
-  "usage",
-  "complete",
-  "error",
-]);
+// Every event type of the generated union, listed (a new server event fails the typecheck until it is).
+const CHAT_TYPES: Record<ChatEventType, true> = {
+  conversation: true,
+  status: true,
+  text_delta: true,
+  tool_start: true,
+  tool_progress: true,
+  tool_complete: true,
+  usage: true,
+  complete: true,
+  error: true,
+  reconnect: true,
+};
+const KNOWN_TYPES: ReadonlySet<string> = new Set(Object.keys(CHAT_TYPES));
 
 /** The JSON object of an SSE message with its `type`, when the type is one of `known`; otherwise null. */
 function typedRecord(message: EventSourceMessage, known: ReadonlySet<string>): Record<string, unknown> | null {
@@ -39,47 +42,6 @@ function typedRecord(message: EventSourceMessage, known: ReadonlySet<string>): R
 /** Convert one parsed SSE message into a chat event, or null if it is not one we know. */
 export function toChatEvent(message: EventSourceMessage): ChatEvent | null {
   return typedRecord(message, KNOWN_TYPES) as ChatEvent | null;
-}
-
-export interface ChatEventDecoder {
-  /** Feed decoded text; complete events are emitted synchronously. */
-  push(text: string): void;
-  /** The stream ended: drop any half-received event (the WHATWG rule). */
-  flush(): void;
-}
-
-export interface DecodedFrame {
-  id?: string;
-  event: ChatEvent;
-}
-
-/** A push-style decoder: text in, chat events out. */
-export function createChatEventDecoder(
-  onEvent: (event: ChatEvent, frame: EventSourceMessage) => void,
-  onComment?: (comment: string) => void,
-): ChatEventDecoder {
-  const parser = createParser({
-    onEvent(message) {
-      const event = toChatEvent(message);
-      if (event) onEvent(event, message);
-    },
-    onComment,
-    // A single event far larger than any real answer means a broken stream.
-    maxBufferSize: 16 * 1024 * 1024,
-  });
-  return {
-    push: (text) => parser.feed(text),
-    flush: () => parser.reset(),
-  };
-}
-
-/** Decode a whole SSE transcript (tests, fixtures). */
-export function decodeTranscript(text: string): DecodedFrame[] {
-  const frames: DecodedFrame[] = [];
-  const decoder = createChatEventDecoder((event, frame) => frames.push({ id: frame.id, event }));
-  decoder.push(text);
-  decoder.flush();
-  return frames;
 }
 
 /**
@@ -129,7 +91,8 @@ export function readChatEvents(
   );
 }
 
-const COLUMN_TYPES: ReadonlySet<string> = new Set<AIColumnEvent["type"]>(["progress", "row", "row_error", "complete", "error"]);
+const COLUMN_TYPE_NAMES: Record<AIColumnEvent["type"], true> = { progress: true, row: true, row_error: true, complete: true, error: true };
+const COLUMN_TYPES: ReadonlySet<string> = new Set(Object.keys(COLUMN_TYPE_NAMES));
 
 /** One AI column run's SSE message as a typed event, or null (unknown type, not JSON). */
 export function toAIColumnEvent(message: EventSourceMessage): AIColumnEvent | null {

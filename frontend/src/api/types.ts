@@ -1,12 +1,79 @@
 /**
  * Wire types for the HTTP API and the SSE contract (ARCHITECTURE.md §4, §5).
  *
- * Everything that arrives from the server is treated as untrusted: converters
- * below tolerate missing fields and never throw on unknown ones.
+ * They are generated: the backend's pydantic models → `openapi.json` (`python -m backend schema`) →
+ * `schema.d.ts` (`npm run gen:types`, openapi-typescript); `npm test` fails when either is stale. This
+ * module only names them for the app. The few hand-written types below describe routes that answer a
+ * plain dict (auth, health, prompt preview) or a client-side refinement.
+ *
+ * Everything that arrives from the server is still treated as untrusted: the SSE decoder and the chat
+ * reducer tolerate missing fields and never throw on unknown ones.
  */
+import type { components, paths } from "./schema";
+
+type Schemas = components["schemas"];
+type EventStream<P extends keyof paths> = paths[P] extends {
+  post: { responses: { 200: { content: { "text/event-stream": infer E } } } };
+}
+  ? E
+  : never;
 
 /** The chat's apps: a conversation belongs to one. `kh` is the research stream editor. */
-export type App = "tablizer" | "trialscout" | "kh";
+export type App = NonNullable<Schemas["ChatRequest"]["app"]>;
+
+// ---- chat -------------------------------------------------------------------
+
+export type Decision = Schemas["DecisionCreate"]["decision"];
+export type Card = Schemas["Card"];
+/** A card as the page renders it: the reducer makes `data` an object (`{}` when the server sent none). */
+export type Payload = Omit<Card, "data"> & { data: Record<string, unknown> };
+export type SuggestedValue = Schemas["SuggestedValue"];
+export type SuggestedAction = Schemas["SuggestedAction"];
+export type ToolHistoryEntry = Schemas["ToolCall"];
+export type Usage = Schemas["Usage"];
+export type MessageStatus = Schemas["TurnResult"]["status"];
+/** The `complete` event's payload (ARCHITECTURE.md: ChatResponsePayload). */
+export type ChatResponsePayload = Schemas["TurnResult"];
+/** The research stream whose instructions shape a turn (the `conversation` event, the prompt preview). */
+export type StreamInfo = Schemas["StreamRef"];
+
+/** The SSE events of one turn, discriminated by `type`. */
+export type ChatEvent = EventStream<"/api/chat/stream">;
+export type ChatEventType = ChatEvent["type"];
+export type ChatRequest = Schemas["ChatRequest"];
+
+export type ConversationSummary = Schemas["ConversationRead"];
+export type StoredMessage = Schemas["MessageRead"];
+export type ConversationDetail = Schemas["ConversationDetail"];
+
+// ---- AI columns (POST /api/ai-columns/evaluate, an SSE stream) ----------------
+
+export type AIColumnType = Schemas["AiColumn"]["type"];
+export type AIColumnRequest = Schemas["EvaluateRequest"];
+/** One AI column run's events: `progress` first and after every row, then `complete` or a fatal `error`. */
+export type AIColumnEvent = EventStream<"/api/ai-columns/evaluate">;
+
+// ---- Tablizer and TrialScout ---------------------------------------------------
+
+export type Article = Schemas["Article"];
+export type ArticleSearchResponse = Schemas["ArticleSearchPage"];
+export type TrialSummary = Schemas["TrialSummary"];
+export type TrialSearchResponse = Schemas["TrialSearchPage"];
+export type TrialDetail = Schemas["TrialDetail"];
+
+// ---- research streams ----------------------------------------------------------
+
+/** A stream's defaults for the pages; `trial_search` has the fields of GET /api/trials/search. */
+export type StreamSettings = Schemas["StreamSettings"];
+/** `settings` is typed as a dict on the wire; the server only stores what `StreamSettings` validated. */
+export type Stream = Omit<Schemas["StreamRead"], "settings"> & { settings: StreamSettings };
+export type StreamCreate = Schemas["StreamCreate"];
+export type StreamUpdate = Schemas["StreamUpdate"];
+export type InstructionVersion = Schemas["VersionRead"];
+export type DiffLine = Schemas["DiffLine"];
+export type InstructionDiff = Schemas["DiffRead"];
+
+// ---- routes that answer a plain dict (hand-written) ----------------------------
 
 export interface User {
   id: number;
@@ -19,293 +86,6 @@ export interface Health {
   database?: unknown;
   llm?: { mode?: string; model?: string; label?: string };
   sources?: { mode?: string };
-}
-
-// ---- chat -------------------------------------------------------------------
-
-export type Decision = "accepted" | "dismissed";
-
-export interface Payload {
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-  source?: string;
-  decision?: Decision | null;
-}
-
-export interface SuggestedValue {
-  label: string;
-  value: string;
-}
-
-export interface SuggestedAction {
-  label: string;
-  action: string;
-  handler: "client" | "server";
-}
-
-export interface ToolHistoryEntry {
-  tool_name: string;
-  input?: unknown;
-  output?: string;
-}
-
-export interface Usage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_read_input_tokens?: number;
-  cache_creation_input_tokens?: number;
-  context_window?: number;
-}
-
-export type MessageStatus = "complete" | "interrupted" | "failed";
-
-export interface ChatResponsePayload {
-  message: string;
-  payloads?: Payload[];
-  suggested_values?: SuggestedValue[];
-  suggested_actions?: SuggestedAction[];
-  tool_history?: ToolHistoryEntry[];
-  conversation_id?: number;
-  message_id?: number;
-  status?: MessageStatus;
-  usage?: Usage;
-}
-
-/** The SSE events of one turn, discriminated by `type`. */
-export type ChatEvent =
-  | {
-      type: "conversation";
-      conversation_id: number;
-      turn_id?: string | number;
-      user_message_id?: number;
-      /** Present when the turn runs inside a research stream. */
-      stream?: StreamInfo;
-    }
-  | { type: "status"; message: string; notice?: boolean }
-  | { type: "text_delta"; text: string }
-  | { type: "tool_start"; tool: string; input?: unknown; index: number }
-  | {
-      type: "tool_progress";
-      tool: string;
-      index: number;
-      stage?: string;
-      message?: string;
-      progress?: number | null;
-    }
-  | { type: "tool_complete"; tool: string; index: number; is_error?: boolean; payload?: unknown }
-  | ({ type: "usage" } & Usage)
-  | { type: "complete"; payload: ChatResponsePayload }
-  | { type: "error"; message: string; code?: string; retryable?: boolean };
-
-export type ChatEventType = ChatEvent["type"];
-
-// ---- AI columns (POST /api/ai-columns/evaluate, an SSE stream) ----------------
-
-export type AIColumnType = "boolean" | "text";
-
-export interface AIColumnRequest {
-  column: { name: string; criteria: string; type: AIColumnType };
-  app: "trialscout" | "tablizer";
-  ids: string[];
-  items?: Array<Record<string, unknown>>;
-}
-
-/** One AI column run's events: `progress` first and after every row, then `complete` or a fatal `error`. */
-export type AIColumnEvent =
-  | { type: "progress"; done: number; total: number }
-  | {
-      type: "row";
-      id: string;
-      /** boolean: MET | NOT_MET | UNKNOWN; text: the short answer, or null. */
-      value: string | null;
-      display: string;
-      reasoning: string;
-      evidence: string[];
-      cached: boolean;
-      model: string;
-      parse_error?: string | null;
-    }
-  | { type: "row_error"; id: string; message: string; retryable: boolean }
-  | {
-      type: "complete";
-      done: number;
-      total: number;
-      counts: { yes: number; no: number; unknown: number; answered: number; error: number };
-      cached: number;
-      model: string;
-    }
-  | { type: "error"; message: string; code: string; retryable: boolean };
-
-/** The research stream whose instructions shape a turn (the `conversation` event, the prompt preview). */
-export interface StreamInfo {
-  id: number;
-  name: string;
-  /** The saved instruction version in effect; null for a draft. */
-  version_id: number | null;
-  /** An admin's unsaved draft is in effect for this turn (sandbox). */
-  draft: boolean;
-  /** false when the stream has no instructions to add. */
-  applied: boolean;
-}
-
-export interface ChatRequest {
-  message: string;
-  context: Record<string, unknown>;
-  conversation_id?: number;
-  app: App;
-}
-
-export interface ConversationSummary {
-  id: number;
-  app?: string;
-  title?: string | null;
-  created_at?: string;
-  updated_at?: string;
-}
-
-export interface StoredMessage {
-  id: number;
-  role: string;
-  content: string;
-  context?: Record<string, unknown> | null;
-  extras?: {
-    payloads?: Payload[];
-    suggested_values?: SuggestedValue[];
-    suggested_actions?: SuggestedAction[];
-    tool_history?: ToolHistoryEntry[];
-    usage?: Usage;
-    [key: string]: unknown;
-  } | null;
-  status?: string | null;
-  created_at?: string;
-}
-
-export interface ConversationDetail extends ConversationSummary {
-  messages: StoredMessage[];
-}
-
-// ---- Tablizer ----------------------------------------------------------------
-
-export interface Article {
-  pmid: string;
-  title: string;
-  journal?: string;
-  year?: number | string | null;
-  authors?: string[] | string;
-  abstract?: string;
-  mesh_terms?: string[];
-  doi?: string | null;
-  [key: string]: unknown;
-}
-
-export interface ArticleSearchResponse {
-  articles: Article[];
-  total_count: number;
-  page?: number;
-  page_size?: number;
-  query_translation?: string | null;
-}
-
-// ---- TrialScout --------------------------------------------------------------
-
-export interface TrialSummary {
-  nct_id: string;
-  title: string;
-  phase?: string | string[] | null;
-  status?: string | null;
-  enrollment?: number | null;
-  sponsor?: string | null;
-  conditions?: string[];
-  interventions?: unknown[];
-  start_date?: string | null;
-  completion_date?: string | null;
-  locations_count?: number | null;
-  [key: string]: unknown;
-}
-
-export interface TrialSearchResponse {
-  trials: TrialSummary[];
-  total_count: number | null;
-  next_page_token?: string | null;
-}
-
-/** A trial detail object; only nct_id is certain, the rest is rendered if present. */
-export interface TrialDetail extends TrialSummary {
-  brief_summary?: string;
-  eligibility_criteria?: string;
-  primary_outcomes?: unknown[];
-  secondary_outcomes?: unknown[];
-  locations?: unknown[];
-  sex?: string;
-  min_age?: string;
-  max_age?: string;
-}
-
-// ---- research streams ----------------------------------------------------------
-
-/** A stream's defaults for the pages; `trial_search` has the fields of GET /api/trials/search. */
-export interface StreamSettings {
-  pubmed_query?: string;
-  trial_search?: Record<string, unknown>;
-}
-
-export interface Stream {
-  id: number;
-  name: string;
-  description: string | null;
-  chat_instructions: string | null;
-  settings: StreamSettings;
-  archived: boolean;
-  created_at: string;
-  updated_at: string;
-  updated_by: string | null;
-  current_version_id: number | null;
-  version_count: number;
-}
-
-export interface StreamCreate {
-  name: string;
-  description?: string | null;
-  chat_instructions?: string | null;
-  note?: string | null;
-  settings?: StreamSettings | null;
-}
-
-export interface StreamUpdate {
-  name?: string;
-  description?: string | null;
-  chat_instructions?: string | null;
-  note?: string | null;
-  settings?: StreamSettings | null;
-  archived?: boolean;
-  expected_version_id?: number;
-}
-
-export interface InstructionVersion {
-  id: number;
-  stream_id: number;
-  text: string | null;
-  note: string | null;
-  created_by: string | null;
-  created_at: string;
-  current: boolean;
-}
-
-export interface DiffLine {
-  op: "context" | "add" | "remove";
-  text: string;
-  old_line: number | null;
-  new_line: number | null;
-}
-
-export interface InstructionDiff {
-  from_version: InstructionVersion | null;
-  to_version: InstructionVersion | null;
-  unified: string;
-  lines: DiffLine[];
-  added: number;
-  removed: number;
 }
 
 export interface PromptPreview {

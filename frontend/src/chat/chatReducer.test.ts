@@ -22,7 +22,7 @@ const complete = (over: Record<string, unknown> = {}): ChatEvent => ({
     conversation_id: 9,
     message_id: 21,
     status: "complete",
-    usage: { input_tokens: 100, output_tokens: 20, context_window: 200000 },
+    usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, context_window: 200000 },
     ...over,
   },
 });
@@ -68,17 +68,18 @@ describe("events", () => {
       { index: 0, tool: "search_trials", input: { condition: "x" }, state: "running", stage: "fetch", message: "Fetching", progress: 0.4 },
       { index: 1, tool: "get_trial", input: {}, state: "running", progress: null },
     ]);
-    s = run(...[send(), ev({ type: "tool_start", tool: "t", index: 0 }), ev({ type: "tool_progress", tool: "t", index: 0, progress: 7 })]);
+    s = run(...[send(), ev({ type: "tool_start", tool: "t", input: {}, index: 0 }), ev({ type: "tool_progress", tool: "t", index: 0, stage: "s", message: "m", progress: 7 })]);
     expect(last(s).tools[0].progress).toBe(1);
-    s = chatReducer(s, ev({ type: "tool_progress", tool: "t", index: 0, progress: null }));
+    s = chatReducer(s, ev({ type: "tool_progress", tool: "t", index: 0, stage: "s", message: "m", progress: null }));
     expect(last(s).tools[0].progress).toBeNull();
     s = chatReducer(s, ev({ type: "tool_complete", tool: "t", index: 0, is_error: true }));
     expect(last(s).tools[0].state).toBe("error");
   });
 
   it("usage keeps the latest token counts", () => {
-    const s = run(send(), ev({ type: "usage", input_tokens: 5, output_tokens: 2, context_window: 1000 }));
-    expect(s.usage).toEqual({ input_tokens: 5, output_tokens: 2, context_window: 1000 });
+    const counts = { input_tokens: 5, output_tokens: 2, cache_read_input_tokens: 1, cache_creation_input_tokens: 0 };
+    const s = run(send(), ev({ type: "usage", ...counts, context_window: 1000 }));
+    expect(s.usage).toEqual({ ...counts, context_window: 1000 });
   });
 
   it("complete replaces the streamed text and attaches payloads and suggestions", () => {
@@ -107,8 +108,8 @@ describe("events", () => {
     const s = run(
       send(),
       ev({ type: "text_delta", text: "Partial" }),
-      ev({ type: "tool_start", tool: "t", index: 0 }),
-      ev({ type: "error", message: "Model overloaded", code: "overloaded", retryable: true }),
+      ev({ type: "tool_start", tool: "t", input: {}, index: 0 }),
+      ev({ type: "error", message: "Model overloaded", code: "overloaded", retryable: true, conversation_id: 9, message_id: null }),
     );
     expect(s.streaming).toBe(false);
     expect(last(s)).toMatchObject({ status: "failed", content: "Partial" });
@@ -117,7 +118,7 @@ describe("events", () => {
   });
 
   it("error with retryable false is not retryable", () => {
-    expect(run(send(), ev({ type: "error", message: "Refused", code: "refusal", retryable: false })).error?.retryable).toBe(false);
+    expect(run(send(), ev({ type: "error", message: "Refused", code: "refusal", retryable: false, conversation_id: 9, message_id: null })).error?.retryable).toBe(false);
   });
 
   it("ignores events when no turn is streaming", () => {
@@ -129,7 +130,7 @@ describe("events", () => {
 
 describe("stop, failure and retry", () => {
   it("stopped keeps the partial answer as interrupted and stops running tools", () => {
-    const s = run(send(), ev({ type: "text_delta", text: "So far" }), ev({ type: "tool_start", tool: "t", index: 0 }), { type: "stopped" });
+    const s = run(send(), ev({ type: "text_delta", text: "So far" }), ev({ type: "tool_start", tool: "t", input: {}, index: 0 }), { type: "stopped" });
     expect(s.streaming).toBe(false);
     expect(last(s)).toMatchObject({ status: "interrupted", content: "So far" });
     expect(last(s).tools[0].state).toBe("stopped");
@@ -149,7 +150,7 @@ describe("stop, failure and retry", () => {
   });
 
   it("a retry send replaces the failed attempt instead of adding to it", () => {
-    const failed = run(send("first", "1"), ev(complete()), send("second", "2"), ev({ type: "error", message: "x", retryable: true }));
+    const failed = run(send("first", "1"), ev(complete()), send("second", "2"), ev({ type: "error", message: "x", code: "overloaded", retryable: true, conversation_id: 9, message_id: null }));
     expect(failed.messages).toHaveLength(4);
     const retried = chatReducer(failed, { type: "send", message: "second", context: CONTEXT, key: "3", retry: true });
     expect(retried.messages.map((m) => m.content)).toEqual(["first", "Here is a query.", "second", ""]);
@@ -159,12 +160,15 @@ describe("stop, failure and retry", () => {
 });
 
 describe("stored conversations and decisions", () => {
+  const AT = "2026-01-01T00:00:00Z";
   const stored: ConversationDetail = {
     id: 4,
     app: "tablizer",
     title: "EGFR",
+    created_at: AT,
+    updated_at: AT,
     messages: [
-      { id: 1, role: "user", content: "q", context: CONTEXT, extras: {}, status: "complete" },
+      { id: 1, role: "user", content: "q", context: CONTEXT, extras: {}, status: "complete", created_at: AT },
       {
         id: 2,
         role: "assistant",
@@ -176,8 +180,9 @@ describe("stored conversations and decisions", () => {
           usage: { input_tokens: 50, output_tokens: 5 },
         },
         status: "interrupted",
+        created_at: AT,
       },
-      { id: 3, role: "tool", content: "ignored", extras: null },
+      { id: 3, role: "tool", content: "ignored", context: null, extras: {}, status: "complete", created_at: AT },
     ],
   };
 
@@ -220,7 +225,8 @@ describe("stored conversations and decisions", () => {
 
 describe("payloadsOf", () => {
   it("keeps typed cards and gives each an id and data", () => {
-    const cards = payloadsOf({ message: "", payloads: [{ id: "c", type: "x", data: {} }, { type: 3 } as never] });
+    const turn = (complete() as Extract<ChatEvent, { type: "complete" }>).payload;
+    const cards = payloadsOf({ ...turn, payloads: [{ id: "c", type: "x", data: {}, source: "llm" }, { type: 3 } as never] });
     expect(cards.map((p) => p.id)).toEqual(["c"]);
   });
 });

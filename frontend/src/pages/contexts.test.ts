@@ -14,7 +14,7 @@ const column: AIColumn = {
   filter: "yes",
   run: { ...idleRun, runId: 1, status: "running", ids: ["1", "2"], total: 2, cells: { "1": done("MET"), "2": { status: "pending" } } },
 };
-const art = (pmid: string) => ({ pmid, title: `T${pmid}`, journal: "J", year: "2023", abstract: "long…" });
+const art = (pmid: string) => ({ pmid, title: `T${pmid}`, journal: "J", year: 2023, abstract: "long…" });
 const snap = (id: string, pmids: string[]): Snapshot => ({ id, label: id, query: `q${id}`, dateStart: "", dateEnd: "", totalCount: 99, articles: pmids.map(art) });
 
 describe("Tablizer context", () => {
@@ -88,7 +88,7 @@ describe("TrialScout context and form", () => {
     const context = buildTrialScoutContext({
       form,
       totalMatched: 892,
-      rows: [{ nct_id: "NCT04613596", title: "Study", phase: "PHASE3", status: "RECRUITING", enrollment: 450, sponsor: "X" }],
+      rows: [{ nct_id: "NCT04613596", title: "Study", phase: ["PHASE3"], status: "RECRUITING", enrollment: 450, sponsor: "X", locations_count: 1 }],
       aiColumns: [],
       selectedNctIds: [],
       sort: { field: "enrollment", direction: "desc" },
@@ -102,7 +102,7 @@ describe("TrialScout context and form", () => {
         "eligibility_keywords", "total_matched", "loaded_count", "ai_columns", "trials", "selected_nct_ids", "sort", "pagination", "viewer",
       ].sort(),
     );
-    expect(context.trials).toEqual([{ nct_id: "NCT04613596", title: "Study", phase: "PHASE3", status: "RECRUITING", enrollment: 450 }]);
+    expect(context.trials).toEqual([{ nct_id: "NCT04613596", title: "Study", phase: ["PHASE3"], status: "RECRUITING", enrollment: 450 }]);
     expect(context).toMatchObject({ current_page: "trialscout", condition: "nsclc", total_matched: 892, loaded_count: 1, viewer: null, pagination: { page: 2, page_size: 25 } });
     expect(context).toMatchObject({ min_age: null, max_age: null, sex: "ALL" });
   });

@@ -68,7 +68,7 @@ export interface TablizerState {
   streamId?: number | null;
 }
 
-const yearOf = (year: Article["year"]): number | string | null => {
+const yearOf = (year: unknown): number | string | null => {
   if (year == null || year === "") return null;
   const n = Number(year);
   return Number.isFinite(n) ? n : String(year);
