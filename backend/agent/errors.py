@@ -45,8 +45,20 @@ _BY_STATUS = {400: "invalid_request_error", 401: "authentication_error", 402: "b
 
 
 def _is_spend_limit(err: anthropic.APIStatusError) -> bool:
+    """A limit on money, not on pace: the stable `error.details.error_code` (e.g. a 429's
+    `enforced_spend_limit_reached`) when the API sends one, else the wording of its message."""
+    code = str(getattr(err, "error_code", "") or "").lower()
+    if any(word in code for word in ("spend_limit", "billing", "credit")):
+        return True
     text = str(getattr(err, "message", "") or "").lower()
-    return any(word in text for word in ("spend limit", "credit balance", "billing", "usage limit"))
+    return any(word in text for word in ("spend limit", "credit balance", "credit limit", "billing",
+                                         "usage limit"))
+
+
+def stalled(idle_seconds: float) -> ApiFailure:
+    """The model call went silent (see `LoopLimits.idle_timeout`); what was written so far is kept."""
+    return ApiFailure(message=f"The model stopped responding (nothing for {idle_seconds:g} s), so the answer "
+                              "was cut short. Please retry.", code="stalled", retryable=True)
 
 
 def classify_api_error(err: BaseException) -> ApiFailure:
