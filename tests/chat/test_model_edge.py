@@ -13,9 +13,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from backend.agent.demo.wire import Reply
+from backend.config import Settings
 from backend.db.session import Database
 from tests.chat.test_stream import _wait_for, follow_up_works, messages
-from tests.conftest import add_user
+from tests.conftest import add_user, make_settings
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import CONTEXT, chat
 from tests.sse import parse, parse_lines, text_of, types
@@ -27,9 +28,15 @@ BILLED = 1000  # input tokens the fake reports in message_start
 
 
 @pytest.fixture
+def settings(db_url: str, fake_llm: FakeAnthropic) -> Settings:
+    """The app of these tests gives up on a silent model after a second (the setting, not a patch)."""
+    return make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url,
+                         COLLEAGUE_MODEL_IDLE_TIMEOUT=IDLE)
+
+
+@pytest.fixture
 def fast(app: Any) -> Any:
-    """Second-scale idle timeout, no backoff between retries."""
-    app.state.chat.limits.idle_timeout = IDLE
+    """No backoff between retries."""
     app.state.chat.limits.retry_backoff = 0
     return app
 
