@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     demo_delay_ms: int = Field(default=20, alias="COLLEAGUE_DEMO_DELAY_MS")
     # Model requests in flight per AI column run.
     ai_column_concurrency: int = Field(default=8, ge=1, le=64, alias="COLLEAGUE_AI_COLUMN_CONCURRENCY")
+    # Seconds a streaming model call may go without any event from the Messages API (before the first
+    # one too) before it is abandoned as stalled; separate from the SDK's per-request timeout.
+    model_idle_timeout: float = Field(default=60.0, gt=0, alias="COLLEAGUE_MODEL_IDLE_TIMEOUT")
     colleague_demo: bool = Field(default=False, alias="COLLEAGUE_DEMO")
     # Signs nothing: session ids are random and stored hashed; this marks cookies Secure even over plain
     # HTTP (they are Secure anyway whenever the request came over HTTPS).

@@ -15,6 +15,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from sqlalchemy import text
 
 from backend.agent.llm import LLM, make_llm
+from backend.agent.loop import LoopLimits
 from backend.ai_columns.router import router as ai_columns_router
 from backend.articles.router import router as articles_router
 from backend.auth.router import router as auth_router
@@ -62,7 +63,8 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     app.state.db = db
     app.state.llm = llm
     app.state.sources = get_sources(settings)
-    app.state.chat = ChatService(db, llm, sources=app.state.sources)
+    app.state.chat = ChatService(db, llm, sources=app.state.sources,
+                                 limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
 
     @app.exception_handler(AppError)
     async def app_error(_request: Request, exc: AppError) -> JSONResponse:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import false, select, text, update
+from sqlalchemy.orm import Session
 
 from backend.auth.service import ensure_user
 from backend.db.models import InstructionVersion, ResearchStream, User
@@ -79,8 +80,26 @@ DEMO_STREAMS = [
 ]
 
 
+# Any fixed number: the key of the PostgreSQL advisory lock that lets one seeder in at a time.
+SEED_LOCK = 0x5EED_C011
+
+
+def _one_seeder_at_a_time(s: Session) -> None:
+    """Every worker of `serve --workers N` seeds at start-up; without this, two of them both see an empty
+    table and both insert (a UNIQUE violation on users, duplicated streams). The lock is held until the
+    seeding transaction ends, and the next seeder then finds the rows and adds nothing. PostgreSQL: a
+    transaction-level advisory lock. SQLite: a write that matches no row takes the database's single
+    write lock at once (the busy timeout makes the other seeders wait), before anything is read."""
+    if s.get_bind().dialect.name == "postgresql":
+        s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SEED_LOCK})
+    else:
+        s.execute(update(User).where(false()).values(role=User.role))
+
+
 def seed_demo(db: Database) -> None:
+    """Idempotent, and safe to run from several processes at once."""
     with db.session() as s:
+        _one_seeder_at_a_time(s)
         ensure_user(s, "demo", "demo", "user")
         ensure_user(s, "admin", "admin", "admin")
         if s.scalar(select(ResearchStream).limit(1)) is not None:

@@ -53,8 +53,8 @@ class ApiFailure:
         return self.code in _ACCOUNT_CODES
 
 
-_SPEND_LIMIT = ApiFailure("The model account's spend limit is reached; an admin must raise it.",
-                          "billing_error", retryable=False)
+_SPEND_LIMIT = ApiFailure("The model account's spend limit is reached; an admin must raise it (retrying will "
+                          "not help).", "billing_error", retryable=False)
 
 # By the API's `error.type` (also what a mid-stream `error` event carries, where the status is 200).
 _BY_TYPE: dict[str, ApiFailure] = {
@@ -97,8 +97,14 @@ _UNREADABLE = ApiFailure("The model's answer could not be read. Please retry.", 
 def _is_spend_limit(err: anthropic.APIStatusError) -> bool:
     if err.error_code in _SPEND_LIMIT_CODES or isinstance(err, anthropic.PaymentRequiredError):
         return True
-    # The API has long reported an empty prepaid balance as a plain 400; its wording is the only sign.
-    return err.status_code == 400 and "credit balance" in (err.api_message or "").lower()
+    code = str(err.error_code or "").lower()
+    if any(word in code for word in ("spend_limit", "billing", "credit")):
+        return True
+    # The API has long reported an empty prepaid balance as a plain 400, and some spend limits as a 429
+    # without a code: its wording is then the only sign.
+    text = (err.api_message or "").lower()
+    return err.status_code in (400, 429) and any(
+        word in text for word in ("credit balance", "spend limit", "credit limit", "billing", "usage limit"))
 
 
 def _status_failure(err: anthropic.APIStatusError) -> ApiFailure:
@@ -111,6 +117,12 @@ def _status_failure(err: anthropic.APIStatusError) -> ApiFailure:
         return _BY_TYPE["api_error"]
     return ApiFailure(f"The model API refused the request (HTTP {err.status_code}); retrying will not help.",
                       err.type or f"http_{err.status_code}", retryable=False)
+
+
+def stalled(idle_seconds: float) -> ApiFailure:
+    """The model call went silent (see `LoopLimits.idle_timeout`); what was written so far is kept."""
+    return ApiFailure(message=f"The model stopped responding (nothing for {idle_seconds:g} s), so the answer "
+                              "was cut short. Please retry.", code="stalled", retryable=True)
 
 
 def classify_api_error(err: BaseException) -> ApiFailure:

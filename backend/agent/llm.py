@@ -27,8 +27,10 @@ class LLM:
 
 def make_llm(settings: Settings) -> LLM:
     if settings.anthropic_api_key:
+        # No SDK retries: the chat loop retries what waiting can cure, and only before anything was
+        # shown (`loop._call_with_retries`); the SDK would retry a spend-limit 429 as if it were busy.
         client = anthropic.AsyncAnthropic(api_key=settings.anthropic_api_key,
-                                          base_url=settings.anthropic_base_url)
+                                          base_url=settings.anthropic_base_url, max_retries=0)
         return LLM(client=client, model=settings.colleague_model, mode="anthropic")
     transport = DemoTransport(delay=settings.demo_delay_ms / 1000)
     client = anthropic.AsyncAnthropic(api_key="demo", base_url="http://demo-model.local",

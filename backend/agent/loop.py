@@ -8,17 +8,20 @@ dropped client, an API error) can still persist a history the Messages API accep
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import logging
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anthropic
 import httpx2
 from pydantic import ValidationError
 
-from backend.agent.errors import ApiFailure, classify_api_error
+from backend.agent.errors import ApiFailure, classify_api_error, stalled
 from backend.agent.pump import Idle, Pump
 from backend.agent.schemas import (
     AgentEvent,
@@ -35,6 +38,9 @@ from backend.agent.schemas import (
 from backend.errors import describe_validation_error
 from backend.registry.tools import ToolConfig, ToolContext, ToolProgress, ToolResult
 from backend.text import clip
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 INTERRUPTED_TOOL_TEXT = "The turn was interrupted before this tool finished; no result is available."
 TRUNCATED = ApiFailure(message="The model's answer was cut off before it finished. Please retry.",
@@ -54,6 +60,13 @@ class LoopLimits:
     heartbeat_seconds: float = 8.0
     max_tokens: int = 4096
     context_window: int = 200_000
+    idle_timeout: float = 60.0  # seconds a model call may go without an upstream event (COLLEAGUE_MODEL_IDLE_TIMEOUT)
+    model_retries: int = 2  # retries of a model call that failed retryably before any of it was shown
+    retry_backoff: float = 1.0  # seconds before the first retry, doubled for each further one
+
+
+class Stalled(Exception):
+    """The Messages API sent nothing for `LoopLimits.idle_timeout` seconds."""
 
 
 @dataclass
@@ -112,11 +125,9 @@ async def run_turn(
             request["tools"] = tool_defs
             if state.wrap_up or iteration == limits.max_iterations - 1:
                 request["tool_choice"] = {"type": "none"}
-        try:
-            async for event in _call_model(client, request, state, limits):
-                yield event
-        except (anthropic.APIError, httpx2.TransportError) as err:
-            state.failure = classify_api_error(err)
+        async for event in _call_with_retries(client, request, state, limits):
+            yield event
+        if state.failure:
             return
         if state.stop_reason is None:
             state.failure = TRUNCATED
@@ -149,20 +160,58 @@ def with_cache_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]
     return [*messages[:-1], {**last, "content": content}]
 
 
+async def _call_with_retries(client: anthropic.AsyncAnthropic, request: dict[str, Any], state: TurnState,
+                             limits: LoopLimits) -> AsyncIterator[AgentEvent]:
+    """One model call, retried (with backoff) while it fails in a way waiting can cure and nothing of it
+    has been shown yet; the SDK itself never retries (`llm.py`), so a spend limit fails at once. A
+    failure that stays sets `state.failure`. A stall is not retried: the user has waited long enough."""
+    for attempt in range(limits.model_retries + 1):
+        shown = False
+        try:
+            async for event in _call_model(client, request, state, limits):
+                shown = shown or isinstance(event, TextDelta)
+                yield event
+            return
+        except (anthropic.APIError, httpx2.TransportError) as err:
+            failure = classify_api_error(err)
+            if shown or not failure.retryable or attempt == limits.model_retries or _told_not_to_retry(err):
+                state.failure = failure
+                return
+        except Stalled:
+            state.failure = stalled(limits.idle_timeout)
+            return
+        delay = limits.retry_backoff * 2 ** attempt
+        log.info("model call failed (%s); retry %d in %.1fs", failure.code, attempt + 1, delay)
+        yield Status(message=f"The model call failed; retrying ({attempt + 2} of {limits.model_retries + 1})…")
+        await asyncio.sleep(delay)
+
+
 async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any], state: TurnState,
                       limits: LoopLimits) -> AsyncIterator[AgentEvent]:
     """One streamed model call: text deltas as they come, then its usage; the assistant message it wrote
-    joins `state.messages` and its stop reason `state.stop_reason`."""
-    async with client.messages.stream(**request) as stream:
-        async for event in stream:
-            if event.type == "text":
+    joins `state.messages` and its stop reason `state.stop_reason`.
+
+    Usage is counted into `state.usage` from `message_start`/`message_delta` as they arrive, so a call
+    that is stopped or fails midway still records what was billed. Every wait on the upstream is bounded
+    by `limits.idle_timeout` (raising `Stalled`); no yield happens inside a timeout, so whoever consumes
+    this generator is never cancelled by it."""
+    idle = limits.idle_timeout
+    billed = Usage()  # this call's usage so far; the API sends cumulative numbers
+    async with AsyncExitStack() as stack:
+        stream = await _within(idle, stack.enter_async_context(client.messages.stream(**request)))
+        events = aiter(stream)
+        while (event := await _within(idle, anext(events, None))) is not None:
+            if event.type == "message_start":
+                _count(state.usage, billed, event.message.usage)
+            elif event.type == "message_delta":
+                _count(state.usage, billed, event.usage)
+            elif event.type == "text":
                 text = event.text
                 if not state.partial_text and state.text and not state.text.endswith("\n\n"):
                     text = "\n\n" + text  # keep the answers of successive model calls apart
                 state.partial_text += text
                 yield TextDelta(text=text)
-        final = await stream.get_final_message()
-    state.usage.add(final.usage)
+        final = await _within(idle, stream.get_final_message())
     yield UsageUpdated(
         input_tokens=final.usage.input_tokens or 0, output_tokens=final.usage.output_tokens or 0,
         cache_read_input_tokens=final.usage.cache_read_input_tokens or 0,
@@ -177,6 +226,34 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
                if (b.type == "text" and b.text) or b.type == "tool_use"]
     if content:
         state.messages.append({"role": "assistant", "content": content})
+
+
+def _told_not_to_retry(err: BaseException) -> bool:
+    """The API's own word on an error (`x-should-retry: false`), which the SDK honours too."""
+    response = getattr(err, "response", None)
+    return response is not None and response.headers.get("x-should-retry") == "false"
+
+
+async def _within(seconds: float, awaitable: Awaitable[T]) -> T:
+    """Await one step of the upstream stream, or raise `Stalled` when it takes longer than `seconds`."""
+    timeout = asyncio.timeout(seconds)
+    try:
+        async with timeout:
+            return await awaitable
+    except TimeoutError:
+        if timeout.expired():
+            raise Stalled from None
+        raise
+
+
+def _count(total: Usage, billed: Usage, reported: Any) -> None:
+    """Bring `total` up to date with a call's cumulative usage report: fields it leaves out (or None)
+    keep their earlier value, and only the growth since the last report is added."""
+    for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+        value = getattr(reported, key, None)
+        if value is not None and value != getattr(billed, key):
+            setattr(total, key, getattr(total, key) + value - getattr(billed, key))
+            setattr(billed, key, value)
 
 
 def _block_param(block: Any) -> dict[str, Any]:

@@ -27,7 +27,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from backend.agent.demo.wire import Reply, block_frames, error_body, frame, message_end, message_start
+from backend.agent.demo.wire import (
+    Reply,
+    block_frames,
+    chunk_text,
+    error_body,
+    frame,
+    message_end,
+    message_start,
+)
 from tests.fakes.prompt_cache import PromptCache
 
 
@@ -82,6 +90,11 @@ class Script:
     after_blocks: int = 0  # for mid-stream failures: how many blocks to send first
     delay: float = 0.0
     endless: bool = False
+    message: str = ""  # an error's `error.message` (upstream text the user must never see)
+    error_code: str | None = None  # an error's `error.details.error_code`
+    should_retry: bool | None = False  # the `x-should-retry` header of an HTTP error; None: not sent
+    after_deltas: int | None = None  # for a stall: text deltas sent before going silent (None: not even
+    # message_start)
 
     @classmethod
     def answer(cls, reply: Reply, delay: float = 0.0) -> Script:
@@ -92,8 +105,12 @@ class Script:
         return cls.answer(Reply.text(text))
 
     @classmethod
-    def http_error(cls, status: int, error_type: str) -> Script:
-        return cls("http_error", status=status, error_type=error_type)
+    def http_error(cls, status: int, error_type: str, message: str = "", *, error_code: str | None = None,
+                   should_retry: bool | None = False) -> Script:
+        """An HTTP error before the stream. `should_retry=None` leaves out `x-should-retry`, as the API
+        does on a 429, so the SDK's own retry policy decides."""
+        return cls("http_error", status=status, error_type=error_type, message=message, error_code=error_code,
+                   should_retry=should_retry)
 
     @classmethod
     def stream_error(cls, reply: Reply, error_type: str = "overloaded_error", after_blocks: int = 1) -> Script:
@@ -110,9 +127,18 @@ class Script:
         return cls("truncated", reply=reply)
 
     @classmethod
-    def slow(cls, text: str = "Thinking about this carefully. ", delay: float = 0.02) -> Script:
+    def slow(cls, text: str = "Thinking about this carefully. ", delay: float = 0.02,
+             input_tokens: int = 0) -> Script:
         """Stream text chunks until the client goes away (or ~10 s), for Stop and disconnect tests."""
-        return cls("slow", reply=Reply.text(text), delay=delay, endless=True)
+        return cls("slow", reply=Reply.text(text, input_tokens=input_tokens), delay=delay, endless=True)
+
+    @classmethod
+    def stall(cls, text: str = "Half an answer. ", after_deltas: int | None = 1, hold: float = 10.0,
+              input_tokens: int = 0) -> Script:
+        """Send message_start and `after_deltas` text deltas, then nothing (the connection stays open)
+        until the client goes away or `hold` seconds pass; then end the body without message_stop."""
+        return cls("stall", reply=Reply.text(text, input_tokens=input_tokens), delay=hold,
+                   after_deltas=after_deltas)
 
 
 @dataclass
@@ -160,8 +186,11 @@ class FakeAnthropic:
             script.reply.cache_creation_input_tokens = cached.cache_creation_input_tokens
             script.reply.output_tokens = script.reply.output_tokens or 12
         if script.kind == "http_error":
-            return JSONResponse(error_body(script.error_type, f"scripted {script.error_type}"),
-                                status_code=script.status, headers={"x-should-retry": "false"})
+            error = error_body(script.error_type, script.message or f"scripted {script.error_type}")
+            if script.error_code:
+                error["error"]["details"] = {"error_code": script.error_code}
+            headers = {} if script.should_retry is None else {"x-should-retry": str(script.should_retry).lower()}
+            return JSONResponse(error, status_code=script.status, headers=headers)
         if not body.get("stream"):
             return StreamingResponse(self._message_json(script), media_type="application/json")
         return StreamingResponse(self._frames(script), media_type="text/event-stream")
@@ -190,8 +219,21 @@ class FakeAnthropic:
 
     async def _frames(self, script: Script) -> AsyncIterator[bytes]:
         reply = script.reply or Reply()
+        if script.kind == "stall" and script.after_deltas is None:
+            async for chunk in self._silence(script.delay):
+                yield chunk
+            return
         yield message_start("claude-fake", reply)
         try:
+            if script.kind == "stall":
+                yield frame("content_block_start", {"type": "content_block_start", "index": 0,
+                                                    "content_block": {"type": "text", "text": ""}})
+                for piece in chunk_text(reply.blocks[0]["text"], 1)[:script.after_deltas]:
+                    yield frame("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                        "delta": {"type": "text_delta", "text": piece}})
+                async for chunk in self._silence(script.delay):
+                    yield chunk
+                return
             if script.kind == "slow":
                 yield frame("content_block_start", {"type": "content_block_start", "index": 0,
                                                     "content_block": {"type": "text", "text": ""}})
@@ -220,6 +262,17 @@ class FakeAnthropic:
         except asyncio.CancelledError:
             self._abandoned()
             raise
+
+
+    async def _silence(self, seconds: float) -> AsyncIterator[bytes]:
+        """Hold the response open without a byte for `seconds` (a client that hangs up ends it)."""
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            self._abandoned()
+            raise
+        return
+        yield b""  # an async generator that yields nothing
 
 
 def _free_port() -> int:
