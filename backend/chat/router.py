@@ -30,10 +30,12 @@ class PromptPreviewRequest(BaseModel):
 @router.post("/stream", response_class=EventSourceResponse)
 async def stream(body: ChatRequest, user: CurrentUser, request: Request) -> EventSourceResponse:
     """Run one turn and stream its events. Errors before the first byte are HTTP statuses (404 for a
-    conversation that is not yours, 409 while another turn runs in it); after it they are `error` events."""
+    conversation that is not yours, 409 while another turn runs in it, 429 over a quota); after it they are
+    `error` events."""
     if body.context.get(STREAM_DRAFT_KEY) is not None and not user.is_admin:
         raise Forbidden("Only admins can try draft stream instructions.")
     chat = chat_service(request)
+    await request.app.state.quotas.admit_turn(user.id)  # 429 + Retry-After: streams, rate, daily budget
     turn = await chat.begin(user.id, body)
     return sse_response(chat.run(turn))
 

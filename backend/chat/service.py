@@ -39,13 +39,14 @@ from backend.db.base import utcnow
 from backend.db.models import Conversation, Message
 from backend.db.session import Database
 from backend.errors import Conflict, InvalidInput
+from backend.quotas import record_usage
 from backend.registry import Resolved, ToolContext, resolve
 from backend.streams.service import STREAM_DRAFT_KEY, stream_for_prompt, stream_info
 
 log = logging.getLogger(__name__)
 
 STAGE_BUDGET = 20  # items of a staged list shown in the prompt; the rest wait in the holding pen
-MAX_CONTEXT_BYTES = 2_000_000
+MAX_CONTEXT_BYTES = 256_000  # stored with every user message: pages send summaries (≈250 B a row)
 App = Literal["kh", "tablizer", "trialscout"]
 
 
@@ -66,7 +67,7 @@ class ChatRequest(BaseModel):
     @classmethod
     def _bounded(cls, value: dict[str, Any]) -> dict[str, Any]:
         if len(json.dumps(value, default=str)) > MAX_CONTEXT_BYTES:
-            raise ValueError(f"context is larger than {MAX_CONTEXT_BYTES} bytes; send summaries, not records")
+            raise ValueError(f"context is larger than {MAX_CONTEXT_BYTES // 1000} KB; send summaries, not records")
         return value
 
 
@@ -335,6 +336,7 @@ class ChatService:
 
     def _save(self, turn: Turn, content: str, extras: dict[str, Any], status: str) -> int:
         with self.db.session() as s:
+            record_usage(s, turn.user_id, extras["usage"])  # the daily token budget (backend/quotas)
             conv = s.get(Conversation, turn.conversation_id)
             if conv is None:  # deleted while the turn ran: nothing to attach the answer to
                 return 0
