@@ -24,7 +24,7 @@ def build_context(context: Mapping[str, Any]) -> str:
     def field(key: str, empty: str = "not set", limit: int = 300) -> str:
         value = context.get(key)
         if isinstance(value, list):
-            value = ", ".join(map(str, value[:50])) + (f" (+{len(value) - 50} more)" if len(value) > 50 else "")
+            value = ", ".join(map(str, value[:20])) + (f" (+{len(value) - 20:,} more)" if len(value) > 20 else "")
         return long_field(value, limit) if value not in (None, "") else empty
 
     lines = [
