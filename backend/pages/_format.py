@@ -15,7 +15,7 @@ SELECTED_SHOWN = 30
 
 
 def short(value: Any, limit: int = 90) -> str:
-    text = " ".join(str(value or "").split())
+    text = " ".join(str(value if value is not None else "").split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 

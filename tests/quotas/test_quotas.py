@@ -5,6 +5,7 @@ with `Retry-After` and the app's `{error, detail}` body, sent before any stream 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
@@ -13,7 +14,7 @@ from starlette.testclient import TestClient
 
 from backend.agent.demo.wire import Reply
 from backend.db.base import utcnow
-from backend.db.models import DailyUsage
+from backend.db.models import DailyUsage, User
 from backend.db.session import Database
 from backend.main import create_app
 from tests.conftest import make_settings, signed_in
@@ -74,7 +75,7 @@ def assert_refused(r: Any, *phrases: str) -> int:
     return retry_after
 
 
-def open_turn(client: TestClient, stack: Any) -> tuple[int, Iterator[Event]]:
+def open_turn(client: TestClient, stack: ExitStack) -> tuple[int, Iterator[Event]]:
     """Start a turn and read it until the model is writing; returns its conversation and the rest."""
     r = stack.enter_context(client.stream("POST", "/api/chat/stream", json=TURN))
     assert r.status_code == 200
@@ -85,8 +86,6 @@ def open_turn(client: TestClient, stack: Any) -> tuple[int, Iterator[Event]]:
 
 
 def test_a_stream_over_the_cap_is_refused_across_workers(workers: Any, fake_llm: FakeAnthropic) -> None:
-    from contextlib import ExitStack
-
     w = workers(COLLEAGUE_MAX_CONCURRENT_STREAMS=2)
     alice_1, alice_2 = w.sign_in("alice")
     bob, _ = w.sign_in("bob")
@@ -174,7 +173,6 @@ def test_a_spent_daily_budget_refuses_the_next_turn(workers: Any, fake_llm: Fake
 
 
 def user_id(db: Database, username: str) -> int:
-    from backend.db.models import User
     with db.session() as s:
         return s.query(User).filter_by(username=username).one().id
 
