@@ -42,6 +42,14 @@ class Settings(BaseSettings):
     # The first lockout; each further failure doubles it, up to the maximum.
     login_lockout_seconds: int = Field(default=30, ge=1, alias="COLLEAGUE_LOGIN_LOCKOUT_SECONDS")
     login_max_lockout_seconds: int = Field(default=900, ge=1, alias="COLLEAGUE_LOGIN_MAX_LOCKOUT_SECONDS")
+    # Per-user cost bounds (backend/quotas); 0 turns a limit off. Counters live in the database, so every
+    # worker enforces the same limits.
+    max_concurrent_streams: int = Field(default=3, ge=0, alias="COLLEAGUE_MAX_CONCURRENT_STREAMS")
+    turns_per_minute: int = Field(default=20, ge=0, alias="COLLEAGUE_TURNS_PER_MINUTE")
+    ai_column_runs_per_minute: int = Field(default=30, ge=0, alias="COLLEAGUE_AI_COLUMN_RUNS_PER_MINUTE")
+    daily_token_budget: int = Field(default=2_000_000, ge=0, alias="COLLEAGUE_DAILY_TOKEN_BUDGET")
+    # How much of the system prompt a page's context may take (estimated at 4 characters per token).
+    context_token_budget: int = Field(default=8_000, ge=500, alias="COLLEAGUE_CONTEXT_TOKEN_BUDGET")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
 
     @property

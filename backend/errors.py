@@ -7,6 +7,7 @@
      ├── NotFound            404  (also: another user's object, never 403)
      ├── Conflict            409
      ├── InvalidInput        422
+     ├── TooManyRequests     429  (a per-user quota; carries Retry-After)
      └── UpstreamError       502  (a live source answered badly)
           └── UpstreamUnavailable 503 (a live source timed out or is rate limiting us)
 
@@ -29,6 +30,10 @@ class AppError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.detail!r})"
+
+    def headers(self) -> dict[str, str]:
+        """Extra response headers (the handler in main.py sends them)."""
+        return {}
 
 
 class BadRequest(AppError):
@@ -59,6 +64,18 @@ class Conflict(AppError):
 class InvalidInput(AppError):
     status_code = 422
     error = "invalid_input"
+
+
+class TooManyRequests(AppError):
+    status_code = 429
+    error = "too_many_requests"
+
+    def __init__(self, detail: str, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = max(1, retry_after)
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
 
 
 class UpstreamError(AppError):

@@ -27,7 +27,9 @@ from backend.conversations.router import router as conversations_router
 from backend.db.session import Database
 from backend.errors import AppError
 from backend.openapi import describe_event_streams
+from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
+from backend.quotas import Quotas
 from backend.registry.builtins import load_builtins
 from backend.sources import close_sources, get_sources
 from backend.streams.router import router as streams_router
@@ -65,10 +67,13 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     app.state.sources = get_sources(settings)
     app.state.chat = ChatService(db, llm, sources=app.state.sources,
                                  limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
+    app.state.quotas = Quotas(db, settings)
+    set_context_budget(settings.context_token_budget)  # what every page's context_builder fits into
 
     @app.exception_handler(AppError)
     async def app_error(_request: Request, exc: AppError) -> JSONResponse:
-        return JSONResponse({"error": exc.error, "detail": exc.detail}, status_code=exc.status_code)
+        return JSONResponse({"error": exc.error, "detail": exc.detail}, status_code=exc.status_code,
+                            headers=exc.headers())
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -180,6 +180,8 @@ async def _call_with_retries(client: anthropic.AsyncAnthropic, request: dict[str
         except Stalled:
             state.failure = stalled(limits.idle_timeout)
             return
+        if failure.code == "connection_lost" and attempt == 0:
+            continue  # a pooled connection that went stale: reconnect at once, nothing to tell the user
         delay = limits.retry_backoff * 2 ** attempt
         log.info("model call failed (%s); retry %d in %.1fs", failure.code, attempt + 1, delay)
         yield Status(message=f"The model call failed; retrying ({attempt + 2} of {limits.model_retries + 1})…")

@@ -33,5 +33,7 @@ def column_service(request: Request) -> AiColumnService:
                                            "The column's events, one per SSE frame")})
 async def evaluate(body: EvaluateRequest, user: CurrentUser, request: Request) -> EventSourceResponse:
     """Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
-    `error` when the column cannot run. Bad input is a 422 before any byte is sent."""
+    `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 over the user's
+    runs per minute."""
+    await request.app.state.quotas.admit_ai_column_run(user.id)
     return events_response(column_service(request).run(body))

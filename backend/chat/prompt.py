@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES
+from backend.pages.budget import budget_chars, clip
 from backend.registry import Resolved
 
 BASE_PROMPT = """You are Colleague, an expert research colleague embedded beside the user's research tools \
@@ -77,7 +78,8 @@ def _fence(text: str) -> str:
 def generic_context(context: Mapping[str, Any]) -> str:
     """For pages without a registered context builder: the context as JSON, minus bulky lists."""
     slim = {k: v for k, v in context.items() if not (isinstance(v, list) and len(v) > 20)}
-    return "Page state:\n" + json.dumps(slim, indent=2, ensure_ascii=False, default=str)[:6000]
+    return "Page state:\n" + clip(json.dumps(slim, indent=2, ensure_ascii=False, default=str),
+                                  min(6000, budget_chars()))
 
 
 def build_system_prompt(
@@ -102,12 +104,11 @@ def build_system_prompt(
     if stream and (stream.get("chat_instructions") or "").strip():
         parts.append(f"## Instructions for the research stream \"{stream['name']}\"\n"
                      f"{stream['chat_instructions'].strip()}")
-    page_name = resolved.page.page if resolved.page else str(context.get("current_page") or "unknown")
+    page_name = resolved.page.page if resolved.page else str(context.get("current_page") or "unknown")[:80]
     builder = resolved.page.context_builder if resolved.page else generic_context
     body = builder(context).strip()
     for kind, count in (context.get("_staged") or {}).items():
-        shown = len(context.get(kind) or [])
-        body += (f"\n\nHolding pen: the page has {count} {kind} loaded; only the first {shown} are listed "
+        body += (f"\n\nHolding pen: the page has {count} {kind} loaded; only the first ones are listed "
                  f"above. Call get_staged_items with kind \"{kind}\" to read the others (by ids, index range "
                  "or a field filter) before answering questions about all of them.")
     page_context = (f'<page_context page="{_fence(page_name).replace(chr(34), "")}">\n{CONTEXT_PREAMBLE}\n\n'

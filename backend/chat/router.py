@@ -37,11 +37,12 @@ async def stream(body: ChatRequest, user: CurrentUser, request: Request,
                  ) -> EventSourceResponse:
     """Run one turn and stream its events. Errors before the first byte are HTTP statuses (404 for a
     conversation that is not yours, 409 while another turn runs in it, 422 for an `Idempotency-Key`
-    reused with another body); after it they are `error` events. The same key again attaches to the
+    reused with another body, 429 over a quota); after it they are `error` events. The same key again attaches to the
     turn it started (replayed from its first event), running or finished: one send is one turn."""
     if body.context.get(STREAM_DRAFT_KEY) is not None and not user.is_admin:
         raise Forbidden("Only admins can try draft stream instructions.")
     chat = chat_service(request)
+    await request.app.state.quotas.admit_turn(user.id)  # 429 + Retry-After: streams, rate, daily budget
     return sse_response(await chat.submit(user.id, body, idempotency_key), chat.close_readers)
 
 

@@ -47,6 +47,7 @@ from backend.chat.visible import visible_events
 from backend.db.base import utcnow
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
+from backend.quotas import record_usage
 from backend.registry import Resolved, ToolContext
 
 log = logging.getLogger(__name__)
@@ -207,6 +208,8 @@ class TurnRunner:
 
     def _save(self, content: str, extras: MessageExtras, status: TurnStatus, frames: list[Frame]) -> None:
         with self.db.session() as s:
+            if extras.usage is not None:  # the daily token budget counts every turn, kept or not
+                record_usage(s, self.turn.user_id, extras.usage.model_dump())
             conv = s.get(Conversation, self.turn.conversation_id)
             if conv is None:  # deleted while the turn ran: nothing to attach the answer to
                 return

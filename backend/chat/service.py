@@ -45,7 +45,7 @@ from backend.text import clip
 log = logging.getLogger(__name__)
 
 STAGE_BUDGET = 20  # items of a staged list shown in the prompt; the rest wait in the holding pen
-MAX_CONTEXT_BYTES = 2_000_000
+MAX_CONTEXT_BYTES = 256_000  # stored with every user message: pages send summaries (≈250 B a row)
 
 
 class ChatRequest(BaseModel):
@@ -65,7 +65,7 @@ class ChatRequest(BaseModel):
     @classmethod
     def _bounded(cls, value: dict[str, Any]) -> dict[str, Any]:
         if len(json.dumps(value, default=str)) > MAX_CONTEXT_BYTES:
-            raise ValueError(f"context is larger than {MAX_CONTEXT_BYTES} bytes; send summaries, not records")
+            raise ValueError(f"context is larger than {MAX_CONTEXT_BYTES // 1000} KB; send summaries, not records")
         return value
 
 

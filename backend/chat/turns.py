@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from backend.agent.schemas import MessageExtras, TurnError, TurnErrored
 from backend.db.base import utcnow
 from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
+from backend.quotas import record_usage
 
 LEASE = timedelta(seconds=10)
 RENEW_EVERY = timedelta(seconds=2)
@@ -101,6 +102,8 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
             extras = MessageExtras.model_validate(message.extras or {})
             message.extras = extras.model_copy(update={"error": INTERRUPTED}).model_dump(mode="json")
             message.status = "interrupted"
+            if extras.usage is not None:  # what the dead worker's turn had used, as of its last checkpoint
+                record_usage(s, turn.user_id, extras.usage.model_dump())
         terminal = TurnErrored(message=INTERRUPTED.message, code=INTERRUPTED.code, retryable=True,
                                conversation_id=conv.id, message_id=turn.assistant_message_id)
         turn.last_event_id += 1

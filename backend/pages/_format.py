@@ -1,58 +1,85 @@
-"""Shared pieces of the Tablizer and TrialScout context builders (what the user sees, as text)."""
+"""Shared pieces of the Tablizer and TrialScout context builders (what the user sees, as text).
+
+Every value is the client's and may be any size: each field is shortened, each list fitted into its
+share of the page context budget (`backend/pages/budget.py`) with a note of what was left out.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from backend.text import clip
+from backend.pages.budget import budget_chars, clip, fit_lines
+from backend.text import clip as text_clip
+
+SELECTED_SHOWN = 30
 
 
 def short(value: Any, limit: int = 90) -> str:
     """Any page value as one line of at most `limit` characters."""
-    return clip(str(value or ""), limit - 1, squash=True)
+    return text_clip(str(value if value is not None else ""), limit - 1, squash=True)
+
+
+def long_field(value: Any, limit: int) -> str:
+    """A free-text field (a query, keywords) on one line, clipped with a note of how much was cut."""
+    return clip(" ".join(str(value if value is not None else "").split()), limit)
 
 
 def ai_columns(context: Mapping[str, Any]) -> str:
     columns = context.get("ai_columns") or []
-    if not columns:
+    if not isinstance(columns, list) or not columns:
         return "AI COLUMNS: none"
-    lines = [f"AI COLUMNS: {len(columns)}"]
-    for c in columns:
-        line = f"- {c.get('name')} ({c.get('type', 'boolean')})"
-        if c.get("criteria"):
-            line += f": {short(c['criteria'], 160)}"
-        if c.get("filter_active") or c.get("filter"):
-            line += f" [filter ON: {c.get('filter') or 'yes only'}]"
-        counts = c.get("counts")
-        if isinstance(counts, Mapping) and counts:
-            line += " counts " + ", ".join(f"{k}={v}" for k, v in counts.items())
-        lines.append(line)
-    return "\n".join(lines)
+    lines = (_column(c) for c in columns if isinstance(c, Mapping))
+    return "\n".join([f"AI COLUMNS: {len(columns)}",
+                      *fit_lines(lines, budget_chars() // 5, len(columns), "[{n} more AI columns not shown]")[0]])
+
+
+def _column(c: Mapping[str, Any]) -> str:
+    line = f"- {short(c.get('name'), 80)} ({short(c.get('type', 'boolean'), 20)})"
+    if c.get("criteria"):
+        line += f": {short(c['criteria'], 160)}"
+    if c.get("filter_active") or c.get("filter"):
+        line += f" [filter ON: {short(c.get('filter') or 'yes only', 40)}]"
+    counts = c.get("counts")
+    if isinstance(counts, Mapping) and counts:
+        line += " counts " + ", ".join(f"{short(k, 20)}={short(v, 12)}" for k, v in list(counts.items())[:6])
+    return line
 
 
 def view_state(context: Mapping[str, Any], id_key: str) -> list[str]:
     lines = []
-    sort = context.get("sort") or {}
+    sort = _mapping(context.get("sort"))
     if sort.get("field"):
-        lines.append(f"- Sorted by: {sort['field']} {sort.get('direction', 'asc')}")
-    pagination = context.get("pagination") or {}
+        lines.append(f"- Sorted by: {short(sort['field'], 40)} {short(sort.get('direction', 'asc'), 10)}")
+    pagination = _mapping(context.get("pagination"))
     if pagination:
-        lines.append(f"- Page: {pagination.get('page', 1)} ({pagination.get('page_size', '?')} per page)")
+        lines.append(f"- Page: {short(pagination.get('page', 1), 10)} "
+                     f"({short(pagination.get('page_size', '?'), 10)} per page)")
     selected = context.get(f"selected_{id_key}s") or []
-    if selected:
-        lines.append(f"- Selected: {', '.join(map(str, selected[:30]))}" + (" …" if len(selected) > 30 else ""))
-    viewer = context.get("viewer") or {}
+    if isinstance(selected, list) and selected:
+        shown = ", ".join(short(s, 20) for s in selected[:SELECTED_SHOWN])
+        lines.append(f"- Selected: {shown}"
+                     + (f" [{len(selected) - SELECTED_SHOWN:,} more not shown]" if len(selected) > SELECTED_SHOWN
+                        else ""))
+    viewer = _mapping(context.get("viewer"))
     if viewer.get(id_key):
-        lines.append(f"- Detail view open: {viewer[id_key]}")
+        lines.append(f"- Detail view open: {short(viewer[id_key], 20)}")
     return lines
 
 
-def item_lines(items: list[Mapping[str, Any]], fmt: Any, staged: Mapping[str, int], key: str,
-               noun: str) -> str:
-    if not items:
+def item_lines(items: Any, fmt: Callable[[Mapping[str, Any]], str], staged: Any, key: str, noun: str) -> str:
+    """The loaded rows the prompt lists (the holding pen keeps the rest for `get_staged_items`)."""
+    rows = [i for i in items if isinstance(i, Mapping)] if isinstance(items, list) else []
+    if not rows:
         return f"LOADED {noun.upper()}: none loaded"
-    total = staged.get(key, len(items))
-    head = f"LOADED {noun.upper()} ({len(items)} of {total} listed):" if total > len(items) else \
-        f"LOADED {noun.upper()} ({len(items)}):"
-    return head + "\n" + "\n".join(fmt(i) for i in items)
+    count = _mapping(staged).get(key, len(rows))
+    total = count if isinstance(count, int) and count > len(rows) else len(rows)
+    lines, listed = fit_lines((fmt(i) for i in rows), budget_chars() * 2 // 5, total,
+                              f"[{{n}} more {noun} not shown: use get_staged_items]")
+    head = f"LOADED {noun.upper()} ({listed} of {total} listed):" if total > listed else \
+        f"LOADED {noun.upper()} ({listed}):"
+    return head + "\n" + "\n".join(lines)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}

@@ -6,25 +6,29 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from backend.pages._format import short
+from backend.pages.budget import budget_chars, clip, fit
 from backend.registry import ClientAction, PageConfig, SubTabConfig, TabConfig, register_page
 
 
 def build_context(context: Mapping[str, Any]) -> str:
-    tab = context.get("active_tab") or "semantic"
-    subtab = context.get("active_subtab")
-    stream = context.get("stream") or {}
+    tab = short(context.get("active_tab") or "semantic", 40)
+    subtab = short(context.get("active_subtab"), 40)
+    stream = context.get("stream")
+    stream = stream if isinstance(stream, Mapping) else {}
     lines = [
         "User is editing a research stream.",
-        f"- Stream: {stream.get('name') or context.get('stream_id') or 'new stream'}",
+        f"- Stream: {short(stream.get('name') or context.get('stream_id'), 120) or 'new stream'}",
         f"- Active tab: {tab}" + (f" / {subtab}" if subtab else ""),
     ]
+    section = min(4000, budget_chars() // 5)  # four sections, each clipped with a note
     for key, label in (("current_schema", "CURRENT DEFINITION"), ("retrieval", "RETRIEVAL SETUP"),
                        ("workbench", "WORKBENCH"), ("chat_instructions_draft", "CHAT INSTRUCTIONS DRAFT")):
         value = context.get(key)
         if value:
-            text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
-            lines.append(f"\n{label}:\n{text[:4000]}")
-    return "\n".join(lines)
+            text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
+            lines.append(f"\n{label}:\n{clip(text, section)}")
+    return fit(lines)
 
 
 register_page(PageConfig(

@@ -5,40 +5,50 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import ai_columns, item_lines, short, view_state
+from backend.pages._format import ai_columns, item_lines, long_field, short, view_state
+from backend.pages.budget import budget_chars, fit, fit_lines
 from backend.registry import ClientAction, PageConfig, register_page
 
 
 def _article(a: Mapping[str, Any]) -> str:
-    return f"- PMID: {a.get('pmid')} | {short(a.get('title'))} | {a.get('journal') or '—'} ({a.get('year') or 'n.d.'})"
+    return (f"- PMID: {short(a.get('pmid'), 20)} | {short(a.get('title'))} | {short(a.get('journal'), 60) or '—'}"
+            f" ({short(a.get('year'), 10) or 'n.d.'})")
+
+
+def _snapshot(s: Mapping[str, Any], selected: Any) -> str:
+    return (f"- [{short(s.get('id'), 20)}] {short(s.get('label'), 60) or 'untitled'}: {short(s.get('query'), 120)}"
+            f" ({short(s.get('count', '?'), 12)})" + (" [selected]" if str(s.get("id")) == str(selected) else ""))
 
 
 def build_context(context: Mapping[str, Any]) -> str:
-    snapshots = context.get("snapshots") or []
+    budget = budget_chars()
+    snapshots = [s for s in context.get("snapshots") or [] if isinstance(s, Mapping)]
     compare = context.get("compare_snapshots") or []
-    compare_state = f"ACTIVE between {' and '.join(map(str, compare))}" if context.get("compare_mode") else "inactive"
+    compare_state = (f"ACTIVE between {' and '.join(short(c, 20) for c in compare[:2])}"
+                     if context.get("compare_mode") and isinstance(compare, list) else "inactive")
+    snapshot_lines, _ = fit_lines((_snapshot(s, context.get("selected_snapshot_id")) for s in snapshots),
+                                  budget // 8, len(snapshots), "[{n} more snapshots not shown]")
     lines = [
         "User is on Tablizer (PubMed article analysis).",
         "",
         "SEARCH STATE:",
-        f"- Query: {context.get('query') or 'No search yet'}",
-        f"- Dates: {context.get('date_start') or 'any'} to {context.get('date_end') or 'any'}",
-        f"- Results: {context.get('loaded_count', 0)} loaded of {context.get('total_matched', 0)} total",
+        f"- Query: {long_field(context.get('query'), min(2000, budget // 10)) or 'No search yet'}",
+        f"- Dates: {short(context.get('date_start'), 20) or 'any'} to {short(context.get('date_end'), 20) or 'any'}",
+        f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
+        f"{short(context.get('total_matched', 0), 12)} total",
         *view_state(context, "pmid"),
         "",
         f"SNAPSHOTS: {len(snapshots)} saved searches",
-        *[f"- [{s.get('id')}] {s.get('label') or 'untitled'}: {short(s.get('query'), 120)} ({s.get('count', '?')})"
-          + (" [selected]" if str(s.get("id")) == str(context.get("selected_snapshot_id")) else "")
-          for s in snapshots],
+        *snapshot_lines,
         f"- Compare mode: {compare_state}",
     ]
     if context.get("compare_mode") and isinstance(context.get("compare_summary"), Mapping):
         summary = context["compare_summary"]
-        lines.append(f"- Compare: only in A {summary.get('only_a', '?')}, only in B {summary.get('only_b', '?')}, "
-                     f"in both {summary.get('both', '?')}")
+        lines.append(f"- Compare: only in A {short(summary.get('only_a', '?'), 12)}, only in B "
+                     f"{short(summary.get('only_b', '?'), 12)}, in both {short(summary.get('both', '?'), 12)}")
     lines += ["", ai_columns(context), "",
-              item_lines(context.get("articles") or [], _article, context.get("_staged") or {}, "articles", "articles")]
-    return "\n".join(lines)
+              item_lines(context.get("articles"), _article, context.get("_staged"), "articles", "articles")]
+    return fit(lines)
 
 
 register_page(PageConfig(

@@ -5,25 +5,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import ai_columns, item_lines, short, view_state
+from backend.pages._format import ai_columns, item_lines, long_field, short, view_state
+from backend.pages.budget import fit
 from backend.registry import ClientAction, PageConfig, register_page
 
 
 def _phase(value: Any) -> str:
-    return "/".join(value) if isinstance(value, list) else str(value or "—")
+    return short("/".join(map(str, value[:4])) if isinstance(value, list) else value, 40) or "—"
 
 
 def _trial(t: Mapping[str, Any]) -> str:
-    return (f"- {t.get('nct_id')} | {short(t.get('title'))} | {_phase(t.get('phase'))} | {t.get('status') or '—'}"
-            f" | n={t.get('enrollment') if t.get('enrollment') is not None else '?'}")
+    enrollment = t.get("enrollment")
+    return (f"- {short(t.get('nct_id'), 20)} | {short(t.get('title'))} | {_phase(t.get('phase'))} | "
+            f"{short(t.get('status'), 30) or '—'} | n={short(enrollment, 12) if enrollment is not None else '?'}")
 
 
 def build_context(context: Mapping[str, Any]) -> str:
-    def field(key: str, empty: str = "not set") -> str:
+    def field(key: str, empty: str = "not set", limit: int = 300) -> str:
         value = context.get(key)
         if isinstance(value, list):
-            return ", ".join(map(str, value)) or empty
-        return str(value) if value not in (None, "") else empty
+            value = ", ".join(map(str, value[:20])) + (f" (+{len(value) - 20:,} more)" if len(value) > 20 else "")
+        return long_field(value, limit) if value not in (None, "") else empty
 
     lines = [
         "User is on TrialScout (clinical trials analysis).",
@@ -35,16 +37,17 @@ def build_context(context: Mapping[str, Any]) -> str:
         f"- Phase: {field('phase', 'any')}",
         f"- Status: {field('status', 'any')}",
         f"- Location: {field('location', 'any')}",
-        f"- Sex: {field('sex', 'any')} | Ages: {field('min_age', 'any')} to {field('max_age', 'any')}",
-        f"- Eligibility keywords: {field('eligibility_keywords')}",
-        f"- Results: {context.get('loaded_count', 0)} loaded of {context.get('total_matched', 0)} total",
+        f"- Sex: {field('sex', 'any', 20)} | Ages: {field('min_age', 'any', 20)} to {field('max_age', 'any', 20)}",
+        f"- Eligibility keywords: {field('eligibility_keywords', limit=1000)}",
+        f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
+        f"{short(context.get('total_matched', 0), 12)} total",
         *view_state(context, "nct_id"),
         "",
         ai_columns(context),
         "",
-        item_lines(context.get("trials") or [], _trial, context.get("_staged") or {}, "trials", "trials"),
+        item_lines(context.get("trials"), _trial, context.get("_staged"), "trials", "trials"),
     ]
-    return "\n".join(lines)
+    return fit(lines)
 
 
 register_page(PageConfig(

@@ -1,7 +1,7 @@
 """Durable turns: one row per send (idempotency key, status) and the turn's event log for resume.
 
 Revision ID: 0008_chat_turns
-Revises: 0005_login_security
+Revises: 0007_quotas
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_chat_turns"
-down_revision = "0005_login_security"
+down_revision = "0007_quotas"
 branch_labels = None
 depends_on = None
 

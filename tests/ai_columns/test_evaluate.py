@@ -212,7 +212,8 @@ def test_a_spent_account_stops_the_column_and_says_what_to_do(alice: TestClient,
     fake_llm.default = Script.http_error(402, "billing_error")
     events = run(alice, MANY)
     assert events[-1].data == {"type": "error", "code": "billing_error", "retryable": False,
-                               "message": "The model account's spend limit is reached; an admin must raise it."}
+                               "message": "The model account's spend limit is reached; an admin must raise it "
+                                          "(retrying will not help)."}
     assert "complete" not in [e.event for e in events] and "scripted" not in json.dumps([e.data for e in events])
     assert cached_rows(db) == []
 

@@ -16,7 +16,8 @@ export interface paths {
         /**
          * Evaluate
          * @description Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
-         *     `error` when the column cannot run. Bad input is a 422 before any byte is sent.
+         *     `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 over the user's
+         *     runs per minute.
          */
         post: operations["evaluate_api_ai_columns_evaluate_post"];
         delete?: never;
@@ -169,7 +170,7 @@ export interface paths {
          * Stream
          * @description Run one turn and stream its events. Errors before the first byte are HTTP statuses (404 for a
          *     conversation that is not yours, 409 while another turn runs in it, 422 for an `Idempotency-Key`
-         *     reused with another body); after it they are `error` events. The same key again attaches to the
+         *     reused with another body, 429 over a quota); after it they are `error` events. The same key again attaches to the
          *     turn it started (replayed from its first event), running or finished: one send is one turn.
          */
         post: operations["stream_api_chat_stream_post"];

@@ -1,0 +1,36 @@
+"""Per-user quota bookkeeping shared by every worker (see `backend/quotas`).
+
+`RateLimitCounter` is the storage behind the `limits` library's fixed-window limiter: one row per
+limit and user, reset in place when its window has passed, so the table never grows beyond that.
+`DailyUsage` is the tokens a user's turns used per UTC day, added to when a turn's answer is saved:
+the daily budget reads one row, and deleting a conversation does not give its tokens back.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import BigInteger, Date, Float, ForeignKey, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from backend.db.base import Base
+
+
+class RateLimitCounter(Base):
+    __tablename__ = "rate_limit_counters"
+
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    expires_at: Mapped[float] = mapped_column(Float)  # epoch seconds, as `limits` counts time
+
+
+class DailyUsage(Base):
+    __tablename__ = "daily_usage"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)  # UTC
+    turns: Mapped[int] = mapped_column(Integer, default=0)
+    input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+    output_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+    cache_creation_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+    cache_read_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -1,0 +1,115 @@
+"""The per-user limits on what a user's requests may cost; each refusal is a 429 with `Retry-After`.
+
+    streams   chat turns running at once: the user's conversations holding a live turn lease
+              (`backend/chat/turns.py`), so every worker sees the same count
+    rates     chat turns and AI column runs per minute: `limits`' fixed window over `DatabaseStorage`
+    budget    tokens per UTC day: `daily_usage`, added to by `record_usage` when a turn is saved
+
+All are checked before a stream starts. The stream count and the window are read just before the
+turn claims its conversation, not in the same statement, so two sends racing within milliseconds can
+both pass a full stream cap; the per-minute window (one atomic upsert) still bounds such bursts. The
+budget is read at the start of a turn: the turn that crosses it finishes, the next one is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+
+import anyio
+from limits import RateLimitItem, RateLimitItemPerMinute
+from limits.strategies import FixedWindowRateLimiter
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from backend.config import Settings
+from backend.db.base import utcnow
+from backend.db.models import Conversation, DailyUsage
+from backend.db.session import Database
+from backend.errors import TooManyRequests
+from backend.quotas.storage import DatabaseStorage, upsert_for
+
+STREAM_RETRY_SECONDS = 5  # a running answer usually ends within seconds; then a slot is free
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+class Quotas:
+    """Built once per app from its settings; a limit set to 0 is off."""
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db = db
+        self.max_streams = settings.max_concurrent_streams
+        self.daily_budget = settings.daily_token_budget
+        self.limiter = FixedWindowRateLimiter(DatabaseStorage(db))
+        self.turn_rate = _per_minute(settings.turns_per_minute)
+        self.column_rate = _per_minute(settings.ai_column_runs_per_minute)
+
+    async def admit_turn(self, user_id: int) -> None:
+        """Raise TooManyRequests unless the user may start a chat turn now (and count it)."""
+        await anyio.to_thread.run_sync(self._admit_turn, user_id)
+
+    async def admit_ai_column_run(self, user_id: int) -> None:
+        """Raise TooManyRequests unless the user may start an AI column run now (and count it)."""
+        await anyio.to_thread.run_sync(self._hit, self.column_rate, "ai-column-runs", user_id,
+                                       "AI column runs")
+
+    def _admit_turn(self, user_id: int) -> None:
+        with self.db.session() as s:
+            if self.max_streams:
+                running = running_turns(s, user_id)
+                if running >= self.max_streams:
+                    raise TooManyRequests(
+                        f"You already have {running} answers being written (the limit is {self.max_streams} "
+                        "at once). Wait for one to finish or stop it, then send again.", STREAM_RETRY_SECONDS)
+            if self.daily_budget:
+                spent = tokens_used_today(s, user_id)
+                if spent >= self.daily_budget:
+                    reset = datetime.combine(utcnow().date() + timedelta(days=1), time.min, tzinfo=UTC)
+                    wait = int((reset - utcnow()).total_seconds()) + 1
+                    raise TooManyRequests(
+                        f"You have used today's token budget ({spent:,} of {self.daily_budget:,} tokens). "
+                        f"It resets at 00:00 UTC, in {_duration(wait)}.", wait)
+        self._hit(self.turn_rate, "chat-turns", user_id, "messages")
+
+    def _hit(self, item: RateLimitItem | None, name: str, user_id: int, what: str) -> None:
+        if item is None or self.limiter.hit(item, name, str(user_id)):
+            return
+        reset_at = self.limiter.get_window_stats(item, name, str(user_id)).reset_time
+        wait = max(1, int(reset_at - datetime.now(UTC).timestamp()) + 1)
+        raise TooManyRequests(f"Too many {what}: at most {item.amount} a minute. "
+                              f"Try again in {_duration(wait)}.", wait)
+
+
+def running_turns(s: Session, user_id: int) -> int:
+    """The user's conversations whose turn lease is live (on any worker)."""
+    return int(s.scalar(select(func.count()).select_from(Conversation).where(
+        Conversation.user_id == user_id, Conversation.active_turn_id.is_not(None),
+        Conversation.active_turn_expires_at > utcnow())) or 0)
+
+
+def tokens_used_today(s: Session, user_id: int) -> int:
+    """Every token the model read or wrote for the user's turns since 00:00 UTC (one row)."""
+    row = s.get(DailyUsage, (user_id, utcnow().date()))
+    return sum(getattr(row, f) for f in TOKEN_FIELDS) if row else 0
+
+
+def record_usage(s: Session, user_id: int, usage: Mapping[str, Any]) -> None:
+    """Add a saved turn's usage to the user's row for today (one upsert, safe across workers)."""
+    counts = {f: int(usage.get(f) or 0) for f in TOKEN_FIELDS}
+    table = DailyUsage.__table__
+    stmt = upsert_for(s)(table).values(user_id=user_id, day=utcnow().date(), turns=1, **counts)
+    s.execute(stmt.on_conflict_do_update(
+        index_elements=[table.c.user_id, table.c.day],
+        set_={"turns": table.c.turns + 1, **{f: table.c[f] + counts[f] for f in TOKEN_FIELDS}}))
+
+
+def _per_minute(amount: int) -> RateLimitItem | None:
+    return RateLimitItemPerMinute(amount) if amount else None
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 90:
+        return f"{seconds} s"
+    hours, minutes = divmod(round(seconds / 60), 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
