@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from sse_starlette import EventSourceResponse
 
 from backend.ai_columns.schemas import EvaluateRequest
-from backend.ai_columns.service import AiColumnService
-from backend.auth.deps import CurrentUser
 from backend.chat.sse import sse_response
+from backend.deps import AiColumnsDep, CurrentUser
+from backend.errors import error_responses
 
-router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"])
-
-
-def column_service(request: Request) -> AiColumnService:
-    """One service per app, built on first use from what the app already holds."""
-    state = request.app.state
-    service: AiColumnService | None = getattr(state, "ai_columns", None)
-    if service is None:
-        service = AiColumnService(state.db, state.llm, state.sources,
-                                  concurrency=state.settings.ai_column_concurrency)
-        state.ai_columns = service
-    return service
+router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"], responses=error_responses(400, 401, 422))
 
 
 @router.post("/evaluate", response_class=EventSourceResponse)
-async def evaluate(body: EvaluateRequest, user: CurrentUser, request: Request) -> EventSourceResponse:
+async def evaluate(body: EvaluateRequest, user: CurrentUser, columns: AiColumnsDep) -> EventSourceResponse:
     """Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
     `error` when the column cannot run. Bad input is a 422 before any byte is sent."""
-    return sse_response(column_service(request).run(body))
+    return sse_response(columns.run(body))

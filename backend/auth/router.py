@@ -2,13 +2,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from backend.auth import service
-from backend.auth.deps import COOKIE_NAME, CurrentUser, DbDep, session_token
-from backend.errors import Unauthorized
+from backend.deps import COOKIE_NAME, CurrentUser, DbDep, session_token
+from backend.errors import Unauthorized, error_responses
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -18,13 +17,10 @@ class LoginRequest(BaseModel):
     password: str = Field(min_length=1, max_length=200)
 
 
-@router.post("/login")
-async def login(body: LoginRequest, response: Response, request: Request, db: DbDep) -> dict[str, Any]:
-    def run() -> tuple[str, service.CurrentUserInfo]:
-        with db.session() as s:
-            return service.login(s, body.username, body.password)
-
-    token, user = await anyio.to_thread.run_sync(run)
+@router.post("/login", responses=error_responses(400, 401, 422))
+def login(body: LoginRequest, response: Response, request: Request, db: DbDep) -> dict[str, Any]:
+    with db.session() as s:
+        token, user = service.login(s, body.username, body.password)
     response.set_cookie(COOKIE_NAME, token, httponly=True, samesite="lax", path="/",
                         secure=request.app.state.settings.cookie_secure,
                         max_age=service.SESSION_DAYS * 86400)
@@ -32,35 +28,29 @@ async def login(body: LoginRequest, response: Response, request: Request, db: Db
 
 
 @router.post("/logout")
-async def logout(request: Request, response: Response, db: DbDep) -> dict[str, bool]:
+def logout(request: Request, response: Response, db: DbDep) -> dict[str, bool]:
     token = session_token(request)
     if token:
-        def run() -> None:
-            with db.session() as s:
-                service.logout(s, token)
-        await anyio.to_thread.run_sync(run)
+        with db.session() as s:
+            service.logout(s, token)
     response.delete_cookie(COOKIE_NAME, path="/")
     return {"ok": True}
 
 
 @router.get("/session")
-async def current_session(request: Request, db: DbDep) -> dict[str, Any]:
+def current_session(request: Request, db: DbDep) -> dict[str, Any]:
     """Who is signed in, or `{"user": null}`: lets a page decide between login and app without a 401."""
     token = session_token(request)
     if not token:
         return {"user": None}
-
-    def run() -> service.CurrentUserInfo | None:
-        with db.session() as s:
-            try:
-                return service.user_for_token(s, token)
-            except Unauthorized:
-                return None
-
-    user = await anyio.to_thread.run_sync(run)
+    with db.session() as s:
+        try:
+            user: service.CurrentUserInfo | None = service.user_for_token(s, token)
+        except Unauthorized:
+            user = None
     return {"user": user.public() if user else None}
 
 
-@router.get("/me")
+@router.get("/me", responses=error_responses(401))
 async def me(user: CurrentUser) -> dict[str, Any]:
     return user.public()

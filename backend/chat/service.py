@@ -34,8 +34,10 @@ from backend.chat import history as chat_history
 from backend.chat import turns
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
 from backend.chat.prompt import SystemPrompt, build_system_prompt
+from backend.conversations.schemas import App
 from backend.conversations.service import get_owned
 from backend.db.base import utcnow
+from backend.db.ids import DbId
 from backend.db.models import Conversation, Message
 from backend.db.session import Database
 from backend.errors import Conflict, InvalidInput
@@ -46,13 +48,12 @@ log = logging.getLogger(__name__)
 
 STAGE_BUDGET = 20  # items of a staged list shown in the prompt; the rest wait in the holding pen
 MAX_CONTEXT_BYTES = 2_000_000
-App = Literal["kh", "tablizer", "trialscout"]
 
 
 class ChatRequest(BaseModel):
     message: str = Field(min_length=1, max_length=20_000)
     context: dict[str, Any] = Field(default_factory=dict)
-    conversation_id: int | None = None
+    conversation_id: DbId | None = None
     app: App | None = None
 
     @field_validator("message")

@@ -5,12 +5,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+App = Literal["kh", "tablizer", "trialscout"]  # the research app a conversation belongs to
+
 
 class ConversationRead(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     id: int
-    app: str
+    app: App
     title: str | None
     created_at: datetime
     updated_at: datetime

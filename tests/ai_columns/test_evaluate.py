@@ -366,6 +366,6 @@ def test_bad_input_is_422(alice: TestClient, fake_llm: FakeAnthropic) -> None:
         r = alice.post(URL, json=body)
         assert r.status_code == 422, (change, r.text)
         assert r.json()["error"] == "invalid_input"
-        detail = r.json()["detail"]
+        detail = r.json()["errors"]
         assert any(d["loc"] == where and says in d["msg"] for d in detail), (change, detail)
     assert fake_llm.requests == []
