@@ -16,5 +16,6 @@ router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"], responses=erro
 @router.post("/evaluate", response_class=EventSourceResponse)
 async def evaluate(body: EvaluateRequest, user: CurrentUser, columns: AiColumnsDep) -> EventSourceResponse:
     """Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
-    `error` when the column cannot run. Bad input is a 422 before any byte is sent."""
-    return sse_response(columns.run(body))
+    `error` when the column cannot run. Bad input is a 422 before any byte is sent. Results are cached per
+    user: another user's run of the same column is never served to you."""
+    return sse_response(columns.run(body, user.id))
