@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from http import HTTPStatus
 from typing import Any
 
 import anyio
@@ -13,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from sqlalchemy import text
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.agent.llm import LLM, make_llm
 from backend.agent.loop import LoopLimits
@@ -25,7 +27,7 @@ from backend.chat.service import ChatService
 from backend.config import Settings, get_settings
 from backend.conversations.router import router as conversations_router
 from backend.db.session import Database
-from backend.errors import AppError
+from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.openapi import describe_event_streams
 from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
@@ -70,37 +72,52 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     app.state.quotas = Quotas(db, settings)
     set_context_budget(settings.context_token_budget)  # what every page's context_builder fits into
 
-    @app.exception_handler(AppError)
-    async def app_error(_request: Request, exc: AppError) -> JSONResponse:
-        return JSONResponse({"error": exc.error, "detail": exc.detail}, status_code=exc.status_code,
-                            headers=exc.headers())
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
-        return JSONResponse({"error": "invalid_input", "detail": detail}, status_code=422)
-
+    _error_handlers(app)
     for router in (auth_router, chat_router, resume_router, conversations_router, pages_router, trials_router,
-                   articles_router, streams_router):
+                   articles_router, streams_router, ai_columns_router):
         app.include_router(router)
-    app.include_router(ai_columns_router)
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document
 
     @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        def ping() -> str:
-            try:
-                with db.session() as s:
-                    s.execute(text("SELECT 1"))
-                return "ok"
-            except Exception as exc:  # health reports, it does not fail
-                return f"unreachable: {type(exc).__name__}"
-        database = await anyio.to_thread.run_sync(ping)
+    def health() -> dict[str, Any]:
+        try:
+            with db.session() as s:
+                s.execute(text("SELECT 1"))
+            database = "ok"
+        except Exception as exc:  # health reports, it does not fail
+            database = f"unreachable: {type(exc).__name__}"
         return {"status": "ok" if database == "ok" else "degraded", "database": database,
                 "llm": llm.describe(), "sources": app.state.sources.describe()}
 
     _mount_frontend(app, settings)
     return app
+
+
+def _error_handlers(app: FastAPI) -> None:
+    """Every error leaves in one shape, `ErrorBody` {error, detail, errors?} (see backend.errors)."""
+
+    def respond(status_code: int, body: ErrorBody, headers: Mapping[str, str] | None = None) -> JSONResponse:
+        return JSONResponse(body.model_dump(exclude_none=True), status_code=status_code, headers=headers)
+
+    @app.exception_handler(AppError)
+    async def app_error(_request: Request, exc: AppError) -> JSONResponse:
+        return respond(exc.status_code, exc.body(), exc.headers())
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        error = InvalidInput.from_errors(exc.errors())
+        return respond(error.status_code, error.body())
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # Starlette's own: an unknown route, a method the route does not have, a body that is not JSON.
+        detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        return respond(exc.status_code, ErrorBody(error=error_code(exc.status_code), detail=detail), exc.headers)
+
+    @app.exception_handler(Exception)
+    async def crashed(_request: Request, _exc: Exception) -> JSONResponse:
+        # Logged by the server; the client learns nothing of the internals.
+        return respond(500, ErrorBody(error="internal_error", detail="Something went wrong on our side."))
 
 
 def _mount_frontend(app: FastAPI, settings: Settings) -> None:
@@ -109,7 +126,8 @@ def _mount_frontend(app: FastAPI, settings: Settings) -> None:
     @app.get("/{path:path}", include_in_schema=False)
     async def spa(path: str) -> Any:
         if path.startswith("api/") or path == "api":
-            return JSONResponse({"error": "not_found", "detail": f"No route /{path}."}, status_code=404)
+            body = ErrorBody(error="not_found", detail=f"No route /{path}.")
+            return JSONResponse(body.model_dump(exclude_none=True), status_code=404)
         candidate = (dist / path).resolve()
         if path and candidate.is_file() and dist.resolve() in candidate.parents:
             return FileResponse(candidate)

@@ -9,31 +9,22 @@ from pydantic import Field
 from sse_starlette import EventSourceResponse
 
 from backend.ai_columns.schemas import ColumnEvent, EvaluateRequest
-from backend.ai_columns.service import AiColumnService
-from backend.auth.deps import CurrentUser
 from backend.chat.sse import events_response
+from backend.deps import AiColumnsDep, CurrentUser
+from backend.errors import error_responses
 from backend.openapi import event_stream
 
-router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"])
-
-
-def column_service(request: Request) -> AiColumnService:
-    """One service per app, built on first use from what the app already holds."""
-    state = request.app.state
-    service: AiColumnService | None = getattr(state, "ai_columns", None)
-    if service is None:
-        service = AiColumnService(state.db, state.llm, state.sources,
-                                  concurrency=state.settings.ai_column_concurrency)
-        state.ai_columns = service
-    return service
+router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"], responses=error_responses(400, 401, 422))
 
 
 @router.post("/evaluate", response_class=EventSourceResponse,
              responses={200: event_stream(Annotated[ColumnEvent, Field(discriminator="type")],
-                                           "The column's events, one per SSE frame")})
-async def evaluate(body: EvaluateRequest, user: CurrentUser, request: Request) -> EventSourceResponse:
+                                           "The column's events, one per SSE frame"), **error_responses(429)})
+async def evaluate(body: EvaluateRequest, user: CurrentUser, columns: AiColumnsDep,
+                   request: Request) -> EventSourceResponse:
     """Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
     `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 over the user's
-    runs per minute."""
+    runs per minute. Results are cached per user: another user's run of the same column is never served
+    to you."""
     await request.app.state.quotas.admit_ai_column_run(user.id)
-    return events_response(column_service(request).run(body))
+    return events_response(columns.run(body, user.id))

@@ -1,6 +1,6 @@
 """AI columns: evaluate one column's criterion against every loaded row, yielding results as they finish.
 
-One column run = cached rows first (one query), then the rows' records from the sources (one batch
+One column run = the user's cached rows first (one query), then the rows' records from the sources (one batch
 call), then one model request per remaining row through the evaluator (`backend.criteria.evaluator`), at
 most `concurrency` at a time. A row that fails (unknown id, a model error) is a `row_error` and the
 column goes on; the whole column stops with `error` only when it cannot run at all (no records; the key,
@@ -137,6 +137,9 @@ def summary_document(app: str, item_id: str, item: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class CacheKey:
+    """Results are per user: the same criterion over the same rows is asked again for another user."""
+
+    user_id: int
     criteria_hash: str
     column_type: str
     app: str
@@ -153,15 +156,18 @@ class AiColumnService:
     def __init__(self, db: Database, llm: LLM, sources: Sources, concurrency: int = 8) -> None:
         self.db = db
         self.llm = llm
+        # The chat never lets the SDK retry (it retries only what no user has seen yet); a column's rows are
+        # independent and unseen until they finish, so a passing 529 or a stale connection is retried here.
+        self.client = llm.client.with_options(max_retries=2)
         self.sources = sources
         self.concurrency = concurrency
         self.running = 0  # column runs in progress in this process (their tasks included)
 
-    async def run(self, req: EvaluateRequest) -> AsyncIterator[ColumnEvent]:
+    async def run(self, req: EvaluateRequest, user_id: int) -> AsyncIterator[ColumnEvent]:
         """Yield `progress`, then `row`/`row_error` (each followed by `progress`) as rows finish, then
-        `complete`; or `error` when the column cannot run."""
+        `complete`; or `error` when the column cannot run. Only `user_id`'s own cached results are reused."""
         column, total = req.column, len(req.ids)
-        key = CacheKey(criteria_hash(column), column.type, req.app, self.llm.model)
+        key = CacheKey(user_id, criteria_hash(column), column.type, req.app, self.llm.model)
         tally = Tally(column.type)
         tasks: list[asyncio.Task[None]] = []
         self.running += 1
@@ -263,7 +269,7 @@ class AiColumnService:
                 log.exception("caching the AI column result for %s failed", item_id)
 
     async def _evaluate(self, column: AiColumn, item_id: str, document: str) -> _Evaluated:
-        client, model = self.llm.client, self.llm.model
+        client, model = self.client, self.llm.model
         try:
             if column.type == "boolean":
                 verdict, usage = await evaluate_criterion(client, model, column.criteria, None, document)
@@ -291,9 +297,9 @@ class AiColumnService:
     def _cached(self, key: CacheKey, ids: list[str]) -> dict[str, RowEvaluated]:
         with self.db.session() as s:
             rows = s.scalars(select(AiColumnResult).where(
-                AiColumnResult.criteria_hash == key.criteria_hash, AiColumnResult.column_type == key.column_type,
-                AiColumnResult.app == key.app, AiColumnResult.model == key.model,
-                AiColumnResult.item_id.in_(ids)))
+                AiColumnResult.user_id == key.user_id, AiColumnResult.criteria_hash == key.criteria_hash,
+                AiColumnResult.column_type == key.column_type, AiColumnResult.app == key.app,
+                AiColumnResult.model == key.model, AiColumnResult.item_id.in_(ids)))
             return {r.item_id: RowEvaluated(
                 id=r.item_id, value=r.value, reasoning=r.reasoning, evidence=list(r.evidence or []), cached=True,
                 model=r.model, display=(DISPLAY.get(r.value or "", "Unknown") if key.column_type == "boolean"
@@ -303,10 +309,10 @@ class AiColumnService:
         dialect = self.db.engine.dialect.name
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
         statement = insert(AiColumnResult).values(
-            criteria_hash=key.criteria_hash, column_type=key.column_type, app=key.app, model=key.model,
-            item_id=item_id, **values)
+            user_id=key.user_id, criteria_hash=key.criteria_hash, column_type=key.column_type, app=key.app,
+            model=key.model, item_id=item_id, **values)
         # Another worker may have stored the same evaluation meanwhile; either answer is a valid one.
         with self.db.session() as s:
             s.execute(statement.on_conflict_do_nothing(
-                index_elements=["criteria_hash", "column_type", "app", "model", "item_id"]))
+                index_elements=["user_id", "criteria_hash", "column_type", "app", "model", "item_id"]))
 

@@ -2,14 +2,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from backend.auth import service, throttle
-from backend.auth.deps import COOKIE_NAME, CurrentUser, DbDep, session_token
-from backend.errors import Unauthorized
+from backend.deps import COOKIE_NAME, CurrentUser, DbDep, session_token
+from backend.errors import Unauthorized, error_responses
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -25,18 +24,13 @@ def _cookie_secure(request: Request) -> bool:
     return bool(request.app.state.settings.cookie_secure) or request.url.scheme == "https"
 
 
-@router.post("/login", response_model=dict[str, Any],
-             responses={429: {"description": "Too many failed sign-ins; see Retry-After."}})
-async def login(body: LoginRequest, response: Response, request: Request, db: DbDep) -> Any:
+@router.post("/login", response_model=dict[str, Any], responses=error_responses(400, 401, 422, 429))
+def login(body: LoginRequest, response: Response, request: Request, db: DbDep) -> Any:
     policy = throttle.LoginPolicy.from_settings(request.app.state.settings)
     address = request.client.host if request.client else "unknown"
-
-    def run() -> tuple[str, service.CurrentUserInfo]:
-        with db.session() as s:
-            return service.login(s, body.username, body.password, address, policy)
-
     try:
-        token, user = await anyio.to_thread.run_sync(run)
+        with db.session() as s:
+            token, user = service.login(s, body.username, body.password, address, policy)
     except throttle.LoginThrottled as exc:
         return JSONResponse({"error": exc.error, "detail": exc.detail}, status_code=exc.status_code,
                             headers={"Retry-After": str(exc.retry_after)})
@@ -46,35 +40,29 @@ async def login(body: LoginRequest, response: Response, request: Request, db: Db
 
 
 @router.post("/logout")
-async def logout(request: Request, response: Response, db: DbDep) -> dict[str, bool]:
+def logout(request: Request, response: Response, db: DbDep) -> dict[str, bool]:
     token = session_token(request)
     if token:
-        def run() -> None:
-            with db.session() as s:
-                service.logout(s, token)
-        await anyio.to_thread.run_sync(run)
+        with db.session() as s:
+            service.logout(s, token)
     response.delete_cookie(COOKIE_NAME, path="/", httponly=True, samesite="lax", secure=_cookie_secure(request))
     return {"ok": True}
 
 
 @router.get("/session")
-async def current_session(request: Request, db: DbDep) -> dict[str, Any]:
+def current_session(request: Request, db: DbDep) -> dict[str, Any]:
     """Who is signed in, or `{"user": null}`: lets a page decide between login and app without a 401."""
     token = session_token(request)
     if not token:
         return {"user": None}
-
-    def run() -> service.CurrentUserInfo | None:
-        with db.session() as s:
-            try:
-                return service.user_for_token(s, token)
-            except Unauthorized:
-                return None
-
-    user = await anyio.to_thread.run_sync(run)
+    with db.session() as s:
+        try:
+            user: service.CurrentUserInfo | None = service.user_for_token(s, token)
+        except Unauthorized:
+            user = None
     return {"user": user.public() if user else None}
 
 
-@router.get("/me")
+@router.get("/me", responses=error_responses(401))
 async def me(user: CurrentUser) -> dict[str, Any]:
     return user.public()

@@ -34,6 +34,7 @@ from backend.chat.runner import SHUTDOWN, Turn, TurnRunner
 from backend.conversations.schemas import App
 from backend.conversations.service import get_owned
 from backend.db.base import utcnow
+from backend.db.ids import DbId
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
 from backend.errors import Conflict, InvalidInput, NotFound
@@ -51,7 +52,7 @@ MAX_CONTEXT_BYTES = 256_000  # stored with every user message: pages send summar
 class ChatRequest(BaseModel):
     message: str = Field(min_length=1, max_length=20_000)
     context: dict[str, Any] = Field(default_factory=dict)
-    conversation_id: int | None = None
+    conversation_id: DbId | None = None
     app: App | None = None
 
     @field_validator("message")

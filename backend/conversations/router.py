@@ -1,83 +1,59 @@
+"""`/api/conversations`: the signed-in user's conversations; another user's is a 404, never a 403."""
+
 from __future__ import annotations
 
-from typing import Protocol
-
-import anyio
-from fastapi import APIRouter, Request, Response
+from anyio import from_thread
+from fastapi import APIRouter, Response
 
 from backend.agent.schemas import Card
-from backend.auth.deps import CurrentUser, DbDep
 from backend.conversations import service
-from backend.conversations.schemas import (
-    App,
-    ConversationDetail,
-    ConversationRead,
-    ConversationUpdate,
-    DecisionCreate,
-)
+from backend.conversations.schemas import App, ConversationDetail, ConversationRead, ConversationUpdate, DecisionCreate
+from backend.db.ids import DbId
+from backend.deps import ChatDep, CurrentUser, DbDep
+from backend.errors import error_responses
 
-router = APIRouter(prefix="/api/conversations", tags=["conversations"])
-
-
-class TurnStopper(Protocol):
-    """What these routes need of the chat service (`app.state.chat`), without importing the chat layer."""
-
-    async def stop(self, user_id: int, conversation_id: int) -> bool: ...
+router = APIRouter(prefix="/api/conversations", tags=["conversations"], responses=error_responses(401, 422))
+OWNED = error_responses(404)
+WITH_BODY = error_responses(400, 404)
 
 
 @router.get("")
-async def list_conversations(user: CurrentUser, db: DbDep, app: App = "kh") -> list[ConversationRead]:
-    def run() -> list[ConversationRead]:
-        with db.session() as s:
-            return service.list_for(s, user.id, app)
-    return await anyio.to_thread.run_sync(run)
+def list_conversations(user: CurrentUser, db: DbDep, app: App = "kh") -> list[ConversationRead]:
+    with db.session() as s:
+        return service.list_for(s, user.id, app)
 
 
-@router.get("/{conversation_id}")
-async def get_conversation(conversation_id: int, user: CurrentUser, db: DbDep) -> ConversationDetail:
-    def run() -> ConversationDetail:
-        with db.session() as s:
-            return service.detail(s, user.id, conversation_id)
-    return await anyio.to_thread.run_sync(run)
+@router.get("/{conversation_id}", responses=OWNED)
+def get_conversation(conversation_id: DbId, user: CurrentUser, db: DbDep) -> ConversationDetail:
+    with db.session() as s:
+        return service.detail(s, user.id, conversation_id)
 
 
-@router.patch("/{conversation_id}")
-async def rename_conversation(conversation_id: int, body: ConversationUpdate, user: CurrentUser,
-                              db: DbDep) -> ConversationRead:
-    def run() -> ConversationRead:
-        with db.session() as s:
-            return service.rename(s, user.id, conversation_id, body.title)
-    return await anyio.to_thread.run_sync(run)
+@router.patch("/{conversation_id}", responses=WITH_BODY)
+def rename_conversation(conversation_id: DbId, body: ConversationUpdate, user: CurrentUser,
+                        db: DbDep) -> ConversationRead:
+    with db.session() as s:
+        return service.rename(s, user.id, conversation_id, body.title)
 
 
-@router.delete("/{conversation_id}", status_code=204)
-async def delete_conversation(conversation_id: int, user: CurrentUser, db: DbDep,
-                              request: Request) -> Response:
-    chat: TurnStopper = request.app.state.chat
-
-    def run() -> None:
-        with db.session() as s:
-            service.delete(s, user.id, conversation_id)
-    await chat.stop(user.id, conversation_id)
-    await anyio.to_thread.run_sync(run)
+@router.delete("/{conversation_id}", status_code=204, response_class=Response, responses=OWNED)
+def delete_conversation(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep) -> Response:
+    from_thread.run(chat.stop, user.id, conversation_id)  # a running turn ends before its conversation does
+    with db.session() as s:
+        service.delete(s, user.id, conversation_id)
     return Response(status_code=204)
 
 
-@router.post("/{conversation_id}/stop")
-async def stop_turn(conversation_id: int, user: CurrentUser, db: DbDep, request: Request) -> dict[str, bool]:
+@router.post("/{conversation_id}/stop", responses=OWNED)
+def stop_turn(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep) -> dict[str, bool]:
     """Stop the running turn; its partial answer is saved as `interrupted`. Not running: stopped=false."""
-    def check() -> None:
-        with db.session() as s:
-            service.get_owned(s, user.id, conversation_id)
-    await anyio.to_thread.run_sync(check)
-    chat: TurnStopper = request.app.state.chat
-    return {"stopped": await chat.stop(user.id, conversation_id)}
+    with db.session() as s:
+        service.get_owned(s, user.id, conversation_id)
+    return {"stopped": from_thread.run(chat.stop, user.id, conversation_id)}
 
 
-@router.post("/{conversation_id}/payloads/{payload_id}/decision")
-async def decide(conversation_id: int, payload_id: str, body: DecisionCreate, user: CurrentUser,
-                 db: DbDep) -> Card:
-    def run() -> Card:
-        with db.session() as s:
-            return service.record_decision(s, user.id, conversation_id, payload_id, body.decision)
-    return await anyio.to_thread.run_sync(run)
+@router.post("/{conversation_id}/payloads/{payload_id}/decision", responses=WITH_BODY)
+def decide(conversation_id: DbId, payload_id: str, body: DecisionCreate, user: CurrentUser,
+           db: DbDep) -> Card:
+    with db.session() as s:
+        return service.record_decision(s, user.id, conversation_id, payload_id, body.decision)

@@ -14,7 +14,7 @@ class ConversationRead(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     id: int
-    app: str
+    app: App
     title: str | None
     created_at: datetime
     updated_at: datetime

@@ -4,10 +4,11 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from backend.auth.deps import CurrentUser
+from backend.deps import CurrentUser
+from backend.errors import error_responses
 from backend.registry import REGISTRY, resolve
 
-router = APIRouter(prefix="/api", tags=["pages"])
+router = APIRouter(prefix="/api", tags=["pages"], responses=error_responses(401))
 
 
 def _entry(page: str, tab: str | None = None, subtab: str | None = None) -> dict[str, Any]:

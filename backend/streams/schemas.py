@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from backend.db.ids import DbId
 from backend.sources.models import TrialSearchParams
 
 MAX_NAME = 200
@@ -121,7 +122,7 @@ class StreamUpdate(_Body):
     note: str | None = None
     settings: StreamSettings | None = None
     archived: bool | None = None
-    expected_version_id: int | None = None  # optimistic lock: 409 if someone saved a newer version first
+    expected_version_id: DbId | None = None  # optimistic lock: 409 if someone saved a newer version first
 
     @field_validator("name")
     @classmethod
@@ -140,19 +141,27 @@ class StreamUpdate(_Body):
 
 
 class InstructionRestore(_Body):
-    version_id: int
+    version_id: DbId
     note: str | None = None
 
 
-class StreamRead(BaseModel):
+class StreamSummary(BaseModel):
+    """A stream as every signed-in user sees it: enough to pick it and load its page defaults."""
+
     id: int
     name: str
     description: str | None
-    chat_instructions: str | None
     settings: dict[str, Any]
     archived: bool
     created_at: datetime
     updated_at: datetime
+
+
+class StreamRead(StreamSummary):
+    """A stream as admins see it: also its chat instructions and who changed it (least privilege: a plain
+    user needs neither, and the instructions may say more than the stream's name)."""
+
+    chat_instructions: str | None
     updated_by: str | None  # username
     current_version_id: int | None  # the newest InstructionVersion, i.e. the saved instructions
     version_count: int

@@ -1,6 +1,6 @@
 """Research streams: reading for everyone signed in, changes for admins, the history of chat instructions
 (every change is an InstructionVersion with who, when and a note), diffs, restores, and the stream a chat
-turn runs in.
+turn runs in. A plain user reads a stream's summary; its chat instructions and who edited it are for admins.
 
 Every existing stream is visible to every signed-in user, so a non-admin's change is 403 for a stream that
 exists and 404 for one that does not (`require_editor`, which the router runs before reading a body: a
@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from backend.auth.service import CurrentUserInfo
 from backend.db.base import utcnow
+from backend.db.ids import as_db_id
 from backend.db.models import InstructionVersion, ResearchStream, User
 from backend.errors import Conflict, Forbidden, InvalidInput, NotFound
 from backend.streams.schemas import (
@@ -28,6 +29,7 @@ from backend.streams.schemas import (
     InstructionRestore,
     StreamCreate,
     StreamRead,
+    StreamSummary,
     StreamUpdate,
     VersionRead,
     clean_text,
@@ -74,22 +76,38 @@ def current_version_id(s: Session, stream_id: int) -> int | None:
     return s.scalar(select(func.max(InstructionVersion.id)).where(InstructionVersion.stream_id == stream_id))
 
 
+def _summary(st: ResearchStream) -> StreamSummary:
+    return StreamSummary(id=st.id, name=st.name, description=st.description, settings=st.settings or {},
+                         archived=st.archived, created_at=st.created_at, updated_at=st.updated_at)
+
+
 def _reads(s: Session, streams: list[ResearchStream]) -> list[StreamRead]:
     names = _usernames(s, (st.updated_by for st in streams))
     stats = _version_stats(s, [st.id for st in streams])
     return [StreamRead(
-        id=st.id, name=st.name, description=st.description, chat_instructions=st.chat_instructions,
-        settings=st.settings or {}, archived=st.archived, created_at=st.created_at, updated_at=st.updated_at,
+        **_summary(st).model_dump(), chat_instructions=st.chat_instructions,
         updated_by=names.get(st.updated_by) if st.updated_by else None,
         current_version_id=stats.get(st.id, (None, 0))[0], version_count=stats.get(st.id, (None, 0))[1],
     ) for st in streams]
 
 
-def list_streams(s: Session, include_archived: bool = False) -> list[StreamRead]:
+def _views(s: Session, viewer: CurrentUserInfo, streams: list[ResearchStream]) -> list[StreamRead | StreamSummary]:
+    """Admins read everything; everyone else the summary (no instructions, no editors' names)."""
+    if viewer.is_admin:
+        return list(_reads(s, streams))
+    return [_summary(st) for st in streams]
+
+
+def list_streams(s: Session, viewer: CurrentUserInfo,
+                 include_archived: bool = False) -> list[StreamRead | StreamSummary]:
     query = select(ResearchStream).order_by(func.lower(ResearchStream.name), ResearchStream.id)
     if not include_archived:
         query = query.where(ResearchStream.archived.is_(False))
-    return _reads(s, list(s.scalars(query)))
+    return _views(s, viewer, list(s.scalars(query)))
+
+
+def view(s: Session, viewer: CurrentUserInfo, stream_id: int) -> StreamRead | StreamSummary:
+    return _views(s, viewer, [get_stream(s, stream_id)])[0]
 
 
 def read(s: Session, stream_id: int) -> StreamRead:
@@ -235,14 +253,11 @@ def _diff_lines(old: list[str], new: list[str]) -> list[DiffLine]:
 
 
 # -- the chat ------------------------------------------------------------------------------------------
-def _stream_id(value: Any) -> int | None:
+def _whole_number(value: Any) -> bool:
     if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and value.strip().isascii()
+                                      and value.strip().lstrip("-").isdigit())
 
 
 def clean_draft(draft: Any) -> str | None:
@@ -264,12 +279,12 @@ def stream_for_prompt(s: Session, stream_id: Any, draft: Any = None) -> tuple[di
     unused_draft = ["The draft instructions are not applied: the turn has no usable research stream."]
     if stream_id in (None, ""):
         return None, unused_draft if draft is not None else []
-    sid = _stream_id(stream_id)
+    sid = as_db_id(stream_id)
     stream = s.get(ResearchStream, sid) if sid is not None else None
-    if sid is None:
+    if sid is None and not _whole_number(stream_id):
         notices = [f"Research stream {stream_id!r} is not a valid id; no stream instructions are applied."]
-    elif stream is None:
-        notices = [f"Research stream {sid} does not exist; no stream instructions are applied."]
+    elif stream is None:  # an id out of the database's range is a stream that does not exist, like any other
+        notices = [f"Research stream {str(stream_id).strip()} does not exist; no stream instructions are applied."]
     elif stream.archived:
         notices = [f"Research stream \"{stream.name}\" is archived; its instructions are not applied."]
     else:

@@ -4,28 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import ValidationError
 
-from backend.auth.deps import CurrentUser
-from backend.errors import InvalidInput
-from backend.sources import Sources
+from backend.deps import CurrentUser, SourcesDep
+from backend.errors import InvalidInput, error_responses
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
 
-router = APIRouter(prefix="/api/trials", tags=["trials"])
-
-
-def validation_detail(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'query'}: {e['msg']}" for e in exc.errors())
-
-
-def sources(request: Request) -> Sources:
-    return request.app.state.sources
+# 502/503: the live ClinicalTrials.gov answered badly or not at all (never with the offline corpus).
+router = APIRouter(prefix="/api/trials", tags=["trials"], responses=error_responses(401, 422, 502, 503))
 
 
 @router.get("/search")
 async def search(
-    request: Request, user: CurrentUser,
+    sources: SourcesDep, user: CurrentUser,
     condition: str | None = None, intervention: str | None = None, sponsor: str | None = None,
     eligibility_keywords: str | None = None,
     phase: Annotated[list[str] | None, Query()] = None, status: Annotated[list[str] | None, Query()] = None,
@@ -40,10 +32,10 @@ async def search(
     try:
         params = TrialSearchParams(**{k: v for k, v in raw.items() if v not in (None, "")})
     except ValidationError as exc:
-        raise InvalidInput(validation_detail(exc)) from None
-    return await sources(request).trials.search_trials(params)
+        raise InvalidInput.from_errors(exc.errors(), prefix=("query",)) from None
+    return await sources.trials.search_trials(params)
 
 
-@router.get("/{nct_id}")
-async def get_trial(nct_id: str, request: Request, user: CurrentUser) -> TrialDetail:
-    return await sources(request).trials.get_trial_by_nct_id(checked_nct_id(nct_id))
+@router.get("/{nct_id}", responses=error_responses(404))
+async def get_trial(nct_id: str, sources: SourcesDep, user: CurrentUser) -> TrialDetail:
+    return await sources.trials.get_trial_by_nct_id(checked_nct_id(nct_id))

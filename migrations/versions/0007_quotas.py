@@ -1,7 +1,7 @@
 """Per-user quotas: rate-limit counters and daily token usage, shared by every worker.
 
 Revision ID: 0007_quotas
-Revises: 0005_login_security
+Revises: 0006_ai_column_results_per_user
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007_quotas"
-down_revision = "0005_login_security"
+down_revision = "0006_ai_column_results_per_user"
 branch_labels = None
 depends_on = None
 

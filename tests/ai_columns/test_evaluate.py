@@ -168,6 +168,28 @@ def test_a_second_run_comes_from_the_cache(alice: TestClient, fake_llm: FakeAnth
     assert len(fake_llm.requests) == 5
 
 
+def test_results_are_cached_per_user(alice: TestClient, bob: TestClient, fake_llm: FakeAnthropic,
+                                     db: Database) -> None:
+    fake_llm.default = Script.text(verdict("yes", "It does."))
+    assert not any(e.data["cached"] for e in rows(run(alice, TRIALS[:2])))
+    assert len(fake_llm.requests) == 2
+
+    theirs = run(bob, TRIALS)  # the same column over the same rows (and one more): asked again for bob
+    assert [e.data["cached"] for e in rows(theirs)] == [False, False, False] and theirs[-1].data["cached"] == 0
+    # (each client runs its own event loop, so the SDK may retry on the other's pooled connection: count rows)
+    asked = [document_of(body).split("\n", 1)[0].rsplit(" ", 1)[-1] for body in fake_llm.requests[2:]]
+    assert set(asked) == set(TRIALS)
+
+    seen = len(fake_llm.requests)
+    mine = run(alice, TRIALS[:2])
+    assert all(e.data["cached"] for e in rows(mine)) and len(fake_llm.requests) == seen
+    with db.session() as s:  # one cached row per user and trial
+        owners = s.execute(sa.text("SELECT u.username, r.item_id FROM ai_column_results r JOIN users u "
+                                   "ON u.id = r.user_id ORDER BY u.username, r.item_id")).all()
+    assert [tuple(o) for o in owners] == [("alice", t) for t in sorted(TRIALS[:2])] + [
+        ("bob", t) for t in sorted(TRIALS)]
+
+
 def test_an_unknown_trial_is_a_row_error(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
     fake_llm.default = Script.text(verdict("no"))
     events = run(alice, ["NCT09999999", "NCT06382129"])
@@ -386,6 +408,6 @@ def test_bad_input_is_422(alice: TestClient, fake_llm: FakeAnthropic) -> None:
         r = alice.post(URL, json=body)
         assert r.status_code == 422, (change, r.text)
         assert r.json()["error"] == "invalid_input"
-        detail = r.json()["detail"]
+        detail = r.json()["errors"]
         assert any(d["loc"] == where and says in d["msg"] for d in detail), (change, detail)
     assert fake_llm.requests == []

@@ -188,7 +188,7 @@ async def test_a_spent_budget_stops_the_run_although_the_api_says_429(tmp_path, 
     assert len(calls) == 1
     assert [o.status for o in report.outcomes] == ["error", *["skipped"] * 5]
     assert report.cost_summary["stopped_reason"] == ("stopped: billing_error: The model account's spend limit "
-                                                     "is reached; an admin must raise it.")
+                                                     "is reached; an admin must raise it (retrying will not help).")
 
 
 async def test_run_ids_do_not_collide(tmp_path, make_client):

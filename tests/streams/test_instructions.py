@@ -31,7 +31,7 @@ def test_every_change_is_a_version_newest_first(admin: TestClient, alice: TestCl
         (None, "Start over", "root", True), (V2, "Name the mutations", "root", False), (V1, "First", "root", False)]
     assert versions[0]["id"] == cleared["current_version_id"] > versions[1]["id"] > versions[2]["id"]
     assert versions[0]["created_at"] >= versions[1]["created_at"] >= versions[2]["created_at"]
-    assert alice.get(f"/api/streams/{sid}").json()["chat_instructions"] is None
+    assert admin.get(f"/api/streams/{sid}").json()["chat_instructions"] is None
     with db.session() as s:
         rows = s.query(InstructionVersion).filter_by(stream_id=sid).order_by(InstructionVersion.id).all()
         assert [r.chat_instructions for r in rows] == [V1, V2, None]

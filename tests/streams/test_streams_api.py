@@ -25,11 +25,34 @@ def test_admin_creates_and_everyone_reads(admin: TestClient, alice: TestClient, 
                      "trial_search": {"condition": "nsclc", "phase": ["PHASE3"]}},
         "archived": False, "created_at": created["created_at"], "updated_at": created["updated_at"],
         "updated_by": "root", "current_version_id": created["current_version_id"], "version_count": 1}
-    assert alice.get(f"/api/streams/{created['id']}").json() == created
+    assert admin.get(f"/api/streams/{created['id']}").json() == created
+    assert alice.get(f"/api/streams/{created['id']}").json() == {  # a plain user: no instructions, no editors
+        k: v for k, v in created.items() if k in ("id", "name", "description", "settings", "archived", "created_at",
+                                                  "updated_at")}
     assert [s["name"] for s in alice.get("/api/streams").json()] == ["EGFR resistance"]
     history = admin.get(f"/api/streams/{created['id']}/instructions/history").json()
     assert [(v["id"], v["text"], v["note"], v["created_by"], v["current"]) for v in history] == [
         (created["current_version_id"], "Name the mutation.", "First cut", "root", True)]
+
+
+SUMMARY = {"id", "name", "description", "settings", "archived", "created_at", "updated_at"}
+
+
+def test_plain_users_see_no_instructions_and_no_editors(admin: TestClient, alice: TestClient) -> None:
+    sid = make_stream(admin, "EGFR resistance", "Secret strategy: focus on T790M.",
+                      settings={"pubmed_query": "egfr"})["id"]
+    archived = make_stream(admin, "Old", "Old secret.")["id"]
+    admin.patch(f"/api/streams/{archived}", json={"archived": True})
+    for url in ("/api/streams", "/api/streams?include_archived=true"):
+        for stream in alice.get(url).json():
+            assert set(stream) == SUMMARY, stream
+        assert all({"chat_instructions", "updated_by", "version_count"} <= set(s) for s in admin.get(url).json())
+    mine = alice.get(f"/api/streams/{sid}").json()
+    assert set(mine) == SUMMARY and mine["settings"] == {"pubmed_query": "egfr"}  # the selector's defaults stay
+    assert "Secret" not in alice.get("/api/streams?include_archived=true").text
+    assert "root" not in alice.get(f"/api/streams/{sid}").text  # the editor's username
+    full = admin.get(f"/api/streams/{sid}").json()
+    assert (full["chat_instructions"], full["updated_by"]) == ("Secret strategy: focus on T790M.", "root")
 
 
 def test_a_stream_without_instructions_has_no_version(admin: TestClient, db: Database) -> None:
@@ -125,7 +148,7 @@ def test_unknown_ids_are_404_for_admins(admin: TestClient) -> None:
 
 def _messages(r: Any) -> list[str]:
     assert r.status_code == 422 and r.json()["error"] == "invalid_input", r.text
-    return [d["msg"] for d in r.json()["detail"]]
+    return [d["msg"] for d in r.json()["errors"]]
 
 
 def test_validation(admin: TestClient, db: Database) -> None:
@@ -140,9 +163,9 @@ def test_validation(admin: TestClient, db: Database) -> None:
     assert _messages(admin.patch(f"/api/streams/{sid}", json={"note": "why"})) == [
         "note describes an instructions change; send it with chat_instructions."]
     r = admin.patch(f"/api/streams/{sid}", json={"instructions": "typo"})
-    assert _messages(r) and r.json()["detail"][0]["loc"] == ["body", "instructions"]
+    assert _messages(r) and r.json()["errors"][0]["loc"] == ["body", "instructions"]
     r = admin.patch(f"/api/streams/{sid}", json={"settings": {"trial_search": {"phase": ["PHASE9"]}}})
-    assert _messages(r) and r.json()["detail"][0]["loc"][:4] == ["body", "settings", "trial_search", "phase"]
+    assert _messages(r) and r.json()["errors"][0]["loc"][:4] == ["body", "settings", "trial_search", "phase"]
     assert _messages(admin.post("/api/streams", json={"name": ""})) == ["name must not be empty."]
     assert _messages(admin.post("/api/streams", json={"name": "n" * 201})) == [
         "name is 201 characters long; the limit is 200."]

@@ -152,6 +152,10 @@ def test_bad_drafts_are_422(admin: TestClient, fake_llm: FakeAnthropic, db: Data
 @pytest.mark.parametrize(("stream_id", "notice"), [
     ("archived", 'Research stream "Statins" is archived; its instructions are not applied.'),
     (999, "Research stream 999 does not exist; no stream instructions are applied."),
+    # past the database's integer range: an unknown stream like any other, not an overflow
+    (2**70, f"Research stream {2**70} does not exist; no stream instructions are applied."),
+    (str(2**63), f"Research stream {2**63} does not exist; no stream instructions are applied."),
+    (2**31, f"Research stream {2**31} does not exist; no stream instructions are applied."),
     ("abc", "Research stream 'abc' is not a valid id; no stream instructions are applied."),
     (True, "Research stream True is not a valid id; no stream instructions are applied."),
 ])

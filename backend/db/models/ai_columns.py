@@ -1,8 +1,9 @@
 """Cached AI column results: one model evaluation of one criterion against one table row.
 
-Keyed by (criteria hash, column type, app, item id, model), so re-running a column is instant in every
-worker process. Only usable evaluations are stored: transport/API errors and unparseable replies are not,
-so the next run asks the model again.
+Keyed by (user, criteria hash, column type, app, item id, model), so re-running a column is instant in
+every worker process, and one user's results are never served to another (a criterion can carry what the
+user is researching; see README "AI columns"). Only usable evaluations are stored: transport/API errors and
+unparseable replies are not, so the next run asks the model again.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.db.base import Base, UTCDateTime, utcnow
@@ -19,11 +20,13 @@ from backend.db.base import Base, UTCDateTime, utcnow
 class AiColumnResult(Base):
     __tablename__ = "ai_column_results"
     __table_args__ = (
-        # Also the lookup index: a column run asks for one (hash, type, app, model) and many item ids.
-        UniqueConstraint("criteria_hash", "column_type", "app", "model", "item_id", name="uq_ai_column_results_key"),
+        # Also the lookup index: a column run asks for one (user, hash, type, app, model) and many item ids.
+        UniqueConstraint("user_id", "criteria_hash", "column_type", "app", "model", "item_id",
+                         name="uq_ai_column_results_key"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     criteria_hash: Mapped[str] = mapped_column(String(64))
     column_type: Mapped[str] = mapped_column(String(16))  # boolean | text
     app: Mapped[str] = mapped_column(String(20))  # trialscout | tablizer

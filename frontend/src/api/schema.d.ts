@@ -17,7 +17,8 @@ export interface paths {
          * Evaluate
          * @description Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
          *     `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 over the user's
-         *     runs per minute.
+         *     runs per minute. Results are cached per user: another user's run of the same column is never served
+         *     to you.
          */
         post: operations["evaluate_api_ai_columns_evaluate_post"];
         delete?: never;
@@ -140,9 +141,9 @@ export interface paths {
         };
         /**
          * Prompt Preview
-         * @description The exact system prompt and resolved tools/payloads a turn with this context would use: the context
-         *     `{current_page: page, active_tab: tab, active_subtab: subtab, stream_id}` (absent values left out),
-         *     with `draft` as its `stream_draft_instructions`.
+         * @description The exact system prompt, the turn's page context and the resolved tools/payloads a turn with this
+         *     context would use: the context `{current_page: page, active_tab: tab, active_subtab: subtab,
+         *     stream_id}` (absent values left out), with `draft` as its `stream_draft_instructions`.
          */
         get: operations["prompt_preview_api_chat_prompt_preview_get"];
         put?: never;
@@ -170,8 +171,9 @@ export interface paths {
          * Stream
          * @description Run one turn and stream its events. Errors before the first byte are HTTP statuses (404 for a
          *     conversation that is not yours, 409 while another turn runs in it, 422 for an `Idempotency-Key`
-         *     reused with another body, 429 over a quota); after it they are `error` events. The same key again attaches to the
-         *     turn it started (replayed from its first event), running or finished: one send is one turn.
+         *     reused with another body, 429 over a quota); after it they are `error` events. The same key again
+         *     attaches to the turn it started (replayed from its first event), running or finished: one send is
+         *     one turn.
          */
         post: operations["stream_api_chat_stream_post"];
         delete?: never;
@@ -318,7 +320,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List Streams */
+        /**
+         * List Streams
+         * @description Admins get `StreamRead`s, everyone else `StreamSummary`s.
+         */
         get: operations["list_streams_api_streams_get"];
         put?: never;
         /** Create Stream */
@@ -336,7 +341,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get Stream */
+        /**
+         * Get Stream
+         * @description An admin gets the `StreamRead`, everyone else the `StreamSummary`.
+         */
         get: operations["get_stream_api_streams__stream_id__get"];
         put?: never;
         post?: never;
@@ -624,8 +632,11 @@ export interface components {
         };
         /** ConversationDetail */
         ConversationDetail: {
-            /** App */
-            app: string;
+            /**
+             * App
+             * @enum {string}
+             */
+            app: "kh" | "tablizer" | "trialscout";
             /**
              * Created At
              * Format: date-time
@@ -663,8 +674,11 @@ export interface components {
         };
         /** ConversationRead */
         ConversationRead: {
-            /** App */
-            app: string;
+            /**
+             * App
+             * @enum {string}
+             */
+            app: "kh" | "tablizer" | "trialscout";
             /**
              * Created At
              * Format: date-time
@@ -723,6 +737,37 @@ export interface components {
             unified: string;
         };
         /**
+         * ErrorBody
+         * @description The body of every error response.
+         */
+        ErrorBody: {
+            /**
+             * Detail
+             * @description What went wrong, in a sentence for people
+             */
+            detail: string;
+            /**
+             * Error
+             * @description A stable code: not_found, invalid_input, forbidden, …
+             */
+            error: string;
+            /**
+             * Errors
+             * @description Invalid input only: each problem and where
+             */
+            errors?: components["schemas"]["ErrorItem"][] | null;
+        };
+        /**
+         * ErrorItem
+         * @description One problem with the input: where (`["query", "page_size"]`, `["body", "title"]`) and what.
+         */
+        ErrorItem: {
+            /** Loc */
+            loc: (string | number)[];
+            /** Msg */
+            msg: string;
+        };
+        /**
          * EvaluateRequest
          * @description `ids` are the loaded rows (NCT ids for TrialScout, PMIDs for Tablizer), normalized and de-duplicated
          *     in order. `items` are optional staged row summaries, used as the document when the source does not
@@ -742,16 +787,14 @@ export interface components {
                 [key: string]: unknown;
             }[] | null;
         };
-        /** HTTPValidationError */
-        HTTPValidationError: {
-            /** Detail */
-            detail?: components["schemas"]["ValidationError"][];
-        };
         /** InstructionRestore */
         InstructionRestore: {
             /** Note */
             note?: string | null;
-            /** Version Id */
+            /**
+             * Version Id
+             * @description A row id (1 to 2^31-1)
+             */
             version_id: number;
         };
         /** Location */
@@ -933,7 +976,11 @@ export interface components {
             note?: string | null;
             settings?: components["schemas"]["StreamSettings"] | null;
         };
-        /** StreamRead */
+        /**
+         * StreamRead
+         * @description A stream as admins see it: also its chat instructions and who changed it (least privilege: a plain
+         *     user needs neither, and the instructions may say more than the stream's name).
+         */
         StreamRead: {
             /** Archived */
             archived: boolean;
@@ -996,6 +1043,34 @@ export interface components {
             /** Pubmed Query */
             pubmed_query?: string | null;
             trial_search?: components["schemas"]["TrialSearchParams"] | null;
+        };
+        /**
+         * StreamSummary
+         * @description A stream as every signed-in user sees it: enough to pick it and load its page defaults.
+         */
+        StreamSummary: {
+            /** Archived */
+            archived: boolean;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Description */
+            description: string | null;
+            /** Id */
+            id: number;
+            /** Name */
+            name: string;
+            /** Settings */
+            settings: {
+                [key: string]: unknown;
+            };
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
         };
         /**
          * StreamUpdate
@@ -1428,19 +1503,6 @@ export interface components {
              */
             type: "usage";
         };
-        /** ValidationError */
-        ValidationError: {
-            /** Context */
-            ctx?: Record<string, never>;
-            /** Input */
-            input?: unknown;
-            /** Location */
-            loc: (string | number)[];
-            /** Message */
-            msg: string;
-            /** Error Type */
-            type: string;
-        };
         /** VersionRead */
         VersionRead: {
             /**
@@ -1492,13 +1554,40 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ColumnProgress"] | components["schemas"]["RowEvaluated"] | components["schemas"]["RowFailed"] | components["schemas"]["ColumnCompleted"] | components["schemas"]["ColumnFailed"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1528,13 +1617,40 @@ export interface operations {
                     "application/json": components["schemas"]["ArticleSearchPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1559,13 +1675,49 @@ export interface operations {
                     "application/json": components["schemas"]["Article"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1594,21 +1746,41 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many failed sign-ins; see Retry-After. */
+            /** @description Too Many Requests */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -1652,6 +1824,15 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1704,13 +1885,31 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1739,13 +1938,40 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1774,13 +2000,67 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1805,13 +2085,22 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1821,6 +2110,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 conversation_id: number;
             };
             cookie?: never;
@@ -1836,13 +2126,31 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationDetail"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1852,6 +2160,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 conversation_id: number;
             };
             cookie?: never;
@@ -1865,13 +2174,31 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1881,6 +2208,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 conversation_id: number;
             };
             cookie?: never;
@@ -1900,13 +2228,40 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1916,6 +2271,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 conversation_id: number;
                 payload_id: string;
             };
@@ -1936,13 +2292,40 @@ export interface operations {
                     "application/json": components["schemas"]["Card"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1952,6 +2335,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 conversation_id: number;
             };
             cookie?: never;
@@ -1969,13 +2353,31 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1987,6 +2389,7 @@ export interface operations {
                 "last-event-id"?: string | null;
             };
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 conversation_id: number;
             };
             cookie?: never;
@@ -2002,13 +2405,31 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2055,6 +2476,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     list_streams_api_streams_get: {
@@ -2074,16 +2504,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StreamRead"][];
+                    "application/json": (components["schemas"]["StreamRead"] | components["schemas"]["StreamSummary"])[];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2110,13 +2549,49 @@ export interface operations {
                     "application/json": components["schemas"]["StreamRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2126,6 +2601,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 stream_id: number;
             };
             cookie?: never;
@@ -2138,16 +2614,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StreamRead"];
+                    "application/json": components["schemas"]["StreamRead"] | components["schemas"]["StreamSummary"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2157,6 +2651,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 stream_id: number;
             };
             cookie?: never;
@@ -2176,13 +2671,58 @@ export interface operations {
                     "application/json": components["schemas"]["StreamRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2195,6 +2735,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 stream_id: number;
             };
             cookie?: never;
@@ -2210,13 +2751,40 @@ export interface operations {
                     "application/json": components["schemas"]["DiffRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2226,6 +2794,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 stream_id: number;
             };
             cookie?: never;
@@ -2241,13 +2810,40 @@ export interface operations {
                     "application/json": components["schemas"]["VersionRead"][];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2257,6 +2853,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A row id (1 to 2^31-1) */
                 stream_id: number;
             };
             cookie?: never;
@@ -2276,13 +2873,58 @@ export interface operations {
                     "application/json": components["schemas"]["StreamRead"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2318,13 +2960,40 @@ export interface operations {
                     "application/json": components["schemas"]["TrialSearchPage"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2349,13 +3018,49 @@ export interface operations {
                     "application/json": components["schemas"]["TrialDetail"];
                 };
             };
-            /** @description Validation Error */
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
