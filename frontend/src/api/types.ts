@@ -96,7 +96,9 @@ export type ChatEvent =
   | { type: "tool_complete"; tool: string; index: number; is_error?: boolean; payload?: unknown }
   | ({ type: "usage" } & Usage)
   | { type: "complete"; payload: ChatResponsePayload }
-  | { type: "error"; message: string; code?: string; retryable?: boolean };
+  | { type: "error"; message: string; code?: string; retryable?: boolean }
+  /** The server is shutting down mid-turn (no id): resume after `retry_ms`; the answer goes on. */
+  | { type: "reconnect"; message: string; retry_ms: number };
 
 export type ChatEventType = ChatEvent["type"];
 
