@@ -224,3 +224,67 @@ describe("payloadsOf", () => {
     expect(cards.map((p) => p.id)).toEqual(["c"]);
   });
 });
+
+describe("a turn that outlives its connection", () => {
+  const running: ConversationDetail = {
+    id: 7,
+    app: "tablizer",
+    title: "EGFR",
+    messages: [
+      { id: 1, role: "user", content: "first", context: CONTEXT, extras: {}, status: "complete" },
+      { id: 2, role: "assistant", content: "done", context: null, extras: {}, status: "complete" },
+      { id: 3, role: "user", content: "second", context: CONTEXT, extras: {}, status: "complete" },
+      { id: 4, role: "assistant", content: "Half an ans", context: null, extras: { turn_id: "t2" }, status: "running" },
+    ],
+  };
+  const replayed: ChatEvent[] = [
+    { type: "conversation", conversation_id: 7, turn_id: "t2", user_message_id: 3 },
+    { type: "status", message: "Thinking…" },
+    { type: "text_delta", text: "Half an ans" },
+    { type: "text_delta", text: "wer." },
+  ];
+
+  it("loaded shows a running answer as still streaming, with its text so far and what Retry would resend", () => {
+    const s = run({ type: "loaded", conversation: running });
+    expect(s.streaming).toBe(true);
+    expect(s.messages.map((m) => m.status)).toEqual(["complete", "complete", "complete", "streaming"]);
+    expect(last(s)).toMatchObject({ id: 4, content: "Half an ans" });
+    expect(s.lastRequest).toEqual({ message: "second", context: CONTEXT });
+  });
+
+  it("a replay from the turn's first event rebuilds the stored running answer instead of doubling it", () => {
+    const s = run({ type: "loaded", conversation: running }, ...replayed.map(ev));
+    expect(last(s).content).toBe("Half an answer.");
+    expect(s.messages).toHaveLength(4);
+    expect(s.messages[2].id).toBe(3);
+    const done = chatReducer(s, ev(complete({ message: "Half an answer.", conversation_id: 7, message_id: 4 })));
+    expect(done.streaming).toBe(false);
+    expect(last(done)).toMatchObject({ id: 4, content: "Half an answer.", status: "complete" });
+  });
+
+  it("only the newest answer can still be running: an older running one shows as interrupted", () => {
+    const older = { ...running, messages: [running.messages[0], { ...running.messages[1], status: "running" }, running.messages[2]] };
+    const s = run({ type: "loaded", conversation: older });
+    expect(s.streaming).toBe(false);
+    expect(s.messages.map((m) => m.status)).toEqual(["complete", "interrupted", "complete"]);
+  });
+
+  it("reconnecting is a quiet flag that the next event clears", () => {
+    let s = run(send(), ev({ type: "text_delta", text: "So" }), { type: "reconnecting" });
+    expect(s.reconnecting).toBe(true);
+    expect(s.streaming).toBe(true);
+    s = chatReducer(s, ev({ type: "text_delta", text: " far" }));
+    expect(s.reconnecting).toBe(false);
+    expect(last(s).content).toBe("So far");
+    expect(run(send(), ev(complete()), { type: "reconnecting" }).reconnecting).toBe(false);
+  });
+
+  it("lost keeps the partial answer as interrupted with an error whose Retry reattaches", () => {
+    const error = { message: "Lost the connection", code: "connection_lost", retryable: true, resume: true };
+    const s = run(send(), ev({ type: "text_delta", text: "Partial" }), { type: "reconnecting" }, { type: "lost", error });
+    expect(s.streaming).toBe(false);
+    expect(s.reconnecting).toBe(false);
+    expect(last(s)).toMatchObject({ status: "interrupted", content: "Partial" });
+    expect(s.error).toEqual(error);
+  });
+});
