@@ -253,13 +253,30 @@ describe("a turn that outlives its connection", () => {
   });
 
   it("a replay from the turn's first event rebuilds the stored running answer instead of doubling it", () => {
-    const s = run({ type: "loaded", conversation: running }, ...replayed.map(ev));
-    expect(last(s).content).toBe("Half an answer.");
+    let s = run({ type: "loaded", conversation: running });
+    const shown = [last(s).content];
+    for (const event of replayed) {
+      s = chatReducer(s, ev(event));
+      shown.push(last(s).content);
+    }
+    // The saved text stays on screen while the replay catches up with it: the answer never shrinks.
+    expect(shown).toEqual(["Half an ans", "Half an ans", "Half an ans", "Half an ans", "Half an answer."]);
     expect(s.messages).toHaveLength(4);
     expect(s.messages[2].id).toBe(3);
     const done = chatReducer(s, ev(complete({ message: "Half an answer.", conversation_id: 7, message_id: 4 })));
     expect(done.streaming).toBe(false);
     expect(last(done)).toMatchObject({ id: 4, content: "Half an answer.", status: "complete" });
+  });
+
+  it("a replay that differs from the saved text replaces it once it goes past what the replay matched", () => {
+    const s = run(
+      { type: "loaded", conversation: running },
+      ev(replayed[0]),
+      ev({ type: "text_delta", text: "Half" }),
+      ev({ type: "text_delta", text: " a reply" }),
+    );
+    expect(last(s).content).toBe("Half a reply");
+    expect(chatReducer(s, ev({ type: "text_delta", text: "!" })).messages.at(-1)!.content).toBe("Half a reply!");
   });
 
   it("only the newest answer can still be running: an older running one shows as interrupted", () => {

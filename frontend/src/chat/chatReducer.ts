@@ -47,6 +47,9 @@ export interface ChatMessage {
   stream?: StreamInfo | null;
   /** Notices the server sent before the turn began (an unknown or archived stream, a sandbox draft). */
   notices: string[];
+  /** A replay from the turn's first event is rebuilding this answer: the text replayed so far. The saved
+   * text (`content`) stays on screen until the replay goes past it, so the answer never shrinks. */
+  replay?: string;
 }
 
 export interface ChatError {
@@ -215,7 +218,7 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       // text saved so far is replaced by the same text streamed again, never doubled.
       return updateStreaming(opened, (m) => ({
         ...m,
-        content: "",
+        replay: m.content ? "" : undefined,
         tools: [],
         notices: [],
         stream: streamOf(event.stream),
@@ -231,7 +234,14 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       return { ...state, statusText: event.message };
     }
     case "text_delta":
-      return updateStreaming(state, (m) => ({ ...m, content: m.content + (event.text ?? "") }));
+      return updateStreaming(state, (m) => {
+        const text = event.text ?? "";
+        if (m.replay === undefined) return { ...m, content: m.content + text };
+        const replay = m.replay + text;
+        // Still within the saved text: keep showing it; past it (or different from it): the replay takes over.
+        if (replay.length <= m.content.length && m.content.startsWith(replay)) return { ...m, replay };
+        return { ...m, content: replay, replay: undefined };
+      });
     case "tool_start":
       return updateStreaming(state, (m) =>
         updateTool(m, event.index, event.tool, { tool: event.tool, input: event.input, state: "running" }),
@@ -264,6 +274,7 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         ...m,
         id: payload.message_id ?? m.id,
         content: typeof payload.message === "string" ? payload.message : m.content,
+        replay: undefined,
         payloads: payloadsOf(payload),
         suggestedValues: asArray<SuggestedValue>(payload.suggested_values),
         suggestedActions: asArray<SuggestedAction>(payload.suggested_actions),
