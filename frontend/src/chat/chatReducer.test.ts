@@ -116,6 +116,16 @@ describe("events", () => {
     expect(s.error).toEqual({ message: "Model overloaded", code: "overloaded", retryable: true });
   });
 
+  it("an interrupted error (the server restarted, its worker died) keeps the answer as interrupted", () => {
+    const s = run(
+      send(),
+      ev({ type: "text_delta", text: "So far" }),
+      ev({ type: "error", message: "The server restarted while answering", code: "interrupted", retryable: true }),
+    );
+    expect(last(s)).toMatchObject({ status: "interrupted", content: "So far" });
+    expect(s.error).toMatchObject({ code: "interrupted", retryable: true });
+  });
+
   it("error with retryable false is not retryable", () => {
     expect(run(send(), ev({ type: "error", message: "Refused", code: "refusal", retryable: false })).error?.retryable).toBe(false);
   });

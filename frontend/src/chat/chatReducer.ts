@@ -289,7 +289,8 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       };
     }
     case "error": {
-      const ended = endTurn(state, "failed", "error");
+      // `interrupted`: the server stopped (a restart, a worker that died) with the answer so far saved as such.
+      const ended = event.code === "interrupted" ? endTurn(state, "interrupted", "stopped") : endTurn(state, "failed", "error");
       return {
         ...ended,
         error: {
