@@ -207,6 +207,13 @@ describe("resume", () => {
       RETRY_DELAYS_MS.map(() => "3"),
     );
 
+    // Still offline: Retry keeps offering to look the turn up (it never re-sends the question).
+    answer("GET /api/conversations/5", offline);
+    fireEvent.click(screen.getByTestId("chat-retry"));
+    await waitFor(() => expect(to("GET /api/conversations/5")).toHaveLength(1));
+    await waitFor(() => expect(screen.getByTestId("chat-error").textContent).toContain("Could not reach the server"));
+    expect(screen.getByTestId("chat-error").textContent).toContain("Lost the connection");
+
     // The turn finished meanwhile: Retry shows what the server stored, and sends nothing.
     answer("GET /api/conversations/5", () => json(stored("complete", ANSWER)));
     fireEvent.click(screen.getByTestId("chat-retry"));

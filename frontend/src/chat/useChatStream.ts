@@ -163,8 +163,10 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     [follow],
   );
 
+  /** Show a stored conversation (and resume its running answer). `resuming`: looking up a turn whose
+   * connection was lost, so a failure keeps the Retry that looks it up again (never one that re-sends). */
   const open = useCallback(
-    async (id: number) => {
+    async (id: number, resuming = false) => {
       if (turnRef.current) return;
       const opening = ++openingRef.current;
       try {
@@ -180,7 +182,8 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
           dispatch({ type: "reset" });
           return;
         }
-        dispatch({ type: "failed", error: toChatError(err) });
+        const error = toChatError(err);
+        dispatch({ type: "failed", error: resuming ? { ...LOST, message: `${LOST.message} ${error.message}` } : error });
       }
     },
     [app, resume],
@@ -239,7 +242,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
         turn.wake?.();
         return;
       }
-      if (lostRef.current != null) void open(lostRef.current);
+      if (lostRef.current != null) void open(lostRef.current, true);
     };
     document.addEventListener("visibilitychange", wake);
     window.addEventListener("online", wake);
@@ -258,7 +261,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   );
 
   const retry = useCallback(() => {
-    if (state.error?.resume && state.conversationId != null) void open(state.conversationId);
+    if (state.error?.resume && state.conversationId != null) void open(state.conversationId, true);
     else if (state.lastRequest) void run(state.lastRequest.message, state.lastRequest.context, true);
   }, [open, run, state.error, state.conversationId, state.lastRequest]);
 
