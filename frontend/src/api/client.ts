@@ -97,6 +97,8 @@ interface RequestOptions {
   signal?: AbortSignal;
   /** false for calls where a 401 is an answer, not a lost session (login, me). */
   redirectOn401?: boolean;
+  /** Extra request headers (`Idempotency-Key`, `Last-Event-ID`, `Accept`). */
+  headers?: Record<string, string>;
 }
 
 async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
@@ -105,9 +107,10 @@ async function send(method: string, path: string, opts: RequestOptions = {}): Pr
     response = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: opts.body === undefined ? { Accept: "application/json" } : {
+      headers: {
         Accept: "application/json",
-        "Content-Type": "application/json",
+        ...(opts.body === undefined ? {} : { "Content-Type": "application/json" }),
+        ...opts.headers,
       },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       signal: opts.signal,
@@ -212,23 +215,50 @@ export const api = {
   },
 };
 
-/**
- * POST one chat turn and hand each SSE event to `onEvent` as it arrives.
- *
- * Resolves when the body ends. Never retries: re-sending a chat POST is the
- * user's decision (Retry button), not the transport's.
- */
-export async function streamChat(
-  body: ChatRequest,
-  onEvent: (event: ChatEvent) => void,
-  signal: AbortSignal,
-): Promise<void> {
-  const response = await send("POST", "/api/chat/stream", { body, signal });
+/** Hands each chat event to the tray with its SSE id (undefined for frames without one, e.g. `reconnect`). */
+export type ChatEventHandler = (event: ChatEvent, id?: number) => void;
+
+async function readChatResponse(response: Response, onEvent: ChatEventHandler, signal: AbortSignal): Promise<void> {
   const contentType = response.headers.get("content-type") ?? "";
   if (!contentType.includes("text/event-stream") || !response.body) {
     throw new ApiError("The server did not answer with an event stream.", response.status, "bad_stream", true);
   }
   await readChatEvents(response.body, onEvent, signal);
+}
+
+/**
+ * POST one chat turn and hand each SSE event to `onEvent` as it arrives. Resolves when the body ends.
+ *
+ * `idempotencyKey` names the send: the same key again attaches to the turn it started (replayed from its
+ * first event) instead of starting another, so re-POSTing after a network error is safe.
+ */
+export async function streamChat(
+  body: ChatRequest,
+  onEvent: ChatEventHandler,
+  signal: AbortSignal,
+  idempotencyKey?: string,
+): Promise<void> {
+  const headers: Record<string, string> = { Accept: "text/event-stream" };
+  if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
+  const response = await send("POST", "/api/chat/stream", { body, signal, headers });
+  await readChatResponse(response, onEvent, signal);
+}
+
+/**
+ * Attach to a conversation's running (or latest) turn: its events after `lastEventId`, then live ones until
+ * the terminal event. Never starts a generation; 404 when the conversation has no turn.
+ */
+export async function resumeChat(
+  conversationId: number,
+  lastEventId: number,
+  onEvent: ChatEventHandler,
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await send("GET", `/api/conversations/${conversationId}/stream`, {
+    signal,
+    headers: { Accept: "text/event-stream", "Last-Event-ID": String(lastEventId) },
+  });
+  await readChatResponse(response, onEvent, signal);
 }
 
 /**

@@ -104,6 +104,12 @@ describe("the shared transcript fixture", async () => {
     }
   });
 
+  it("hands each event its id as a number, the Last-Event-ID a resume sends back", async () => {
+    const ids: Array<number | undefined> = [];
+    await readChatEvents(streamOf(new TextEncoder().encode(transcript), 64), (_e, id) => ids.push(id));
+    expect(ids).toEqual(frames.map((_, i) => i + 1));
+  });
+
   it("folds into a finished assistant message whose text is the complete payload's", () => {
     let state = chatReducer(initialChatState, { type: "send", message: "hi", context: { current_page: "trialscout" }, key: "1" });
     for (const { event } of frames) state = chatReducer(state, { type: "event", event });
@@ -172,6 +178,14 @@ describe("decoder edge cases", () => {
     }, controller.signal);
     await expect(done).rejects.toMatchObject({ name: "AbortError" });
     expect(events).toHaveLength(1);
+  });
+
+  it("decodes the id-less reconnect frame a shutting-down server ends a stream with", async () => {
+    const text = 'id: 7\r\nevent: text_delta\r\ndata: {"text":"a","type":"text_delta"}\r\n\r\n' +
+      'event: reconnect\r\nretry: 1000\r\ndata: {"message":"Restarting","retry_ms":1000,"type":"reconnect"}\r\n\r\n';
+    const seen: Array<[string, number | undefined]> = [];
+    await readChatEvents(streamOf(new TextEncoder().encode(text), 5), (e, id) => seen.push([e.type, id]));
+    expect(seen).toEqual([["text_delta", 7], ["reconnect", undefined]]);
   });
 
   it("toChatEvent rejects arrays and scalars", () => {

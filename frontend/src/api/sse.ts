@@ -75,17 +75,25 @@ export async function readEventStream(
   }
 }
 
-/** Read a fetch body to its end, emitting chat events as they complete (see `readEventStream`). */
+/** An SSE `id` as a number (the turn log's sequence), or undefined when absent or not a number. */
+export function eventId(message: EventSourceMessage): number | undefined {
+  return message.id && /^\d+$/.test(message.id) ? Number(message.id) : undefined;
+}
+
+/**
+ * Read a fetch body to its end, emitting chat events as they complete with their SSE id (the turn log's
+ * sequence, which a resume sends back as `Last-Event-ID`); see `readEventStream`.
+ */
 export function readChatEvents(
   body: ReadableStream<Uint8Array>,
-  onEvent: (event: ChatEvent) => void,
+  onEvent: (event: ChatEvent, id?: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
   return readEventStream(
     body,
     (message) => {
       const event = toChatEvent(message);
-      if (event) onEvent(event);
+      if (event) onEvent(event, eventId(message));
     },
     signal,
   );

@@ -4,8 +4,9 @@ import { ChatTray, type PageChatBinding } from "./ChatTray";
 
 type Call = { method: string; url: string; body: unknown };
 
-function sse(events: Array<Record<string, unknown>>, keepOpen = false): Response {
-  const text = events.map((e, i) => `id: ${i + 1}\r\nevent: ${e.type}\r\ndata: ${JSON.stringify(e)}\r\n\r\n`).join("");
+/** An SSE body of `events`, numbered from `firstId` as a turn's log numbers them. */
+function sse(events: Array<Record<string, unknown>>, keepOpen = false, firstId = 1): Response {
+  const text = events.map((e, i) => `id: ${firstId + i}\r\nevent: ${e.type}\r\ndata: ${JSON.stringify(e)}\r\n\r\n`).join("");
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(new TextEncoder().encode(text));
@@ -13,6 +14,20 @@ function sse(events: Array<Record<string, unknown>>, keepOpen = false): Response
     },
   });
   return new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+}
+
+/** An SSE body the test writes to as it goes: `push(events, firstId)`, then `close()`. */
+function controlled() {
+  let stream!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (stream = c) });
+  return {
+    response: () => new Response(body, { status: 200, headers: { "Content-Type": "text/event-stream" } }),
+    push(events: Array<Record<string, unknown>>, firstId: number) {
+      const text = events.map((e, i) => `id: ${firstId + i}\r\nevent: ${e.type}\r\ndata: ${JSON.stringify(e)}\r\n\r\n`);
+      stream.enqueue(new TextEncoder().encode(text.join("")));
+    },
+    close: () => stream.close(),
+  };
 }
 
 const json = (body: unknown, status = 200) =>
@@ -44,18 +59,28 @@ const turn = (over: Record<string, unknown> = {}) => [
 ];
 
 let calls: Call[];
+/** The headers of each request, in the order of `calls`. */
+let headers: Array<Record<string, string>>;
 let streamResponses: Array<() => Response>;
+/** Answers to `GET /api/conversations/{id}/stream` (a resume); 404 when none is left. */
+let resumeResponses: Array<() => Response>;
 
 beforeEach(() => {
   calls = [];
+  headers = [];
   streamResponses = [];
+  resumeResponses = [];
   vi.stubGlobal(
     "fetch",
     vi.fn(async (url: string, init: RequestInit = {}) => {
       const method = init.method ?? "GET";
       const body = init.body ? JSON.parse(String(init.body)) : undefined;
       calls.push({ method, url, body });
+      headers.push({ ...(init.headers as Record<string, string>) });
       if (url === "/api/chat/stream") return (streamResponses.shift() ?? (() => sse(turn())))();
+      if (/^\/api\/conversations\/\d+\/stream$/.test(url)) {
+        return (resumeResponses.shift() ?? (() => json({ error: "not_found", detail: "no turn" }, 404)))();
+      }
       if (url.startsWith("/api/conversations?")) return json([{ id: 5, app: "tablizer", title: "EGFR", created_at: "", updated_at: "" }]);
       if (url.endsWith("/stop")) return json({ stopped: true });
       if (url.includes("/decision")) return json({ ok: true });
@@ -64,7 +89,11 @@ beforeEach(() => {
   );
 });
 
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
 
 function setup(over: Partial<PageChatBinding> = {}) {
   const binding: PageChatBinding = {
@@ -87,6 +116,7 @@ async function sendMessage(text: string) {
 }
 
 const streamCalls = () => calls.filter((c) => c.url === "/api/chat/stream");
+const requestsTo = (url: string) => calls.flatMap((c, i) => (c.url === url ? [{ ...c, headers: headers[i] }] : []));
 
 describe("ChatTray", () => {
   it("sends with Enter, streams the answer and shows cards, usage and the context that was sent", async () => {
@@ -210,12 +240,26 @@ describe("ChatTray", () => {
     expect((await screen.findByTestId("chat-error")).textContent).toContain("Another turn is running");
   });
 
-  it("reports a stream that ends without complete as a retryable error", async () => {
+  it("a stream that ends before complete resumes after the last event id and shows the answer once", async () => {
     streamResponses.push(() => sse(turn().slice(0, 3)));
+    const resumed = controlled();
+    resumeResponses.push(resumed.response);
     setup();
     await sendMessage("x");
-    expect((await screen.findByTestId("chat-error")).textContent).toContain("closed before the answer finished");
-    expect(screen.getByTestId("chat-retry")).toBeTruthy();
+    await waitFor(() => expect(screen.getByTestId("chat-status").textContent).toContain("Reconnecting…"));
+    await waitFor(() => expect(requestsTo("/api/conversations/5/stream")).toHaveLength(1));
+    expect(requestsTo("/api/conversations/5/stream")[0]).toMatchObject({ method: "GET", headers: { "Last-Event-ID": "3" } });
+    // The server may resend what this reader saw (ids 2 and 3): it is not applied twice.
+    resumed.push(turn().slice(1, 4), 2);
+    await waitFor(() => expect(screen.getByTestId("chat-status").textContent).toContain("Thinking…"));
+    expect(screen.getByTestId("message-assistant").textContent!.match(/Try this query/g)).toHaveLength(1);
+    expect(screen.getByTestId("chat-stop")).toBeTruthy();
+    resumed.push(turn().slice(4), 5);
+    resumed.close();
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    expect(screen.getByTestId("message-assistant").textContent!.match(/Try this query/g)).toHaveLength(1);
+    expect(streamCalls()).toHaveLength(1);
+    expect(screen.queryByTestId("chat-error")).toBeNull();
   });
 
   it("Shift+Enter does not send; Escape closes the tray", async () => {

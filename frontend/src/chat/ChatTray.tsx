@@ -231,12 +231,18 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
           </p>
         )}
         {state.messages.map((m, i) => (
-          <MessageView key={m.key} message={m} isLast={i === lastIndex} statusText={state.statusText} callbacks={callbacks} />
+          <MessageView
+            key={m.key}
+            message={m}
+            isLast={i === lastIndex}
+            statusText={state.reconnecting ? "Reconnecting…" : state.statusText}
+            callbacks={callbacks}
+          />
         ))}
         {state.error && (
           <div className="chat-error" role="alert" data-testid="chat-error">
             <span>{state.error.message}</span>
-            {state.error.retryable && state.lastRequest && !state.streaming && (
+            {state.error.retryable && (state.lastRequest || state.error.resume) && !state.streaming && (
               <button type="button" data-testid="chat-retry" onClick={chat.retry}>
                 Retry
               </button>

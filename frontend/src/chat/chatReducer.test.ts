@@ -117,6 +117,17 @@ describe("events", () => {
     expect(s.error).toEqual({ message: "Model overloaded", code: "overloaded", retryable: true });
   });
 
+  it("an interrupted error (the server restarted, its worker died) keeps the answer as interrupted", () => {
+    const s = run(
+      send(),
+      ev({ type: "text_delta", text: "So far" }),
+      ev({ type: "error", message: "The server restarted while answering", code: "interrupted", retryable: true,
+        conversation_id: 7, message_id: 2 }),
+    );
+    expect(last(s)).toMatchObject({ status: "interrupted", content: "So far" });
+    expect(s.error).toMatchObject({ code: "interrupted", retryable: true });
+  });
+
   it("error with retryable false is not retryable", () => {
     expect(run(send(), ev({ type: "error", message: "Refused", code: "refusal", retryable: false, conversation_id: 9, message_id: null })).error?.retryable).toBe(false);
   });
@@ -228,5 +239,88 @@ describe("payloadsOf", () => {
     const turn = (complete() as Extract<ChatEvent, { type: "complete" }>).payload;
     const cards = payloadsOf({ ...turn, payloads: [{ id: "c", type: "x", data: {}, source: "llm" }, { type: 3 } as never] });
     expect(cards.map((p) => p.id)).toEqual(["c"]);
+  });
+});
+
+describe("a turn that outlives its connection", () => {
+  const running: ConversationDetail = {
+    id: 7,
+    app: "tablizer",
+    title: "EGFR",
+    created_at: "2026-11-23T10:00:00Z",
+    updated_at: "2026-11-23T10:01:00Z",
+    messages: [
+      { id: 1, role: "user", content: "first", context: CONTEXT, extras: {}, status: "complete", created_at: "2026-11-23T10:00:00Z" },
+      { id: 2, role: "assistant", content: "done", context: null, extras: {}, status: "complete", created_at: "2026-11-23T10:00:00Z" },
+      { id: 3, role: "user", content: "second", context: CONTEXT, extras: {}, status: "complete", created_at: "2026-11-23T10:00:00Z" },
+      { id: 4, role: "assistant", content: "Half an ans", context: null, extras: { turn_id: "t2" }, status: "running", created_at: "2026-11-23T10:00:00Z" },
+    ],
+  };
+  const replayed: ChatEvent[] = [
+    { type: "conversation", conversation_id: 7, turn_id: "t2", user_message_id: 3 },
+    { type: "status", message: "Thinking…" },
+    { type: "text_delta", text: "Half an ans" },
+    { type: "text_delta", text: "wer." },
+  ];
+
+  it("loaded shows a running answer as still streaming, with its text so far and what Retry would resend", () => {
+    const s = run({ type: "loaded", conversation: running });
+    expect(s.streaming).toBe(true);
+    expect(s.messages.map((m) => m.status)).toEqual(["complete", "complete", "complete", "streaming"]);
+    expect(last(s)).toMatchObject({ id: 4, content: "Half an ans" });
+    expect(s.lastRequest).toEqual({ message: "second", context: CONTEXT });
+  });
+
+  it("a replay from the turn's first event rebuilds the stored running answer instead of doubling it", () => {
+    let s = run({ type: "loaded", conversation: running });
+    const shown = [last(s).content];
+    for (const event of replayed) {
+      s = chatReducer(s, ev(event));
+      shown.push(last(s).content);
+    }
+    // The saved text stays on screen while the replay catches up with it: the answer never shrinks.
+    expect(shown).toEqual(["Half an ans", "Half an ans", "Half an ans", "Half an ans", "Half an answer."]);
+    expect(s.messages).toHaveLength(4);
+    expect(s.messages[2].id).toBe(3);
+    const done = chatReducer(s, ev(complete({ message: "Half an answer.", conversation_id: 7, message_id: 4 })));
+    expect(done.streaming).toBe(false);
+    expect(last(done)).toMatchObject({ id: 4, content: "Half an answer.", status: "complete" });
+  });
+
+  it("a replay that differs from the saved text replaces it once it goes past what the replay matched", () => {
+    const s = run(
+      { type: "loaded", conversation: running },
+      ev(replayed[0]),
+      ev({ type: "text_delta", text: "Half" }),
+      ev({ type: "text_delta", text: " a reply" }),
+    );
+    expect(last(s).content).toBe("Half a reply");
+    expect(chatReducer(s, ev({ type: "text_delta", text: "!" })).messages.at(-1)!.content).toBe("Half a reply!");
+  });
+
+  it("only the newest answer can still be running: an older running one shows as interrupted", () => {
+    const older = { ...running, messages: [running.messages[0], { ...running.messages[1], status: "running" }, running.messages[2]] };
+    const s = run({ type: "loaded", conversation: older });
+    expect(s.streaming).toBe(false);
+    expect(s.messages.map((m) => m.status)).toEqual(["complete", "interrupted", "complete"]);
+  });
+
+  it("reconnecting is a quiet flag that the next event clears", () => {
+    let s = run(send(), ev({ type: "text_delta", text: "So" }), { type: "reconnecting" });
+    expect(s.reconnecting).toBe(true);
+    expect(s.streaming).toBe(true);
+    s = chatReducer(s, ev({ type: "text_delta", text: " far" }));
+    expect(s.reconnecting).toBe(false);
+    expect(last(s).content).toBe("So far");
+    expect(run(send(), ev(complete()), { type: "reconnecting" }).reconnecting).toBe(false);
+  });
+
+  it("lost keeps the partial answer as interrupted with an error whose Retry reattaches", () => {
+    const error = { message: "Lost the connection", code: "connection_lost", retryable: true, resume: true };
+    const s = run(send(), ev({ type: "text_delta", text: "Partial" }), { type: "reconnecting" }, { type: "lost", error });
+    expect(s.streaming).toBe(false);
+    expect(s.reconnecting).toBe(false);
+    expect(last(s)).toMatchObject({ status: "interrupted", content: "Partial" });
+    expect(s.error).toEqual(error);
   });
 });

@@ -47,12 +47,17 @@ export interface ChatMessage {
   stream?: StreamInfo | null;
   /** Notices the server sent before the turn began (an unknown or archived stream, a sandbox draft). */
   notices: string[];
+  /** A replay from the turn's first event is rebuilding this answer: the text replayed so far. The saved
+   * text (`content`) stays on screen until the replay goes past it, so the answer never shrinks. */
+  replay?: string;
 }
 
 export interface ChatError {
   message: string;
   code?: string;
   retryable: boolean;
+  /** The connection to a turn was lost, not the turn: Retry reattaches to it instead of sending again. */
+  resume?: boolean;
 }
 
 export interface ChatRequestDraft {
@@ -64,6 +69,8 @@ export interface ChatState {
   conversationId: number | null;
   messages: ChatMessage[];
   streaming: boolean;
+  /** The stream broke and the tray is reattaching to the turn ("Reconnecting…"). */
+  reconnecting: boolean;
   /** Latest status line ("Thinking…", heartbeats of long tools). */
   statusText: string | null;
   usage: Usage | null;
@@ -79,12 +86,17 @@ export type ChatAction =
   | { type: "event"; event: ChatEvent }
   | { type: "stopped" }
   | { type: "failed"; error: ChatError }
+  /** The stream broke; a reconnect is on its way. */
+  | { type: "reconnecting" }
+  /** Reconnecting gave up: the answer so far stays, interrupted, with a Retry that reattaches. */
+  | { type: "lost"; error: ChatError }
   | { type: "decided"; payloadId: string; decision: Decision | null };
 
 export const initialChatState: ChatState = {
   conversationId: null,
   messages: [],
   streaming: false,
+  reconnecting: false,
   statusText: null,
   usage: null,
   error: null,
@@ -128,7 +140,9 @@ function fromStored(message: StoredMessage): ChatMessage | null {
   const m = blankMessage(`m-${message.id}`, message.role, typeof message.content === "string" ? message.content : "");
   m.id = message.id;
   m.context = message.role === "user" ? (message.context ?? null) : undefined;
-  m.status = status === "interrupted" || status === "failed" ? status : "complete";
+  // A running answer (its turn still generating, or its worker gone) shows what it has so far as streaming;
+  // `loaded` keeps that only for the newest answer, whose turn the tray then resumes.
+  m.status = status === "interrupted" || status === "failed" ? status : status === "running" ? "streaming" : "complete";
   m.payloads = asArray<Payload>(extras.payloads).map((p, i) => ({ ...p, id: String(p.id ?? `payload-${i}`), data: p.data ?? {} }));
   m.suggestedValues = asArray<SuggestedValue>(extras.suggested_values);
   m.suggestedActions = asArray<SuggestedAction>(extras.suggested_actions);
@@ -158,7 +172,22 @@ function endTurn(state: ChatState, status: DisplayStatus, toolState: ToolState):
     status,
     tools: m.tools.map((t) => (t.state === "running" ? { ...t, state: toolState } : t)),
   }));
-  return { ...ended, streaming: false, statusText: null };
+  return { ...ended, streaming: false, reconnecting: false, statusText: null };
+}
+
+/** A loaded conversation whose newest answer is still running streams again; an older one cannot be. */
+function resumeLoaded(state: ChatState): ChatState {
+  const messages = state.messages;
+  const lastIndex = messages.length - 1;
+  const fixed = messages.map((m, i) =>
+    m.status === "streaming" && (i !== lastIndex || m.role !== "assistant") ? { ...m, status: "interrupted" as const } : m,
+  );
+  const last = fixed[lastIndex];
+  if (!last || last.status !== "streaming") return { ...state, messages: fixed };
+  // Retry of a turn that then fails re-sends the question it answers.
+  const question = fixed[lastIndex - 1];
+  const lastRequest = question?.role === "user" ? { message: question.content, context: question.context ?? {} } : null;
+  return { ...state, messages: fixed, streaming: true, lastRequest };
 }
 
 /** Tokens a usage counted; 0 for a turn stopped before the model reported any (an all-zero usage). */
@@ -185,7 +214,15 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         messages[userIndex] = { ...messages[userIndex], id: event.user_message_id };
       }
       const opened = { ...state, conversationId: event.conversation_id ?? state.conversationId, messages };
-      return updateStreaming(opened, (m) => ({ ...m, stream: streamOf(event.stream) }));
+      // The turn's first event: a replay from the start (after a reload) rebuilds the answer from here, so the
+      // text saved so far is replaced by the same text streamed again, never doubled.
+      return updateStreaming(opened, (m) => ({
+        ...m,
+        replay: m.content ? "" : undefined,
+        tools: [],
+        notices: [],
+        stream: streamOf(event.stream),
+      }));
     }
     case "status": {
       if (typeof event.message !== "string") return state;
@@ -197,7 +234,14 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       return { ...state, statusText: event.message };
     }
     case "text_delta":
-      return updateStreaming(state, (m) => ({ ...m, content: m.content + (event.text ?? "") }));
+      return updateStreaming(state, (m) => {
+        const text = event.text ?? "";
+        if (m.replay === undefined) return { ...m, content: m.content + text };
+        const replay = m.replay + text;
+        // Still within the saved text: keep showing it; past it (or different from it): the replay takes over.
+        if (replay.length <= m.content.length && m.content.startsWith(replay)) return { ...m, replay };
+        return { ...m, content: replay, replay: undefined };
+      });
     case "tool_start":
       return updateStreaming(state, (m) =>
         updateTool(m, event.index, event.tool, { tool: event.tool, input: event.input, state: "running" }),
@@ -230,6 +274,7 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         ...m,
         id: payload.message_id ?? m.id,
         content: typeof payload.message === "string" ? payload.message : m.content,
+        replay: undefined,
         payloads: payloadsOf(payload),
         suggestedValues: asArray<SuggestedValue>(payload.suggested_values),
         suggestedActions: asArray<SuggestedAction>(payload.suggested_actions),
@@ -244,7 +289,8 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       };
     }
     case "error": {
-      const ended = endTurn(state, "failed", "error");
+      // `interrupted`: the server stopped (a restart, a worker that died) with the answer so far saved as such.
+      const ended = event.code === "interrupted" ? endTurn(state, "interrupted", "stopped") : endTurn(state, "failed", "error");
       return {
         ...ended,
         error: {
@@ -267,12 +313,12 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
       const messages = asArray<StoredMessage>(action.conversation.messages)
         .map(fromStored)
         .filter((m): m is ChatMessage => m !== null);
-      return {
+      return resumeLoaded({
         ...initialChatState,
         conversationId: action.conversation.id,
         messages,
         usage: lastUsage(asArray<StoredMessage>(action.conversation.messages)),
-      };
+      });
     }
     case "send": {
       let messages = state.messages;
@@ -287,6 +333,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         ...state,
         messages: [...messages, user, assistant],
         streaming: true,
+        reconnecting: false,
         statusText: null,
         error: null,
         lastRequest: { message: action.message, context: action.context },
@@ -294,7 +341,12 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     }
     case "event":
       // Events after the turn ended (a late frame after Stop) change nothing.
-      return state.streaming ? applyEvent(state, action.event) : state;
+      return state.streaming ? applyEvent({ ...state, reconnecting: false }, action.event) : state;
+    case "reconnecting":
+      return state.streaming ? { ...state, reconnecting: true } : state;
+    case "lost":
+      if (!state.streaming) return { ...state, error: action.error };
+      return { ...endTurn(state, "interrupted", "stopped"), error: action.error };
     case "stopped":
       return state.streaming ? endTurn(state, "interrupted", "stopped") : state;
     case "failed":

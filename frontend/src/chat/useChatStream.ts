@@ -3,9 +3,10 @@
  * stops, retries, opens stored conversations and records card decisions.
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
-import { ApiError, api, streamChat } from "../api/client";
-import type { App, ChatEvent, Decision } from "../api/types";
+import { ApiError, api, resumeChat, streamChat, type ChatEventHandler } from "../api/client";
+import type { App, ChatEvent, ChatRequest, ConversationDetail, Decision } from "../api/types";
 import { chatReducer, initialChatState, type ChatError } from "./chatReducer";
+import { followTurn, wait } from "./turnStream";
 
 const storageKey = (app: App) => `colleague.conversation.${app}`;
 
@@ -37,6 +38,34 @@ interface RunningTurn {
   controller: AbortController;
   /** The user pressed Stop: nothing from this stream reaches the state any more. */
   stopped: boolean;
+  /** Ends a reconnect's wait early (the tab is visible again, the network is back). */
+  wake: (() => void) | null;
+}
+
+/** One send as the server knows it: the same body and key again attach to the turn it started. */
+interface Send {
+  body: ChatRequest;
+  key: string;
+  /** No event of its turn arrived: Retry sends it again under the same key (the server may have it). */
+  unseen: boolean;
+}
+
+const LOST: ChatError = {
+  message: "Lost the connection to the answer. It may still be running.",
+  code: "connection_lost",
+  retryable: true,
+  resume: true,
+};
+
+/** A fresh idempotency key (crypto.randomUUID needs a secure context; 127.0.0.1 and https are). */
+function newKey(): string {
+  if (typeof crypto !== "undefined" && typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
+}
+
+function runningAnswer(conversation: ConversationDetail): boolean {
+  const last = conversation.messages?.[conversation.messages.length - 1];
+  return last?.role === "assistant" && last.status === "running";
 }
 
 export interface UseChatStreamOptions {
@@ -51,11 +80,16 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
   const turnRef = useRef<RunningTurn | null>(null);
   const conversationRef = useRef<number | null>(null);
+  const sendRef = useRef<Send | null>(null);
+  const openingRef = useRef(0);
   const keyRef = useRef(0);
   const onTurnEndedRef = useRef(onTurnEnded);
   onTurnEndedRef.current = onTurnEnded;
 
   conversationRef.current = state.conversationId;
+  /** The conversation whose turn the tray lost the connection to (null: none). */
+  const lostRef = useRef<number | null>(null);
+  lostRef.current = state.error?.resume ? state.conversationId : null;
 
   // Read before any effect runs: the effect below would otherwise forget it on mount.
   const [restoreId] = useState(() => (remember ? rememberedConversation(app) : null));
@@ -66,38 +100,21 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     if (remember && state.conversationId != null) rememberConversation(app, state.conversationId);
   }, [app, state.conversationId, remember]);
 
-  const open = useCallback(
-    async (id: number) => {
-      if (turnRef.current) return;
-      try {
-        const conversation = await api.getConversation(id);
-        dispatch({ type: "loaded", conversation });
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 404) {
-          rememberConversation(app, null);
-          dispatch({ type: "reset" });
-          return;
-        }
-        dispatch({ type: "failed", error: toChatError(err) });
-      }
-    },
-    [app],
-  );
-
-  // Re-open the conversation this app had open before a reload.
-  useEffect(() => {
-    if (restoreId != null) void open(restoreId);
-    return () => turnRef.current?.controller.abort();
-  }, [restoreId, open]);
-
-  const run = useCallback(
-    async (message: string, context: Record<string, unknown>, retry: boolean) => {
-      if (turnRef.current) return;
-      const turn: RunningTurn = { controller: new AbortController(), stopped: false };
+  /**
+   * Follow a turn to its terminal event through `connect`, reconnecting (with backoff) whenever a body ends
+   * without one. `known` is the turn's conversation when it is already known (a resumed turn).
+   */
+  const follow = useCallback(
+    async (connect: (after: number, turnConversation: number | null, onEvent: ChatEventHandler, signal: AbortSignal) => Promise<void>,
+           known: number | null, send: Send | null) => {
+      const turn: RunningTurn = { controller: new AbortController(), stopped: false, wake: null };
       turnRef.current = turn;
-      dispatch({ type: "send", message, context, key: String(++keyRef.current), retry });
-      let ended = false;
+      let turnConversation = known;
       const onEvent = (event: ChatEvent) => {
+        if (event.type === "conversation") {
+          turnConversation = event.conversation_id;
+          if (send) send.unseen = false;
+        }
         if (turn.stopped) {
           // Stop came before we knew the conversation: now we do, so the server can stop the turn.
           if (event.type === "conversation") {
@@ -107,35 +124,133 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
           return;
         }
         if (event.type === "conversation") conversationRef.current = event.conversation_id;
-        if (event.type === "complete" || event.type === "error") ended = true;
         dispatch({ type: "event", event });
       };
       try {
-        await streamChat(
-          {
-            message,
-            context,
-            app,
-            ...(conversationRef.current != null ? { conversation_id: conversationRef.current } : {}),
-          },
+        const outcome = await followTurn({
+          connect: (after, handler, signal) => connect(after, turnConversation, handler, signal),
           onEvent,
-          turn.controller.signal,
-        );
-        if (!ended && !turn.stopped && !turn.controller.signal.aborted) {
+          onReconnecting: () => {
+            if (!turn.stopped) dispatch({ type: "reconnecting" });
+          },
+          signal: turn.controller.signal,
+          sleep: (ms, signal) => wait(ms, signal, (wake) => void (turn.wake = wake)),
+        });
+        if (turn.stopped || outcome.kind === "ended" || outcome.kind === "aborted") return;
+        const gone = outcome.error instanceof ApiError && outcome.error.status === 404;
+        if (turnConversation != null && !gone && (outcome.kind === "lost" || toChatError(outcome.error).retryable)) {
+          dispatch({ type: "lost", error: LOST });
+        } else if (outcome.kind === "lost" && outcome.error == null) {
           dispatch({
             type: "failed",
             error: { message: "The connection closed before the answer finished.", code: "stream_closed", retryable: true },
           });
+        } else {
+          dispatch({ type: "failed", error: toChatError(outcome.error) });
         }
-      } catch (err) {
-        if (!turn.stopped && !turn.controller.signal.aborted) dispatch({ type: "failed", error: toChatError(err) });
       } finally {
         if (turnRef.current === turn) turnRef.current = null;
         onTurnEndedRef.current?.();
       }
     },
-    [app],
+    [],
   );
+
+  /** Attach to the conversation's running turn from its first event: the replay rebuilds the answer. */
+  const resume = useCallback(
+    (id: number) =>
+      follow((after, _turnConversation, onEvent, signal) => resumeChat(id, after, onEvent, signal), id, null),
+    [follow],
+  );
+
+  /** Show a stored conversation (and resume its running answer). `resuming`: looking up a turn whose
+   * connection was lost, so a failure keeps the Retry that looks it up again (never one that re-sends). */
+  const open = useCallback(
+    async (id: number, resuming = false) => {
+      if (turnRef.current) return;
+      const opening = ++openingRef.current;
+      try {
+        const conversation = await api.getConversation(id);
+        // A turn began meanwhile, or another open overtook this one: what it shows stays.
+        if (turnRef.current || opening !== openingRef.current) return;
+        dispatch({ type: "loaded", conversation });
+        if (runningAnswer(conversation)) void resume(id);
+      } catch (err) {
+        if (opening !== openingRef.current) return;
+        if (err instanceof ApiError && err.status === 404) {
+          rememberConversation(app, null);
+          dispatch({ type: "reset" });
+          return;
+        }
+        const error = toChatError(err);
+        dispatch({ type: "failed", error: resuming ? { ...LOST, message: `${LOST.message} ${error.message}` } : error });
+      }
+    },
+    [app, resume],
+  );
+
+  // Re-open the conversation this app had open before a reload (and resume its turn if it still runs).
+  useEffect(() => {
+    if (restoreId != null) void open(restoreId);
+    return () => {
+      openingRef.current += 1;
+      turnRef.current?.controller.abort();
+    };
+  }, [restoreId, open]);
+
+  const run = useCallback(
+    async (message: string, context: Record<string, unknown>, retry: boolean) => {
+      if (turnRef.current) return;
+      // Retry after a send that never heard back re-sends it under the same key: if the server did start
+      // that turn, this attaches to it instead of starting a second one.
+      const previous = sendRef.current;
+      const send: Send =
+        retry && previous?.unseen && previous.body.message === message
+          ? previous
+          : {
+              body: {
+                message,
+                context,
+                app,
+                ...(conversationRef.current != null ? { conversation_id: conversationRef.current } : {}),
+              },
+              key: newKey(),
+              unseen: true,
+            };
+      sendRef.current = send;
+      dispatch({ type: "send", message, context, key: String(++keyRef.current), retry });
+      await follow(
+        (after, turnConversation, onEvent, signal) =>
+          // Until the turn's first event names its conversation, the same POST (same key) is the way back in.
+          turnConversation == null
+            ? streamChat(send.body, onEvent, signal, send.key)
+            : resumeChat(turnConversation, after, onEvent, signal),
+        null,
+        send,
+      );
+    },
+    [app, follow],
+  );
+
+  // Back in view or back online: a reconnect waiting out its backoff goes now, and a turn whose connection
+  // was given up is looked up again.
+  useEffect(() => {
+    const wake = () => {
+      if (typeof document !== "undefined" && document.visibilityState === "hidden") return;
+      const turn = turnRef.current;
+      if (turn) {
+        turn.wake?.();
+        return;
+      }
+      if (lostRef.current != null) void open(lostRef.current, true);
+    };
+    document.addEventListener("visibilitychange", wake);
+    window.addEventListener("online", wake);
+    return () => {
+      document.removeEventListener("visibilitychange", wake);
+      window.removeEventListener("online", wake);
+    };
+  }, [open]);
 
   const send = useCallback(
     (message: string, context: Record<string, unknown>) => {
@@ -146,8 +261,9 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   );
 
   const retry = useCallback(() => {
-    if (state.lastRequest) void run(state.lastRequest.message, state.lastRequest.context, true);
-  }, [run, state.lastRequest]);
+    if (state.error?.resume && state.conversationId != null) void open(state.conversationId, true);
+    else if (state.lastRequest) void run(state.lastRequest.message, state.lastRequest.context, true);
+  }, [open, run, state.error, state.conversationId, state.lastRequest]);
 
   /** Stop the running turn: keep the partial answer, tell the server, drop the stream. */
   const stop = useCallback(() => {
