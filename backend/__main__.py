@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"offline index {how}: {len(index.trials)} trials, {len(index.articles)} articles ({index.path})")
         return 0
     if args.command == "schema":
-        from backend.openapi import COMMITTED, openapi_document, render
+        from backend.schema_export import COMMITTED, openapi_document, render
         if args.out == "-":
             sys.stdout.write(render(openapi_document()))
             return 0

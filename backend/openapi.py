@@ -9,15 +9,11 @@ union with `event_stream` (so every event model is in `components.schemas`), fil
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
 
-from backend.config import PROJECT_ROOT, Settings
-
-COMMITTED = PROJECT_ROOT / "frontend" / "src" / "api" / "openapi.json"
 EVENT_STREAM = "text/event-stream"
 
 
@@ -45,23 +41,3 @@ def describe_event_streams(app: FastAPI) -> None:
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]
-
-
-def openapi_document() -> dict[str, Any]:
-    """The app's OpenAPI document, built without side effects: an in-memory database that is never
-    connected to, the demo model, offline sources, and no lifespan (so no seeding)."""
-    from backend.main import create_app
-
-    settings = Settings(database_url="sqlite://", anthropic_api_key=None, colleague_sources="offline",
-                        colleague_demo=False)
-    app = create_app(settings)
-    try:
-        return app.openapi()
-    finally:
-        app.state.db.dispose()
-
-
-def render(document: dict[str, Any]) -> str:
-    """Stable text: sorted keys, two-space indent, a final newline (so the committed file diffs cleanly)."""
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-

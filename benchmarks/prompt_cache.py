@@ -41,7 +41,7 @@ def main() -> None:
         upgrade(url)
         db = Database(url)
         with db.session() as s:
-            ensure_user(s, "bench", "bench-pw")
+            ensure_user(s, "bench", "bench-pw", "user")
         app = create_app(Settings(DATABASE_URL=url, ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=fake.url,
                                   COLLEAGUE_SOURCES="offline"))
         with TestClient(app) as client:

@@ -16,7 +16,7 @@ from backend.__main__ import main
 from backend.agent.schemas import ChatEvent
 from backend.ai_columns.schemas import ColumnEvent
 from backend.config import get_settings
-from backend.openapi import COMMITTED, openapi_document, render
+from backend.schema_export import COMMITTED, openapi_document, render
 
 ROOT = Path(__file__).resolve().parents[2]
 
