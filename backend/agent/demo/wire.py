@@ -64,6 +64,8 @@ def block_frames(index: int, block: dict[str, Any], words: int = 3) -> Iterator[
         for piece in chunk_text(block["text"], words):
             yield frame("content_block_delta", {"type": "content_block_delta", "index": index,
                                                 "delta": {"type": "text_delta", "text": piece}})
+    elif block["type"] != "tool_use":  # a block sent whole (e.g. `redacted_thinking`): start, then stop
+        yield frame("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
     else:
         yield frame("content_block_start", {"type": "content_block_start", "index": index, "content_block": {
             "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}})
