@@ -156,9 +156,5 @@ class UpstreamUnavailable(UpstreamError):
 
 
 def describe_validation_error(exc: ValidationError) -> str:
-    """A pydantic ValidationError as one readable line: `field.path: message; …` (tools and HTTP alike)."""
-    parts = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in error.get("loc", ()))
-        parts.append(f"{where}: {error['msg']}" if where else error["msg"])
-    return "; ".join(parts)
+    """A pydantic ValidationError as one readable line (what a tool call with bad input tells the model)."""
+    return readable(error_items(exc.errors(include_url=False)))
