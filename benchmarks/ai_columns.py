@@ -74,7 +74,10 @@ async def main() -> None:
     db_url = args.database_url or f"sqlite:///{tempfile.mkdtemp()}/bench.db"
     upgrade(db_url)
     fake, stop_fake = start_fake_anthropic()
-    settings = Settings(DATABASE_URL=db_url, ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=fake.url)
+    settings = Settings(DATABASE_URL=db_url, ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=fake.url,
+                        # one user drives the load: per-user quotas off
+                        COLLEAGUE_MAX_CONCURRENT_STREAMS=0, COLLEAGUE_TURNS_PER_MINUTE=0,
+                        COLLEAGUE_AI_COLUMN_RUNS_PER_MINUTE=0, COLLEAGUE_DAILY_TOKEN_BUDGET=0)
     app = create_app(settings)
     with app.state.db.session() as s:
         ensure_user(s, "bench", "bench-pw", "user")
