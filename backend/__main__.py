@@ -23,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--timeout-graceful-shutdown", type=float, default=3.0, metavar="SECONDS",
+                       help="on SIGTERM, how long open requests may take to end before they are cancelled")
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
     sub.add_parser("index", help="build the offline corpus's search index now (else the first search does)")
     create = sub.add_parser("create-user", help="create a user (asks for the password)")
@@ -37,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "serve":
         import uvicorn
-        uvicorn.run("backend.main:app", host=args.host, port=args.port, workers=args.workers)
+        uvicorn.run("backend.main:app", host=args.host, port=args.port, workers=args.workers,
+                    timeout_graceful_shutdown=args.timeout_graceful_shutdown)
         return 0
     if args.command == "migrate":
         from backend.db.migrate import upgrade

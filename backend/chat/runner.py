@@ -88,6 +88,7 @@ class TurnRunner:
         self.failure: ApiFailure | None = None
         self.pump: Pump[AgentEvent] | None = None
         self.task: asyncio.Task[None] | None = None
+        self._ending = asyncio.Event()  # set when generation is over: the checkpoints end after their write
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"turn-{self.turn.turn_id}")
@@ -127,7 +128,7 @@ class TurnRunner:
             if rest := text_filter.finish():
                 self._append(TextDelta(text=rest))
         finally:
-            checkpoints.cancel()
+            self._ending.set()  # not cancel(): a write under way would commit behind the final save's back
             await self.pump.aclose()
             with anyio.CancelScope(shield=True):
                 await asyncio.gather(checkpoints, return_exceptions=True)
@@ -136,8 +137,11 @@ class TurnRunner:
 
     # -- checkpoints ---------------------------------------------------------------------------------
     async def _checkpoints(self) -> None:
-        while True:
-            await asyncio.sleep(CHECKPOINT_SECONDS)
+        while not self._ending.is_set():
+            with anyio.move_on_after(CHECKPOINT_SECONDS):
+                await self._ending.wait()
+            if self._ending.is_set():
+                return  # the final save writes the rest
             frames = self.log.unsaved()
             if not frames:
                 continue
@@ -220,6 +224,7 @@ class TurnRunner:
                 message.status = status
             record = s.get(ChatTurn, self.turn.turn_id)
             if record is not None:
+                frames = [f for f in frames if f.id > record.last_event_id]  # never a stored event twice
                 record.status = status
                 record.last_event_id = frames[-1].id
             save_frames(s, self.turn.turn_id, frames)

@@ -233,10 +233,15 @@ class ChatService:
             if frames:
                 return frames
             record = s.get(ChatTurn, turn_id)
-            if record is None or (record.status != "running" and after >= record.last_event_id):
+            if record is None:
                 return [Frame(id=after, type="error", data={"message": "This turn has no more events.",
                                                             "code": "no_more_events", "retryable": False,
-                                                            "type": "error"})] if record is None else []
+                                                            "type": "error"})]
+            if record.status != "running" and after >= record.last_event_id:
+                # The client saw events its worker never saved (it died between checkpoints): they are
+                # gone, but the turn's end is not — repeat it, numbered after what the client has.
+                end = stored_frames(s, turn_id, record.last_event_id - 1, limit=1)
+                return [Frame(id=after + 1, type=f.type, data=f.data) for f in end if f.terminal]
             return []
 
     def _interrupt_if_stale(self, turn_id: str) -> None:
