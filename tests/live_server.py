@@ -50,7 +50,10 @@ class LiveServer:
     def launch(self) -> None:
         env = {**os.environ, "DATABASE_URL": self.database_url, "ANTHROPIC_API_KEY": "test",
                "ANTHROPIC_BASE_URL": self.model_url, "COLLEAGUE_DEMO": "0", "COLLEAGUE_SOURCES": "offline",
-               "PYTHONUNBUFFERED": "1"}
+               "PYTHONUNBUFFERED": "1",
+               # One test user drives many streams at once: the per-user quotas are tested elsewhere.
+               "COLLEAGUE_MAX_CONCURRENT_STREAMS": "0", "COLLEAGUE_TURNS_PER_MINUTE": "0",
+               "COLLEAGUE_DAILY_TOKEN_BUDGET": "0"}
         self.launched = time.monotonic()
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(

@@ -32,10 +32,12 @@ SEARCH = "search_pubmed"
 
 
 def user_text(message: dict[str, Any]) -> str:
+    """What the user typed: the last text block (the turn's page context comes before it)."""
     content = message["content"]
     if isinstance(content, str):
         return content
-    return " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    texts = [b.get("text", "") for b in content if b.get("type") == "text"]
+    return texts[-1] if texts else ""
 
 
 def has_tool_result(message: dict[str, Any]) -> bool:
