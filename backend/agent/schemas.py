@@ -63,11 +63,6 @@ class Usage(Record):
     cache_creation_input_tokens: int = 0
     context_window: int | None = None
 
-    def add(self, other: Any) -> None:
-        """Add an SDK usage object (or another Usage): missing and None counts are zero."""
-        for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
-            setattr(self, key, getattr(self, key) + (getattr(other, key, 0) or 0))
-
 
 class StreamRef(Record):
     """The research stream whose instructions shaped a turn."""
@@ -82,6 +77,7 @@ class StreamRef(Record):
 class TurnError(Record):
     message: str
     code: str
+    retryable: bool = False
 
 
 class PublicExtras(Record):
@@ -206,8 +202,8 @@ class TurnCompleted(WireEvent):
 
 
 class TurnErrored(WireEvent):
-    """Last on failure. Codes: the API's error type, `connection_lost`, `truncated`, `timeout`,
-    `internal_error`."""
+    """Last on failure. Codes: the API's error type, `connection_lost`, `truncated`, `timeout`, `stalled`,
+    `interrupted`, `internal_error`."""
 
     message: str
     code: str

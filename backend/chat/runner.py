@@ -176,7 +176,8 @@ class TurnRunner:
             usage=self.state.usage.model_copy(update={"context_window": self.limits.context_window}),
             model=self.llm.label, stop_reason=self.state.stop_reason, payload_errors=errors,
             stream=self.turn.stream, blocks=self.state.history(),
-            error=TurnError(message=failure.message, code=failure.code) if failure else None)
+            error=TurnError(message=failure.message, code=failure.code, retryable=failure.retryable)
+            if failure else None)
 
     async def _finish(self) -> None:
         turn, state = self.turn, self.state

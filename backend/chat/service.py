@@ -25,7 +25,15 @@ from sqlalchemy.exc import IntegrityError
 
 from backend.agent.llm import LLM
 from backend.agent.loop import LoopLimits
-from backend.agent.schemas import MessageExtras, StreamRef
+from backend.agent.schemas import (
+    MessageExtras,
+    StreamRef,
+    TurnCompleted,
+    TurnErrored,
+    TurnResult,
+    Usage,
+    WireEvent,
+)
 from backend.chat import history as chat_history
 from backend.chat import turns
 from backend.chat.log import Frame, follow_stored, stored_frames
@@ -234,15 +242,17 @@ class ChatService:
                 return frames
             record = s.get(ChatTurn, turn_id)
             if record is None:
-                return [Frame(id=after, type="error", data={"message": "This turn has no more events.",
-                                                            "code": "no_more_events", "retryable": False,
-                                                            "type": "error"})]
-            if record.status != "running" and after >= record.last_event_id:
-                # The client saw events its worker never saved (it died between checkpoints): they are
-                # gone, but the turn's end is not — repeat it, numbered after what the client has.
-                end = stored_frames(s, turn_id, record.last_event_id - 1, limit=1)
-                return [Frame(id=after + 1, type=f.type, data=f.data) for f in end if f.terminal]
-            return []
+                return [Frame(id=after + 1, type="error", data={"message": "This turn has no more events.",
+                                                                "code": "no_more_events", "retryable": False,
+                                                                "type": "error"})]
+            if record.status == "running":
+                return []
+            # Events that are gone (a dead worker never saved them, or they were purged after a day) don't
+            # hide the turn's end: its stored terminal event, else one rebuilt from the stored answer,
+            # numbered after what the client has.
+            end = [f for f in stored_frames(s, turn_id, record.last_event_id - 1, limit=1) if f.terminal]
+            terminal = end[0] if end else _terminal_from_answer(s, record)
+            return [Frame(id=after + 1, type=terminal.type, data=terminal.data)]
 
     def _interrupt_if_stale(self, turn_id: str) -> None:
         with self.db.session() as s:
@@ -322,6 +332,24 @@ class ChatService:
             await asyncio.wait(set(self._tasks), timeout=timeout)
         if self._watcher is not None:
             self._watcher.cancel()
+
+
+def _terminal_from_answer(s: Any, record: ChatTurn) -> Frame:
+    """A finished turn's terminal event rebuilt from its stored assistant message."""
+    message = s.get(Message, record.assistant_message_id) if record.assistant_message_id else None
+    extras = MessageExtras.model_validate(message.extras or {}) if message is not None else MessageExtras()
+    event: WireEvent
+    if extras.error is not None:
+        event = TurnErrored(message=extras.error.message, code=extras.error.code,
+                            retryable=extras.error.retryable, conversation_id=record.conversation_id,
+                            message_id=record.assistant_message_id)
+    else:
+        event = TurnCompleted(payload=TurnResult(
+            message=message.content if message is not None else "", payloads=extras.payloads,
+            suggested_values=extras.suggested_values, suggested_actions=extras.suggested_actions,
+            tool_history=extras.tool_history, conversation_id=record.conversation_id,
+            message_id=record.assistant_message_id or 0, status=record.status, usage=extras.usage or Usage()))
+    return Frame(id=0, type=event.type, data=event.to_data())
 
 
 def _fingerprint(req: ChatRequest) -> str:

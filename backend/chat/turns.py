@@ -25,7 +25,8 @@ from backend.quotas import record_usage
 LEASE = timedelta(seconds=10)
 RENEW_EVERY = timedelta(seconds=2)
 INTERRUPTED = TurnError(message="The answer was interrupted (the server stopped while answering); what was "
-                                "written so far is kept. Ask again to continue.", code="interrupted")
+                                "written so far is kept. Ask again to continue.", code="interrupted",
+                      retryable=True)
 
 
 def claim(s: Session, conversation_id: int, turn_id: str) -> bool:
@@ -104,7 +105,7 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
             message.status = "interrupted"
             if extras.usage is not None:  # what the dead worker's turn had used, as of its last checkpoint
                 record_usage(s, turn.user_id, extras.usage.model_dump())
-        terminal = TurnErrored(message=INTERRUPTED.message, code=INTERRUPTED.code, retryable=True,
+        terminal = TurnErrored(message=INTERRUPTED.message, code=INTERRUPTED.code, retryable=INTERRUPTED.retryable,
                                conversation_id=conv.id, message_id=turn.assistant_message_id)
         turn.last_event_id += 1
         s.add(TurnEvent(turn_id=turn.id, seq=turn.last_event_id, type=terminal.type, data=terminal.to_data()))

@@ -117,3 +117,36 @@ def test_resume_after_k_events(k: int, alice: TestClient, other_worker: TestClie
     assert len(fake_llm.requests) == 1  # resuming never generates
     with db.session() as s:
         assert [m.role for m in s.query(Message).filter_by(conversation_id=conv_id)] == ["user", "assistant"]
+
+
+@pytest.mark.parametrize("script", ["answer", "failure"])
+def test_a_finished_turn_whose_events_were_purged_still_ends_its_reader(
+        app: Any, alice: TestClient, fake_llm: FakeAnthropic, db: Database, script: str) -> None:
+    """After the retention purge, a reader of a finished turn gets its end rebuilt from the stored answer
+    (the text, or the stored error with whether to retry), not an endless poll."""
+    import asyncio
+    from datetime import timedelta
+
+    from backend.chat import turns
+    from backend.db.base import utcnow
+
+    fake_llm.script(Script.text("The whole answer.") if script == "answer"
+                    else Script.http_error(400, "invalid_request_error"))
+    r = alice.post("/api/chat/stream", json={"message": "hi", "context": CONTEXT})
+    events = parse(r.text)
+    turn_id = events[0].data["turn_id"]
+    with db.session() as s:
+        turns.purge_events(s, utcnow() + timedelta(days=1))
+        assert s.get(ChatTurn, turn_id).last_event_id == len(events)
+
+    async def read_all() -> list[Any]:
+        return [f async for f in app.state.chat.read(turn_id, 1)]
+
+    frames = asyncio.run(asyncio.wait_for(read_all(), 10))
+    assert [(f.id, f.type) for f in frames] == [(2, events[-1].event)]
+    if script == "answer":
+        assert frames[0].data["payload"]["message"] == "The whole answer."
+        assert frames[0].data["payload"]["status"] == "complete"
+    else:
+        assert frames[0].data["code"] == events[-1].data["code"] and frames[0].data["retryable"] is False
+        assert frames[0].data["message"] == events[-1].data["message"]
