@@ -1414,11 +1414,16 @@ export interface components {
             code: string;
             /** Message */
             message: string;
+            /**
+             * Retryable
+             * @default false
+             */
+            retryable?: boolean;
         };
         /**
          * TurnErrored
-         * @description Last on failure. Codes: the API's error type, `connection_lost`, `truncated`, `timeout`,
-         *     `internal_error`.
+         * @description Last on failure. Codes: the API's error type, `connection_lost`, `truncated`, `timeout`, `stalled`,
+         *     `interrupted`, `internal_error`.
          */
         TurnErrored: {
             /** Code */
