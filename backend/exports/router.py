@@ -23,7 +23,7 @@ from sse_starlette import EventSourceResponse
 from backend.chat.sse import events_response
 from backend.conversations.service import get_owned
 from backend.db.ids import DbId
-from backend.db.models import Message, Report
+from backend.db.models import Conversation, Message, Report
 from backend.db.session import Database
 from backend.deps import CurrentUser, DbDep
 from backend.errors import NotFound, error_responses
@@ -93,14 +93,19 @@ def export_conversation(conversation_id: DbId, user: CurrentUser, db: DbDep,
 
 
 def _summary_of(db: Database, user_id: int, req: ReportRequest) -> str | None:
-    """The given summary, or the newest complete answer of the user's conversation."""
-    if req.summary is not None or req.conversation_id is None:
+    """The given summary, or the newest complete answer of the conversation (the named one, else the
+    user's most recent on this app)."""
+    if req.summary is not None or not req.include_answer:
         return req.summary
+    answers = (select(Message.content).join(Conversation, Conversation.id == Message.conversation_id)
+               .where(Conversation.user_id == user_id, Message.role == "assistant", Message.status == "complete"))
     with db.session() as s:
-        get_owned(s, user_id, req.conversation_id)
-        text = s.scalar(select(Message.content).where(
-            Message.conversation_id == req.conversation_id, Message.role == "assistant",
-            Message.status == "complete").order_by(Message.id.desc()).limit(1))
+        if req.conversation_id is not None:
+            get_owned(s, user_id, req.conversation_id)
+            answers = answers.where(Conversation.id == req.conversation_id)
+        else:
+            answers = answers.where(Conversation.app == req.app)
+        text = s.scalar(answers.order_by(Message.id.desc()).limit(1))
     return text or None
 
 

@@ -77,8 +77,9 @@ class ReportChart(BaseModel):
 
 
 class ReportRequest(TableRequest):
-    """A shortlist: the selected rows with the AI columns, the pinned charts and the assistant's summary
-    (`summary`, Markdown, or the newest answer of `conversation_id` when no summary is given)."""
+    """A shortlist: the selected rows with the AI columns, the pinned charts and the assistant's summary:
+    `summary` (Markdown) when given; else, with `include_answer`, the newest complete answer of
+    `conversation_id`, or of the user's most recent conversation on this app."""
 
     title: str = Field(min_length=1, max_length=200)
     query: str | None = Field(None, max_length=2000)  # what the page searched, as the user would say it
@@ -86,6 +87,7 @@ class ReportRequest(TableRequest):
     charts: list[ReportChart] = Field(default_factory=list, max_length=12)
     summary: str | None = Field(None, max_length=50_000)
     conversation_id: int | None = Field(None, ge=1)
+    include_answer: bool = True
 
 
 class ReportRead(BaseModel):

@@ -186,6 +186,18 @@ def test_report_builds_with_progress_and_reads_back(alice: TestClient, bob: Test
     assert failed[-1].event == "error" and failed[-1].data["code"] == "not_found"
 
 
+def test_report_summary_is_the_latest_answer_on_the_app_unless_left_out(alice: TestClient,
+                                                                       fake_llm: FakeAnthropic) -> None:
+    fake_llm.script(Script.text("Older answer."), Script.text("Newest answer, about **EGFR**."))
+    conv = chat(alice, "first")[0].data["conversation_id"]
+    chat(alice, "second", conversation_id=conv)
+    ready = build(alice, table_body(title="latest"))[-1].data["report"]
+    page = alice.get(ready["html_url"]).text
+    assert "Newest answer, about <strong>EGFR</strong>." in page and "Older answer." not in page
+    bare = build(alice, table_body(title="bare", include_answer=False))[-1].data["report"]
+    assert "Newest answer" not in alice.get(bare["html_url"]).text
+
+
 def test_report_needs_rows_and_a_title(alice: TestClient) -> None:
     assert alice.post("/api/reports", json=table_body(title="")).status_code == 422
     assert alice.post("/api/reports", json=table_body(title="t", rows=[])).status_code == 422
