@@ -43,6 +43,13 @@ class ReportView:
     charts: list[ChartView]
     sources: list[Source]
 
+    def shortlist(self) -> tuple[list[str], list[list[str]], int | None]:
+        """The page's columns and each AI column's verdict (the reasoning is in `details`), and where the
+        id column is."""
+        base, table = self.base_columns, self.table
+        keep = list(range(base)) + [base + 3 * k for k in range(len(self.ai_columns))]
+        return [table.header[i] for i in keep], [[row[i] for i in keep] for row in table.rows], table.id_column
+
     def details(self) -> list[tuple[str, str, list[tuple[str, str, str, str]]]]:
         """Per row: (id, first text column, [(column, verdict, reasoning, evidence)]) for rows with any."""
         out = []
@@ -131,16 +138,14 @@ def _clip(text: str, limit: int) -> str:
 
 def _table(pdf: FPDF, report: ReportView) -> None:
     """The shortlist: the page's columns and each AI column's verdict (reasoning follows per row)."""
-    base, table = report.base_columns, report.table
-    keep = list(range(base)) + [base + 3 * k for k in range(len(report.ai_columns))]
-    header = [table.header[i] for i in keep]
+    header, rows, _ = report.shortlist()
     widths = [3 if h.lower() == "title" else 1 for h in header]
     pdf.set_font("DejaVu", "", 8)
     with pdf.table(col_widths=widths, text_align="LEFT", headings_style=FontFace(emphasis="BOLD", fill_color=235),
                    line_height=4.2, first_row_as_headings=True) as grid:
         grid.row(header)
-        for row in table.rows:
-            grid.row([_clip(row[i], 400) for i in keep])
+        for row in rows:
+            grid.row([_clip(cell, 400) for cell in row])
     pdf.set_font("DejaVu", "", 10)
 
 

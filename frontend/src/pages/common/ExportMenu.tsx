@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "react";
 import { ApiError, exportTable, saveFile, streamReport } from "../../api/client";
 import type { ReportChart, ReportInfo, TableExportRequest } from "../../api/types";
+import { useDismissable } from "../../useDismissable";
 import type { AIColumns } from "./aiColumns";
 
 type App = TableExportRequest["app"];
@@ -52,6 +53,8 @@ export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query
   const [report, setReport] = useState<ReportInfo | null>(null);
   const [title, setTitle] = useState("");
   const abortRef = useRef<AbortController | null>(null);
+  const menuRef = useRef<HTMLDetailsElement>(null);
+  useDismissable(menuRef);
   useEffect(() => () => abortRef.current?.abort(), []);
 
   const shortlist = rows.filter((row) => selected.has(rowId(row)));
@@ -99,7 +102,7 @@ export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query
   };
 
   return (
-    <details className="export-menu" data-testid="export-menu">
+    <details className="export-menu" data-testid="export-menu" ref={menuRef}>
       <summary>Export</summary>
       <div className="export-panel">
         <div className="export-row">
