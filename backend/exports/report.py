@@ -1,22 +1,34 @@
 """A shortlist report: the selected rows with their AI columns, the pinned charts and the assistant's
 summary, as a standalone HTML page and as a PDF.
 
-The PDF is drawn with fpdf2 (pure Python, no browser or system libraries) in DejaVu Sans, shipped in
-`fonts/`, so titles in any script print. Both renderings come from one `ReportView`.
+The PDF is laid out with ReportLab (no browser or system libraries; its tables wrap and repeat their
+header across pages) in DejaVu Sans, shipped in `fonts/`, so titles in any script
+print. Both renderings come from one `ReportView`.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from xml.sax.saxutils import escape
 
-from fpdf import FPDF
-from fpdf.fonts import FontFace
+from markdown_it.token import Token
 from markupsafe import Markup
+from reportlab.graphics.shapes import Drawing, Rect, String
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4, landscape
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.pdfmetrics import registerFontFamily
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable, LongTable, Paragraph, SimpleDocTemplate, Spacer, TableStyle
 
-from backend.exports.render import Source, bar_chart_svg, markdown_html, sources, templates
+from backend.exports.render import Source, bar_chart_svg, markdown, sources, templates
 from backend.exports.schemas import ReportChart
 from backend.exports.tables import Table
 
@@ -85,106 +97,161 @@ def to_html(report: ReportView) -> str:
     return templates().get_template("report.html.j2").render(r=report)
 
 
-class _Pdf(FPDF):
-    def __init__(self, title: str) -> None:
-        super().__init__(orientation="landscape", format="A4")
-        self.report_title = title
-        self.add_font("DejaVu", "", str(FONTS / "DejaVuSans.ttf"))
-        self.add_font("DejaVu", "B", str(FONTS / "DejaVuSans-Bold.ttf"))
-        self.add_font("DejaVu", "I", str(FONTS / "DejaVuSans.ttf"))  # no italic face shipped: upright
-        self.add_font("DejaVu", "BI", str(FONTS / "DejaVuSans-Bold.ttf"))
-        self.set_font("DejaVu", size=10)
-        self.set_auto_page_break(auto=True, margin=14)
-        self.set_title(title)
-        self.set_creator("Colleague")
-
-    def footer(self) -> None:
-        self.set_y(-10)
-        self.set_font("DejaVu", size=8)
-        self.set_text_color(110)
-        self.cell(0, 5, f"{self.report_title} · page {self.page_no()}/{{nb}}", align="C")
-        self.set_text_color(0)
+def _fonts() -> None:
+    """DejaVu Sans, shipped with the project, so a title in any script prints (registered once)."""
+    if "DejaVu" in pdfmetrics.getRegisteredFontNames():
+        return
+    pdfmetrics.registerFont(TTFont("DejaVu", str(FONTS / "DejaVuSans.ttf")))
+    pdfmetrics.registerFont(TTFont("DejaVu-Bold", str(FONTS / "DejaVuSans-Bold.ttf")))
+    registerFontFamily("DejaVu", normal="DejaVu", bold="DejaVu-Bold", italic="DejaVu", boldItalic="DejaVu-Bold")
 
 
-def _heading(pdf: FPDF, text: str, size: int = 13) -> None:
-    pdf.ln(3)
-    pdf.set_font("DejaVu", "B", size)
-    pdf.multi_cell(0, 7, text, new_x="LMARGIN", new_y="NEXT")
-    pdf.set_font("DejaVu", "", 10)
+def _styles() -> dict[str, ParagraphStyle]:
+    base = ParagraphStyle("body", fontName="DejaVu", fontSize=9.5, leading=13)
+    return {
+        "body": base,
+        "title": ParagraphStyle("title", base, fontName="DejaVu-Bold", fontSize=18, leading=23, spaceAfter=4),
+        "meta": ParagraphStyle("meta", base, fontSize=8.5, textColor=colors.HexColor("#5b6475")),
+        "h2": ParagraphStyle("h2", base, fontName="DejaVu-Bold", fontSize=13, leading=17, spaceBefore=10,
+                             spaceAfter=4),
+        "h3": ParagraphStyle("h3", base, fontName="DejaVu-Bold", fontSize=10.5, leading=14, spaceBefore=6),
+        "cell": ParagraphStyle("cell", base, fontSize=7.5, leading=9.5),
+        "head": ParagraphStyle("head", base, fontName="DejaVu-Bold", fontSize=7.5, leading=9.5),
+        "small": ParagraphStyle("small", base, fontSize=8, leading=10.5),
+        "bullet": ParagraphStyle("bullet", base, leftIndent=12, bulletIndent=2),
+    }
 
 
-def _chart(pdf: FPDF, chart: ReportChart) -> None:
-    _heading(pdf, chart.title, 11)
+def _inline(children: Sequence[Token]) -> str:
+    """An inline Markdown run as ReportLab paragraph markup: text escaped, emphasis, code and links kept."""
+    out = []
+    for t in children:
+        if t.type == "text":
+            out.append(escape(t.content))
+        elif t.type == "code_inline":
+            out.append(f'<font face="Courier">{escape(t.content)}</font>')
+        elif t.type in ("softbreak", "hardbreak"):
+            out.append("<br/>" if t.type == "hardbreak" else " ")
+        elif t.type in ("strong_open", "strong_close"):
+            out.append("<b>" if t.type.endswith("open") else "</b>")
+        elif t.type in ("em_open", "em_close"):
+            out.append("<i>" if t.type.endswith("open") else "</i>")
+        elif t.type == "link_open":
+            href = str(t.attrGet("href") or "")
+            out.append(f'<a href="{escape(href, {chr(34): "&quot;"})}" color="#2f5f92">' if href.startswith(
+                ("http://", "https://")) else "<a>")
+        elif t.type == "link_close":
+            out.append("</a>")
+    return "".join(out).replace("<a></a>", "")
+
+
+def _markdown(text: str, styles: dict[str, ParagraphStyle]) -> list[Flowable]:
+    """The summary's blocks as paragraphs: headings, paragraphs and list items (tables read as text)."""
+    flow: list[Flowable] = []
+    tokens = markdown().parse(text)
+    style, bullet = styles["body"], None
+    for token in tokens:
+        if token.type == "heading_open":
+            style = styles["h3"]
+        elif token.type == "list_item_open":
+            bullet = "•"
+        elif token.type == "list_item_close":
+            bullet = None
+        elif token.type in ("code_block", "fence"):
+            flow.append(Paragraph(escape(token.content).replace("\n", "<br/>"), styles["small"]))
+        elif token.type == "inline" and token.children is not None:
+            markup = _inline(token.children)
+            if markup.strip():
+                flow.append(Paragraph(markup, styles["bullet"] if bullet else style, bulletText=bullet))
+            style = styles["body"]
+    return flow
+
+
+def _chart(chart: ReportChart, width: float) -> Drawing:
+    bar_h, gap, label_w, top = 11, 4, 150, 18
+    height = top + len(chart.points) * (bar_h + gap)
     peak = max(p.value for p in chart.points) or 1
-    label_w, room, bar_h = 70, pdf.epw - 100, 5
-    for point in chart.points:
-        if pdf.will_page_break(bar_h + 1):
-            pdf.add_page()
-        y = pdf.get_y()
-        pdf.set_font("DejaVu", "", 8)
-        pdf.cell(label_w, bar_h, point.label[:48], align="R")
-        pdf.set_fill_color(59, 110, 165)
-        width = max(0.5, room * point.value / peak)
-        pdf.rect(pdf.l_margin + label_w + 2, y + 0.5, width, bar_h - 1, style="F")
-        pdf.set_xy(pdf.l_margin + label_w + 4 + width, y)
-        pdf.cell(25, bar_h, f"{point.value:,.0f}" if float(point.value).is_integer() else f"{point.value:,.2f}")
-        pdf.ln(bar_h + 1)
-    pdf.set_font("DejaVu", "", 10)
+    room = width - label_w - 60
+    drawing = Drawing(width, height)
+    drawing.add(String(0, height - 12, chart.title, fontName="DejaVu-Bold", fontSize=10))
+    for i, point in enumerate(chart.points):
+        y = height - top - (i + 1) * (bar_h + gap) + gap
+        w = max(0.5, room * point.value / peak)
+        value = f"{point.value:,.0f}" if float(point.value).is_integer() else f"{point.value:,.2f}"
+        drawing.add(String(label_w - 6, y + 2, _clip(point.label, 40), fontName="DejaVu", fontSize=8,
+                           textAnchor="end"))
+        drawing.add(Rect(label_w, y, w, bar_h, fillColor=colors.HexColor("#3b6ea5"), strokeColor=None))
+        drawing.add(String(label_w + w + 4, y + 2, value, fontName="DejaVu", fontSize=8))
+    return drawing
 
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _table(pdf: FPDF, report: ReportView) -> None:
-    """The shortlist: the page's columns and each AI column's verdict (reasoning follows per row)."""
-    header, rows, _ = report.shortlist()
-    widths = [3 if h.lower() == "title" else 1 for h in header]
-    pdf.set_font("DejaVu", "", 8)
-    with pdf.table(col_widths=widths, text_align="LEFT", headings_style=FontFace(emphasis="BOLD", fill_color=235),
-                   line_height=4.2, first_row_as_headings=True) as grid:
-        grid.row(header)
-        for row in rows:
-            grid.row([_clip(cell, 400) for cell in row])
-    pdf.set_font("DejaVu", "", 10)
+def _table(report: ReportView, styles: dict[str, ParagraphStyle], width: float) -> LongTable:
+    """The shortlist: the page's columns and each AI column's verdict; the header repeats on every page."""
+    header, rows, id_column = report.shortlist()
+    wide = {"title": 4.0, "conditions": 1.3, "interventions": 1.3, "sponsor": 1.3, "authors": 1.6, "journal": 1.3}
+    weights = [1.4 if k == id_column else wide.get(h.lower(), 1.0) for k, h in enumerate(header)]
+    unit = width / sum(weights)
+    data: list[list[Paragraph]] = [[Paragraph(escape(h), styles["head"]) for h in header]]
+    for i, row in enumerate(rows):
+        cells = []
+        for k, cell in enumerate(row):
+            text = escape(_clip(cell, 400))
+            if k == id_column:
+                text = f'<a href="{escape(report.table.links[i])}" color="#2f5f92">{text}</a>'
+            cells.append(Paragraph(text, styles["cell"]))
+        data.append(cells)
+    table = LongTable(data, colWidths=[w * unit for w in weights], repeatRows=1)
+    table.setStyle(TableStyle([
+        ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#c9ced8")),
+        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eef1f5")),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+    ]))
+    return table
 
 
 def to_pdf(report: ReportView) -> bytes:
-    pdf = _Pdf(report.title)
-    pdf.add_page()
-    pdf.set_font("DejaVu", "B", 18)
-    pdf.multi_cell(0, 9, report.title, new_x="LMARGIN", new_y="NEXT")
-    pdf.set_font("DejaVu", "", 9)
-    pdf.set_text_color(90)
-    meta = f"{report.app} shortlist · {len(report.table.rows)} rows · built by Colleague on {report.created_at}"
-    pdf.multi_cell(0, 5, meta + (f"\nSearch: {report.query}" if report.query else ""), new_x="LMARGIN", new_y="NEXT")
-    pdf.set_text_color(0)
-    pdf.set_font("DejaVu", "", 10)
+    _fonts()
+    styles = _styles()
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=landscape(A4), leftMargin=14 * mm, rightMargin=14 * mm,
+                            topMargin=12 * mm, bottomMargin=14 * mm, title=report.title, author="Colleague")
+    rows = len(report.table.rows)
+    meta = (f"{escape(report.app)} shortlist · {rows} row{'' if rows == 1 else 's'} · built by Colleague on "
+            f"{report.created_at}" + (f"<br/>Search: {escape(report.query)}" if report.query else ""))
+    flow: list[Flowable] = [Paragraph(escape(report.title), styles["title"]), Paragraph(meta, styles["meta"])]
     if report.summary:
-        _heading(pdf, "Summary")
-        try:
-            pdf.write_html(str(markdown_html(report.summary)))
-        except Exception:  # fpdf2's HTML subset: fall back to the plain text rather than fail the report
-            pdf.multi_cell(0, 5, report.summary, new_x="LMARGIN", new_y="NEXT")
-    for chart in report.charts:
-        _chart(pdf, chart.chart)
-    _heading(pdf, "Shortlist")
-    _table(pdf, report)
+        flow += [Paragraph("Summary", styles["h2"]), *_markdown(report.summary, styles)]
+    if report.charts:
+        flow.append(Paragraph("Charts", styles["h2"]))
+        for chart in report.charts:
+            flow += [_chart(chart.chart, doc.width), Spacer(1, 6)]
+    flow += [Paragraph("Shortlist", styles["h2"]), _table(report, styles, doc.width)]
     details = report.details()
     if details:
-        _heading(pdf, "AI column reasoning")
+        flow.append(Paragraph("AI column reasoning", styles["h2"]))
         for item_id, title, answers in details:
-            pdf.set_font("DejaVu", "B", 9)
-            pdf.multi_cell(0, 5, f"{item_id} — {_clip(title, 200)}", new_x="LMARGIN", new_y="NEXT")
-            pdf.set_font("DejaVu", "", 8)
+            flow.append(Paragraph(escape(f"{item_id} — {_clip(title, 200)}"), styles["h3"]))
             for name, verdict, reasoning, evidence in answers:
-                text = f"{name}: {verdict or '—'}. {reasoning}" + (f" Evidence: {evidence}" if evidence else "")
-                pdf.multi_cell(0, 4.2, _clip(text, 2000), new_x="LMARGIN", new_y="NEXT")
-            pdf.ln(1)
-    _heading(pdf, "Sources")
-    pdf.set_font("DejaVu", "", 8)
-    for source in report.sources:
-        pdf.set_text_color(47, 95, 146)
-        pdf.cell(0, 4.5, f"{source.label}  {source.url}", link=source.url, new_x="LMARGIN", new_y="NEXT")
-    pdf.set_text_color(0)
-    return bytes(pdf.output())
+                text = f"<b>{escape(name)}: {escape(verdict or '—')}</b>. {escape(_clip(reasoning, 2000))}"
+                if evidence:
+                    text += f' <font color="#5b6475">Evidence: {escape(_clip(evidence, 1000))}</font>'
+                flow.append(Paragraph(text, styles["small"]))
+    flow.append(Paragraph("Sources", styles["h2"]))
+    flow += [Paragraph(f'<a href="{escape(s.url)}" color="#2f5f92">{escape(s.label)}</a> {escape(s.url)}',
+                       styles["small"]) for s in report.sources]
+
+    def footer(canvas: Canvas, document: SimpleDocTemplate) -> None:
+        canvas.saveState()
+        canvas.setFont("DejaVu", 7.5)
+        canvas.setFillColor(colors.HexColor("#6b7280"))
+        canvas.drawCentredString(document.pagesize[0] / 2, 8 * mm,
+                                 f"{_clip(report.title, 100)} · page {document.page}")
+        canvas.restoreState()
+
+    doc.build(flow, onFirstPage=footer, onLaterPages=footer)
+    return out.getvalue()
