@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
 
 from backend.agent.errors import API_ERRORS, classify_api_error
 from backend.agent.llm import LLM
@@ -316,3 +317,24 @@ class AiColumnService:
             s.execute(statement.on_conflict_do_nothing(
                 index_elements=["user_id", "criteria_hash", "column_type", "app", "model", "item_id"]))
 
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    display: str  # Yes / No / Unknown for boolean columns, the answer for text columns
+    reasoning: str
+    evidence: list[str]
+
+
+def stored_results(s: Session, user_id: int, app: str, column: AiColumn, ids: Sequence[str]) -> dict[str, StoredResult]:
+    """The user's newest stored evaluation of `column` per row (any model), for exports. Rows never
+    evaluated are absent."""
+    rows = s.scalars(select(AiColumnResult).where(
+        AiColumnResult.user_id == user_id, AiColumnResult.criteria_hash == criteria_hash(column),
+        AiColumnResult.column_type == column.type, AiColumnResult.app == app,
+        AiColumnResult.item_id.in_(list(ids))).order_by(AiColumnResult.created_at, AiColumnResult.id))
+    found: dict[str, StoredResult] = {}
+    for r in rows:
+        display = DISPLAY.get(r.value or "", "Unknown") if column.type == "boolean" else (r.value or "Unknown")
+        found[r.item_id] = StoredResult(display, r.reasoning, [str(e) for e in r.evidence or []])
+    return found

@@ -3,7 +3,7 @@
  * chat stream POST. Errors are `ApiError`s whose `message` is the server's
  * `detail` made readable; a 401 calls the handler the app shell installed.
  */
-import { readChatEvents, readEventStream, toAIColumnEvent } from "./sse";
+import { readChatEvents, readEventStream, toAIColumnEvent, toReportEvent } from "./sse";
 import type {
   AIColumnEvent,
   AIColumnRequest,
@@ -18,9 +18,13 @@ import type {
   InstructionDiff,
   InstructionVersion,
   PromptPreview,
+  ReportEvent,
+  ReportInfo,
+  ReportRequest,
   Stream,
   StreamCreate,
   StreamUpdate,
+  TableExportRequest,
   TrialDetail,
   TrialSearchResponse,
   User,
@@ -198,6 +202,7 @@ export const api = {
     request<Stream>("POST", `/api/streams/${id}/instructions/restore`, {
       body: { version_id: versionId, ...(note ? { note } : {}) },
     }),
+  listReports: () => request<ReportInfo[]>("GET", "/api/reports").then((r) => (Array.isArray(r) ? r : [])),
   /** The exact system prompt a turn would get; `draft` previews unsaved stream instructions. */
   promptPreview: (params: { page: string; tab?: string; subtab?: string; stream_id?: number | null; draft?: string | null }) => {
     // An empty draft is sent too ("draft="): it previews the stream with its instructions removed.
@@ -283,4 +288,54 @@ export async function streamAIColumn(
     },
     signal,
   );
+}
+
+/** A file the server built: its bytes and the name it suggested (Content-Disposition). */
+export interface DownloadedFile {
+  blob: Blob;
+  filename: string;
+}
+
+async function fileFrom(response: Response, fallback: string): Promise<DownloadedFile> {
+  const disposition = response.headers.get("content-disposition") ?? "";
+  const named = /filename="([^"]+)"/.exec(disposition);
+  return { blob: await response.blob(), filename: named ? named[1] : fallback };
+}
+
+/** The results table as the page shows it, as CSV or XLSX (AI columns filled from the user's stored results). */
+export async function exportTable(body: TableExportRequest, format: "csv" | "xlsx"): Promise<DownloadedFile> {
+  const response = await send("POST", `/api/exports/table?format=${format}`, {
+    body,
+    headers: { Accept: format === "csv" ? "text/csv" : "application/octet-stream" },
+  });
+  return fileFrom(response, `${body.app}-results.${format}`);
+}
+
+/** Build a shortlist report, handing each progress event to `onEvent`; ends after `report_ready` or `error`. */
+export async function streamReport(body: ReportRequest, onEvent: (event: ReportEvent) => void, signal: AbortSignal): Promise<void> {
+  const response = await send("POST", "/api/reports", { body, signal, headers: { Accept: "text/event-stream" } });
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!contentType.includes("text/event-stream") || !response.body) {
+    throw new ApiError("The server did not answer with an event stream.", response.status, "bad_stream", true);
+  }
+  await readEventStream(
+    response.body,
+    (message) => {
+      const event = toReportEvent(message);
+      if (event) onEvent(event);
+    },
+    signal,
+  );
+}
+
+/** Hand a built file to the browser as a download. */
+export function saveFile({ blob, filename }: DownloadedFile): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -218,6 +218,23 @@ export interface paths {
         patch: operations["rename_conversation_api_conversations__conversation_id__patch"];
         trace?: never;
     };
+    "/api/conversations/{conversation_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export Conversation */
+        get: operations["export_conversation_api_conversations__conversation_id__export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{conversation_id}/payloads/{payload_id}/decision": {
         parameters: {
             query?: never;
@@ -276,6 +293,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/exports/table": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export Table
+         * @description The table as the page shows it (its columns and rows in order), each AI column as verdict,
+         *     reasoning and evidence from the user's own stored results.
+         */
+        post: operations["export_table_api_exports_table_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -305,6 +343,61 @@ export interface paths {
          * @description The frozen page registry with the resolved tool and payload names at every level.
          */
         get: operations["pages_api_pages_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Reports */
+        get: operations["list_reports_api_reports_get"];
+        put?: never;
+        /**
+         * Create Report
+         * @description Build a shortlist report: `report_progress` while it builds, then `report_ready` with its links.
+         */
+        post: operations["create_report_api_reports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports/{report_id}/html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Report Html */
+        get: operations["report_html_api_reports__report_id__html_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports/{report_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Report Pdf */
+        get: operations["report_pdf_api_reports__report_id__pdf_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -570,6 +663,13 @@ export interface components {
             tool?: string | null;
             /** Type */
             type: string;
+        };
+        /** ChartPoint */
+        ChartPoint: {
+            /** Label */
+            label: string;
+            /** Value */
+            value: number;
         };
         /** ChatRequest */
         ChatRequest: {
@@ -905,6 +1005,109 @@ export interface components {
             type: "reconnect";
         };
         /**
+         * ReportChart
+         * @description A chart of the page's panel as its figures: the report draws it itself (no browser needed).
+         */
+        ReportChart: {
+            /**
+             * Kind
+             * @default bar
+             */
+            kind?: string;
+            /** Points */
+            points: components["schemas"]["ChartPoint"][];
+            /** Title */
+            title: string;
+        };
+        /** ReportFailed */
+        ReportFailed: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /** Retryable */
+            retryable: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /** ReportProgress */
+        ReportProgress: {
+            /** Done */
+            done: number;
+            /** Step */
+            step: string;
+            /** Total */
+            total: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "report_progress";
+        };
+        /** ReportRead */
+        ReportRead: {
+            /**
+             * App
+             * @enum {string}
+             */
+            app: "trialscout" | "tablizer";
+            /** Html Url */
+            html_url: string;
+            /** Id */
+            id: number;
+            /** Pdf Url */
+            pdf_url: string;
+            /** Row Count */
+            row_count: number;
+            /** Title */
+            title: string;
+        };
+        /**
+         * ReportReady
+         * @description The spec's `report_ready`: the report is stored and can be opened.
+         */
+        ReportReady: {
+            report: components["schemas"]["ReportRead"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "report_ready";
+        };
+        /**
+         * ReportRequest
+         * @description A shortlist: the selected rows with the AI columns, the pinned charts and the assistant's summary
+         *     (`summary`, Markdown, or the newest answer of `conversation_id` when no summary is given).
+         */
+        ReportRequest: {
+            /** Ai Columns */
+            ai_columns?: components["schemas"]["AiColumn"][];
+            /**
+             * App
+             * @enum {string}
+             */
+            app: "trialscout" | "tablizer";
+            /** Charts */
+            charts?: components["schemas"]["ReportChart"][];
+            /** Columns */
+            columns: components["schemas"]["TableColumn"][];
+            /** Conversation Id */
+            conversation_id?: number | null;
+            /** Query */
+            query?: string | null;
+            /** Rows */
+            rows: {
+                [key: string]: string | number | boolean | string[] | null;
+            }[];
+            /** Summary */
+            summary?: string | null;
+            /** Title */
+            title: string;
+        };
+        /**
          * RowEvaluated
          * @description value: MET | NOT_MET | UNKNOWN for boolean columns, the extracted text (or None) for text columns.
          */
@@ -1114,6 +1317,33 @@ export interface components {
             label: string;
             /** Value */
             value: string;
+        };
+        /** TableColumn */
+        TableColumn: {
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+        };
+        /**
+         * TableRequest
+         * @description A results table as shown: `columns` in display order, `rows` in display order (filters and sort
+         *     applied), each row carrying the app's id key (`pmid` or `nct_id`).
+         */
+        TableRequest: {
+            /** Ai Columns */
+            ai_columns?: components["schemas"]["AiColumn"][];
+            /**
+             * App
+             * @enum {string}
+             */
+            app: "trialscout" | "tablizer";
+            /** Columns */
+            columns: components["schemas"]["TableColumn"][];
+            /** Rows */
+            rows: {
+                [key: string]: string | number | boolean | string[] | null;
+            }[];
         };
         /** TextDelta */
         TextDelta: {
@@ -2271,6 +2501,59 @@ export interface operations {
             };
         };
     };
+    export_conversation_api_conversations__conversation_id__export_get: {
+        parameters: {
+            query?: {
+                format?: "markdown" | "html";
+            };
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": unknown;
+                    "text/markdown; charset=utf-8": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     decide_api_conversations__conversation_id__payloads__payload_id__decision_post: {
         parameters: {
             query?: never;
@@ -2439,6 +2722,51 @@ export interface operations {
             };
         };
     };
+    export_table_api_exports_table_post: {
+        parameters: {
+            query?: {
+                format?: "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TableRequest"];
+            };
+        };
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": unknown;
+                    "text/csv; charset=utf-8": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     health_api_health_get: {
         parameters: {
             query?: never;
@@ -2483,6 +2811,190 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_reports_api_reports_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportRead"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_report_api_reports_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportRequest"];
+            };
+        };
+        responses: {
+            /** @description The build's progress, then `report_ready` (or `error`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ReportProgress"] | components["schemas"]["ReportReady"] | components["schemas"]["ReportFailed"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    report_html_api_reports__report_id__html_get: {
+        parameters: {
+            query?: {
+                download?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                report_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    report_pdf_api_reports__report_id__pdf_get: {
+        parameters: {
+            query?: {
+                download?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                report_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,7 +7,7 @@
  * break an older page.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { AIColumnEvent, ChatEvent, ChatEventType } from "./types";
+import type { AIColumnEvent, ChatEvent, ChatEventType, ReportEvent } from "./types";
 
 // Every event type of the generated union, listed (a new server event fails the typecheck until it is).
 const CHAT_TYPES: Record<ChatEventType, true> = {
@@ -105,4 +105,12 @@ const COLUMN_TYPES: ReadonlySet<string> = new Set(Object.keys(COLUMN_TYPE_NAMES)
 /** One AI column run's SSE message as a typed event, or null (unknown type, not JSON). */
 export function toAIColumnEvent(message: EventSourceMessage): AIColumnEvent | null {
   return typedRecord(message, COLUMN_TYPES) as AIColumnEvent | null;
+}
+
+const REPORT_TYPE_NAMES: Record<ReportEvent["type"], true> = { report_progress: true, report_ready: true, error: true };
+const REPORT_TYPES: ReadonlySet<string> = new Set(Object.keys(REPORT_TYPE_NAMES));
+
+/** One report build's SSE message as a typed event, or null (unknown type, not JSON). */
+export function toReportEvent(message: EventSourceMessage): ReportEvent | null {
+  return typedRecord(message, REPORT_TYPES) as ReportEvent | null;
 }

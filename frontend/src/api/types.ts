@@ -53,6 +53,15 @@ export type AIColumnRequest = Schemas["EvaluateRequest"];
 /** One AI column run's events: `progress` first and after every row, then `complete` or a fatal `error`. */
 export type AIColumnEvent = EventStream<"/api/ai-columns/evaluate">;
 
+// ---- exports and reports ---------------------------------------------------------
+
+export type TableExportRequest = Schemas["TableRequest"];
+export type ReportRequest = Schemas["ReportRequest"];
+export type ReportChart = Schemas["ReportChart"];
+export type ReportInfo = Schemas["ReportRead"];
+/** A report's build: `report_progress` steps, then `report_ready` (or `error`). */
+export type ReportEvent = EventStream<"/api/reports">;
+
 // ---- Tablizer and TrialScout ---------------------------------------------------
 
 export type Article = Schemas["Article"];

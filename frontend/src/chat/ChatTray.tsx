@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { App, Payload, StreamInfo, SuggestedAction, Usage } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
+import { ConversationExport } from "./ConversationExport";
 import { ConversationList } from "./ConversationList";
 import type { OpenEntity } from "./EntityLink";
 import { MessageView, type MessageCallbacks } from "./MessageView";
@@ -180,6 +181,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
           >
             History
           </button>
+          {state.conversationId != null && !state.streaming && <ConversationExport id={state.conversationId} />}
           <button type="button" data-testid="chat-new" disabled={state.streaming} onClick={() => {
             chat.startNew();
             setShowList(false);

@@ -7,12 +7,13 @@ import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
 import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
+import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import { ArticleDetail } from "./ArticleDetail";
-import { ArticleTable, articleRowId } from "./ArticleTable";
+import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
 
@@ -242,6 +243,9 @@ export function TablizerPage() {
             onCompareGroup={setCompareGroup}
           />
           <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
+          {rows.length > 0 && (
+            <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} />
+          )}
           <p className="results-summary" data-testid="results-summary" aria-live="polite">
             {comparison
               ? `Comparing snapshots: ${rows.length} articles in this group`

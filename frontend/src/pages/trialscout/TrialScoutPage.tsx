@@ -8,12 +8,14 @@ import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
 import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
+import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import {
   buildTrialScoutContext,
+  describeTrialForm,
   emptyTrialForm,
   formFromSuggestion,
   sortTrials,
@@ -23,7 +25,7 @@ import {
   type TrialSortField,
 } from "./trialscoutContext";
 import { TrialSearchForm } from "./TrialSearchForm";
-import { TrialTable, trialRowId } from "./TrialTable";
+import { TRIAL_EXPORT, TrialTable, trialRowId } from "./TrialTable";
 
 const PAGE_SIZE = 25;
 const NO_TRIALS: TrialSummary[] = [];
@@ -157,6 +159,9 @@ export function TrialScoutPage() {
             </p>
           )}
           <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
+          {rows.length > 0 && (
+            <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} />
+          )}
           <p className="results-summary" data-testid="results-summary" aria-live="polite">
             {results
               ? `${results.total != null ? `${results.total.toLocaleString("en-US")} trials` : "Trials"}${

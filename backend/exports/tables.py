@@ -1,0 +1,116 @@
+"""A results table as rows of text, and its CSV and XLSX files.
+
+`build_table` joins what the page showed with the user's stored AI column results: each AI column becomes
+three columns (the verdict or answer, the reasoning, the evidence). Cells a spreadsheet would run as a
+formula (`=`, `+`, `-`, `@` first) are written as text, so a hostile title cannot execute on open.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+from openpyxl import Workbook
+from openpyxl.styles import Alignment, Font
+from openpyxl.utils import get_column_letter
+from sqlalchemy.orm import Session
+
+from backend.ai_columns.schemas import ID_KEY
+from backend.ai_columns.service import StoredResult, stored_results
+from backend.exports.schemas import Cell, TableRequest
+from backend.sources.models import normalize_nct_id, normalize_pmid
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+    ids: list[str]  # each row's normalized id
+    links: list[str]  # each row's page on PubMed / ClinicalTrials.gov
+    id_column: int | None  # the column showing the id, linked to that page in the XLSX
+
+
+def text_of(value: Cell) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value)
+    return str(value)
+
+
+def record_link(app: str, item_id: str) -> str:
+    if app == "trialscout":
+        return f"https://clinicaltrials.gov/study/{item_id}"
+    return f"https://pubmed.ncbi.nlm.nih.gov/{item_id}/"
+
+
+def _normalized(app: str, raw: str) -> str:
+    try:
+        return normalize_nct_id(raw) if app == "trialscout" else normalize_pmid(raw)
+    except ValueError:
+        return raw.strip()
+
+
+def build_table(s: Session, user_id: int, req: TableRequest) -> Table:
+    key = ID_KEY[req.app]
+    ids = [_normalized(req.app, text_of(row.get(key))) for row in req.rows]
+    results: list[dict[str, StoredResult]] = [stored_results(s, user_id, req.app, c, ids) for c in req.ai_columns]
+    header = [c.label for c in req.columns]
+    for column in req.ai_columns:
+        header += [column.name, f"{column.name}: reasoning", f"{column.name}: evidence"]
+    rows = []
+    for row, item_id in zip(req.rows, ids, strict=True):
+        cells = [text_of(row.get(c.key)) for c in req.columns]
+        for found in results:
+            result = found.get(item_id)
+            cells += [result.display, result.reasoning, " | ".join(result.evidence)] if result else ["", "", ""]
+        rows.append(cells)
+    id_column = next((i for i, c in enumerate(req.columns) if c.key == key), None)
+    return Table(header, rows, ids, [record_link(req.app, i) for i in ids], id_column)
+
+
+def _safe(cell: str) -> str:
+    return "'" + cell if cell.startswith(FORMULA_START) else cell
+
+
+def to_csv(table: Table) -> bytes:
+    """UTF-8 with a byte-order mark, which is how Excel recognises UTF-8 in a CSV."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([_safe(h) for h in table.header])
+    writer.writerows([_safe(c) for c in row] for row in table.rows)
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+def to_xlsx(table: Table, sheet: str) -> bytes:
+    wb = Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = sheet[:31]
+    ws.append(table.header)
+    for row in table.rows:
+        ws.append(row)
+        for cell in ws[ws.max_row]:
+            cell.data_type = "s"  # text, never a formula
+    for cell in ws[1]:
+        cell.font = Font(bold=True)
+    ws.freeze_panes = "A2"
+    for i, title in enumerate(table.header, start=1):
+        longest = max([len(title)] + [len(r[i - 1]) for r in table.rows[:200]])
+        ws.column_dimensions[get_column_letter(i)].width = min(60, max(10, longest + 2))
+    if table.id_column is not None:
+        column = table.id_column + 1
+        for (cell,), link in zip(ws.iter_rows(min_row=2, min_col=column, max_col=column), table.links, strict=False):
+            cell.hyperlink = link
+            cell.style = "Hyperlink"
+    for row_cells in ws.iter_rows(min_row=2):
+        for cell in row_cells:
+            cell.alignment = Alignment(vertical="top", wrap_text=len(str(cell.value or "")) > 60)
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()
