@@ -451,6 +451,15 @@ export interface components {
             /** Text */
             text: string;
         };
+        /** ActionRequest */
+        ActionRequest: {
+            /** Action */
+            action: string;
+            /** Data */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+        };
         /**
          * AiColumn
          * @description A column as the user defined it: `criteria` is a yes/no statement (boolean) or a question (text).
@@ -573,6 +582,7 @@ export interface components {
         };
         /** ChatRequest */
         ChatRequest: {
+            action?: components["schemas"]["ActionRequest"] | null;
             /** App */
             app?: ("kh" | "tablizer" | "trialscout") | null;
             /** Context */
@@ -583,6 +593,18 @@ export interface components {
             conversation_id?: number | null;
             /** Message */
             message: string;
+        };
+        /** ClientActionRead */
+        ClientActionRead: {
+            /** Action */
+            action: string;
+            /**
+             * Data
+             * @description the keys of the action's `data` the page reads
+             */
+            data: string[];
+            /** Description */
+            description: string;
         };
         /** ColumnCompleted */
         ColumnCompleted: {
@@ -797,6 +819,16 @@ export interface components {
              */
             version_id: number;
         };
+        /**
+         * Level
+         * @description The resolved tool and payload names at one level (global ∪ page ∪ tab ∪ subtab).
+         */
+        Level: {
+            /** Payloads */
+            payloads: string[];
+            /** Tools */
+            tools: string[];
+        };
         /** Location */
         Location: {
             /** City */
@@ -853,6 +885,45 @@ export interface components {
             /** Time Frame */
             time_frame?: string | null;
         };
+        /** PageRead */
+        PageRead: {
+            /** App */
+            app: string;
+            /** Client Actions */
+            client_actions: components["schemas"]["ClientActionRead"][];
+            /** Payloads */
+            payloads: string[];
+            /** Tabs */
+            tabs: {
+                [key: string]: components["schemas"]["TabRead"];
+            };
+            /** Tools */
+            tools: string[];
+        };
+        /** PagesRead */
+        PagesRead: {
+            global: components["schemas"]["Level"];
+            /** Pages */
+            pages: {
+                [key: string]: components["schemas"]["PageRead"];
+            };
+            /** Payload Types */
+            payload_types: {
+                [key: string]: components["schemas"]["PayloadTypeRead"];
+            };
+        };
+        /** PayloadTypeRead */
+        PayloadTypeRead: {
+            /** Description */
+            description: string;
+            /** Is Global */
+            is_global: boolean;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "tool" | "llm";
+        };
         /**
          * PromptPreviewRequest
          * @description The preview of a whole page context, as a chat request would send it (drafts too long for a URL).
@@ -868,6 +939,7 @@ export interface components {
          * @description An assistant message's structured part, as the page sees it (`GET /api/conversations/{id}`).
          */
         PublicExtras: {
+            action?: components["schemas"]["SuggestedAction"] | null;
             error?: components["schemas"]["TurnError"] | null;
             /** Model */
             model?: string | null;
@@ -1114,6 +1186,17 @@ export interface components {
             label: string;
             /** Value */
             value: string;
+        };
+        /** TabRead */
+        TabRead: {
+            /** Payloads */
+            payloads: string[];
+            /** Subtabs */
+            subtabs: {
+                [key: string]: components["schemas"]["Level"];
+            };
+            /** Tools */
+            tools: string[];
         };
         /** TextDelta */
         TextDelta: {
@@ -2476,9 +2559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PagesRead"];
                 };
             };
             /** @description Unauthorized */
