@@ -17,6 +17,7 @@ import { InstructionsEditor, useInstructionsEditor } from "./streams/Instruction
 import { idle, message, OutcomeText, type Outcome } from "./streams/Outcome";
 import type { TryTarget } from "./streams/PromptPreview";
 import { DefinitionFields, RetrievalFields } from "./streams/StreamDetails";
+import { streamEditorActions } from "./streams/streamActions";
 import { StreamList } from "./streams/StreamList";
 import {
   EDITOR_TABS,
@@ -202,7 +203,7 @@ export function StreamsAdmin() {
           remember: false,
           getContext: () => buildSandboxContext(sandbox, stream.id, draftRef.current, contextRef.current),
           payloadHandlers: { chat_instructions_suggestion: fillInstructions },
-          clientActions: {},
+          clientActions: {}, // the sandbox tries another page's prompt: its actions have no page here
           onEntity,
           banner: (
             <div className="chat-sandbox" data-testid="sandbox-banner" role="note">
@@ -220,7 +221,7 @@ export function StreamsAdmin() {
           app: "kh",
           getContext: () => contextRef.current,
           payloadHandlers: { chat_instructions_suggestion: fillInstructions },
-          clientActions: {},
+          clientActions: streamEditorActions({ switchTab: setTab, hasStream: stream !== null }),
           onEntity,
         };
 
