@@ -38,8 +38,8 @@ def offered_action(rows: Sequence[Any], request: ActionRequest) -> SuggestedActi
     """The server action of the conversation's last answer that `request` names (same name and data)."""
     answer = next((row for row in reversed(rows) if row.role == "assistant"), None)
     offers = MessageExtras.model_validate(answer.extras or {}).suggested_actions if answer is not None else []
-    for offer in offers:
-        if offer.handler == "server" and offer.action == request.action and (offer.data or None) == request.data:
+    for offer in offers:  # no data and empty data are the same offer
+        if offer.handler == "server" and offer.action == request.action and (offer.data or {}) == (request.data or {}):
             return offer
     raise InvalidInput(f"The action {request.action!r} was not offered by this conversation's last answer.")
 

@@ -98,3 +98,13 @@ def test_an_action_needs_the_conversation_that_offered_it(alice: TestClient, fak
                                              "action": {"action": "summarise_results"}})
     assert r.status_code == 422 and "conversation_id is required" in r.json()["detail"]
     assert fake_llm.requests == []
+
+
+def test_an_offer_without_data_matches_a_click_with_empty_data(alice: TestClient, fake_llm: FakeAnthropic) -> None:
+    conv = offer(alice, fake_llm, [{"label": "More", "action": "more", "handler": "server"}])["conversation_id"]
+    fake_llm.script(Script.text("More."))
+    r = alice.post("/api/chat/stream", json={"message": "More", "context": CONTEXT, "conversation_id": conv,
+                                             "action": {"action": "more", "data": {}}})
+    assert r.status_code == 200, r.text
+    assert fake_llm.requests[-1]["messages"][-1]["content"][-1]["text"].startswith(
+        '[The user clicked your suggested action "More" (server action `more`). ')

@@ -264,7 +264,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   /** A clicked server action: the chat shows its label, the server gets the action (it checks the offer). */
   const sendAction = useCallback(
     (offer: SuggestedAction, context: Record<string, unknown>) =>
-      void run(offer.label, context, false, { action: offer.action, ...(offer.data ? { data: offer.data } : {}) }),
+      void run(offer.label, context, false, { action: offer.action, ...(offer.data && Object.keys(offer.data).length ? { data: offer.data } : {}) }),
     [run],
   );
 
