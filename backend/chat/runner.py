@@ -242,7 +242,7 @@ def _page_actions(raw: list[dict[str, Any]], resolved: Resolved) -> tuple[list[S
     for item in raw:
         action = SuggestedAction.model_validate(item)
         if action.handler == "client" and action.action not in declared:
-            errors.append(f"SUGGESTED_ACTIONS: {action.action!r} is not a client action of this page; dropped")
+            errors.append(f"suggested_actions: {action.action!r} is not a client action of this page; dropped")
         else:
             kept.append(action)
     return kept, errors

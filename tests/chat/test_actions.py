@@ -39,7 +39,7 @@ def test_a_client_action_the_page_does_not_declare_is_dropped_with_a_reason(
         stored = s.get(Message, done["message_id"])
         assert stored is not None
         assert stored.extras["payload_errors"] == [
-            "SUGGESTED_ACTIONS: 'run_query' is not a client action of this page; dropped"]
+            "suggested_actions: 'run_query' is not a client action of this page; dropped"]
     read = alice.get(f"/api/conversations/{done['conversation_id']}").json()
     assert read["messages"][1]["extras"]["suggested_actions"] == [OPEN, SUMMARISE]
 
