@@ -11,18 +11,21 @@ from typing import Any
 
 from backend.config import PROJECT_ROOT, Settings
 from backend.main import create_app
+from backend.pages.router import page_registry
 
 COMMITTED = PROJECT_ROOT / "frontend" / "src" / "api" / "openapi.json"
 
 
 def openapi_document() -> dict[str, Any]:
     """The app's OpenAPI document, built without side effects: an in-memory database that is never
-    connected to, the demo model, offline sources, and no lifespan (so no seeding)."""
+    connected to, the demo model, offline sources, and no lifespan (so no seeding). It carries the page
+    registry (`GET /api/pages`) as `x-page-registry`: the frontend's tests check every payload type has a
+    card and every page implements exactly its declared client actions against it."""
     settings = Settings(database_url="sqlite://", anthropic_api_key=None, colleague_sources="offline",
                         colleague_demo=False)
     app = create_app(settings)
     try:
-        return app.openapi()
+        return {**app.openapi(), "x-page-registry": page_registry().model_dump(mode="json", by_alias=True)}
     finally:
         app.state.db.dispose()
 

@@ -94,6 +94,8 @@ class PublicExtras(Record):
     payload_errors: list[str] = Field(default_factory=list)
     stream: StreamRef | None = None
     error: TurnError | None = None
+    # User messages: the suggested server action this message clicked (its label is the message's text).
+    action: SuggestedAction | None = None
 
 
 class MessageExtras(PublicExtras):

@@ -190,9 +190,9 @@ class TurnRunner:
         cards = [*state.tool_payloads, *(
             Card(id=uuid.uuid4().hex[:16], type=p["type"], data=p["data"], source="llm")
             for p in extraction.payloads)]
+        actions, action_errors = _page_actions(extraction.suggested_actions, turn.resolved)
         extras = self._extras(cards, [SuggestedValue.model_validate(v) for v in extraction.suggested_values],
-                              [SuggestedAction.model_validate(a) for a in extraction.suggested_actions],
-                              extraction.errors)
+                              actions, [*extraction.errors, *action_errors])
         terminal: WireEvent
         if failure is not None and not self.stopped:
             terminal = TurnErrored(message=failure.message, code=failure.code, retryable=failure.retryable,
@@ -231,3 +231,18 @@ class TurnRunner:
             save_frames(s, self.turn.turn_id, frames)
             conv.updated_at = utcnow()
             turns.release(conv, self.turn.turn_id)
+
+
+def _page_actions(raw: list[dict[str, Any]], resolved: Resolved) -> tuple[list[SuggestedAction], list[str]]:
+    """The suggested actions the page can carry out: a client action the page does not declare would be a
+    dead button, so it is dropped (and said why); server actions come back to the model, any name."""
+    declared = {a.action for a in resolved.page.client_actions} if resolved.page else set()
+    kept: list[SuggestedAction] = []
+    errors: list[str] = []
+    for item in raw:
+        action = SuggestedAction.model_validate(item)
+        if action.handler == "client" and action.action not in declared:
+            errors.append(f"suggested_actions: {action.action!r} is not a client action of this page; dropped")
+        else:
+            kept.append(action)
+    return kept, errors

@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
@@ -36,6 +36,7 @@ from backend.agent.schemas import (
 )
 from backend.chat import history as chat_history
 from backend.chat import turns
+from backend.chat.actions import ActionRequest, action_message, offered_action
 from backend.chat.log import Frame, follow_stored, stored_frames
 from backend.chat.prompt import SystemPrompt, build_system_prompt
 from backend.chat.runner import SHUTDOWN, Turn, TurnRunner
@@ -62,6 +63,8 @@ class ChatRequest(BaseModel):
     context: dict[str, Any] = Field(default_factory=dict)
     conversation_id: DbId | None = None
     app: App | None = None
+    # A clicked server action: `message` is its label (what the chat shows), this is what the model gets.
+    action: ActionRequest | None = None
 
     @field_validator("message")
     @classmethod
@@ -76,6 +79,12 @@ class ChatRequest(BaseModel):
         if len(json.dumps(value, default=str)) > MAX_CONTEXT_BYTES:
             raise ValueError(f"context is larger than {MAX_CONTEXT_BYTES // 1000} KB; send summaries, not records")
         return value
+
+    @model_validator(mode="after")
+    def _action_answers_an_offer(self) -> ChatRequest:
+        if self.action is not None and self.conversation_id is None:
+            raise ValueError("an action answers an offer in a conversation: conversation_id is required")
+        return self
 
 
 def stage_items(context: Mapping[str, Any], keys: tuple[str, ...],
@@ -157,8 +166,11 @@ class ChatService:
             raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
         turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
         rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id).order_by(Message.id)))
-        messages = chat_history.build_history(rows, req.message, system.page_context)
-        sent = MessageExtras(sent_content=messages[-1]["content"]).model_dump(mode="json", exclude_defaults=True)
+        action = offered_action(rows, req.action) if req.action is not None else None
+        messages = chat_history.build_history(rows, action_message(action) if action else req.message,
+                                              system.page_context)
+        sent = MessageExtras(sent_content=messages[-1]["content"], action=action).model_dump(
+            mode="json", exclude_defaults=True)
         user_msg = Message(conversation_id=conv.id, role="user", content=req.message, context=context,
                            extras=sent, status="complete")
         answer = Message(conversation_id=conv.id, role="assistant", content="", context=None, status="running",

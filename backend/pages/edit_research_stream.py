@@ -45,7 +45,8 @@ register_page(PageConfig(
         ),
     },
     client_actions=(
-        ClientAction("switch_tab", "Switch the editor to another tab (data: {tab})"),
-        ClientAction("run_query", "Run the workbench query"),
+        ClientAction("switch_tab", "Switch the editor to another tab: semantic (the definition), retrieval (the "
+                     "default PubMed query and trial search) or instructions (the chat instructions)",
+                     data=("tab",)),
     ),
 ))

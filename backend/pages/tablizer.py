@@ -59,8 +59,11 @@ register_page(PageConfig(
     tools=("get_pubmed_article", "get_staged_items"),
     staged_keys=("articles",),
     client_actions=(
-        ClientAction("run_query", "Run a PubMed query in the search box (data: {query})"),
-        ClientAction("open_article", "Open an article's detail view (data: {pmid})"),
+        ClientAction("run_query", "Search PubMed: data.query is put in the search box and run; without it, the "
+                     "search box runs as it is", data=("query",)),
+        ClientAction("open_article", "Open an article's detail view", data=("pmid",)),
         ClientAction("save_snapshot", "Save the current results as a snapshot"),
+        ClientAction("next_page", "Show the next page of results"),
+        ClientAction("previous_page", "Show the previous page of results"),
     ),
 ))

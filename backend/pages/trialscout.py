@@ -59,6 +59,9 @@ register_page(PageConfig(
     staged_keys=("trials",),
     client_actions=(
         ClientAction("run_search", "Run the trial search form as it is"),
-        ClientAction("open_trial", "Open a trial's detail view (data: {nct_id})"),
+        ClientAction("open_trial", "Open a trial's detail view", data=("nct_id",)),
+        ClientAction("clear_form", "Clear the trial search form"),
+        ClientAction("next_page", "Show the next page of results"),
+        ClientAction("previous_page", "Show the previous page of results"),
     ),
 ))

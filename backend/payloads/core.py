@@ -10,8 +10,8 @@ register_payload_type(PayloadType(
     source="llm",
     parse_marker="SCHEMA_PROPOSAL:",
     llm_instructions="""SCHEMA_PROPOSAL - when the user asks for recommendations on the stream's definition \
-(purpose, topics, entities):
-SCHEMA_PROPOSAL: {"proposed_changes": {"purpose": "...", "topics": ["..."]}, "confidence": "high|medium|low", \
+(its name, and a description that states its purpose, topics and entities); Accept puts them in the editor:
+SCHEMA_PROPOSAL: {"proposed_changes": {"name": "...", "description": "..."}, "confidence": "high|medium|low", \
 "reasoning": "why these changes"}""",
     schema={"type": "object", "required": ["proposed_changes", "reasoning"], "properties": {
         "proposed_changes": {"type": "object", "minProperties": 1},
@@ -37,7 +37,8 @@ register_payload_type(PayloadType(
     description="Proposed retrieval setup (queries per source) for a stream",
     source="llm",
     parse_marker="RETRIEVAL_PROPOSAL:",
-    llm_instructions="""RETRIEVAL_PROPOSAL - when the user asks how to retrieve articles/trials for the stream:
+    llm_instructions="""RETRIEVAL_PROPOSAL - when the user asks how to retrieve articles/trials for the stream \
+(Accept makes them the stream's default PubMed query and trial search; trial_search takes TrialScout's fields):
 RETRIEVAL_PROPOSAL: {"pubmed_query": "...", "trial_search": {"condition": "...", "intervention": "..."}, \
 "reasoning": "..."}""",
     schema={"type": "object", "required": ["reasoning"], "properties": {

@@ -27,8 +27,13 @@ class TabConfig:
 
 @dataclass(frozen=True)
 class ClientAction:
+    """Something the page itself does when the user clicks a suggested action with handler "client".
+    The page's frontend implements exactly the actions its config declares (a test holds both sides to
+    the same list, read from `GET /api/pages`); `data` names the keys of the action's `data` it reads."""
+
     action: str
     description: str
+    data: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

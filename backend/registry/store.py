@@ -48,6 +48,9 @@ class Registry:
             for where, kind, name in page_references(page):
                 if name not in getattr(self, kind):
                     raise RegistryError(f"page {page.page!r} ({where}) names unknown {kind[:-1]} {name!r}")
+            actions = [a.action for a in page.client_actions]
+            if len(actions) != len(set(actions)):
+                raise RegistryError(f"page {page.page!r} declares a client action twice: {sorted(actions)}")
 
 
 REGISTRY = Registry()

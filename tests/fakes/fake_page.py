@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from backend.registry import (
     REGISTRY,
+    ClientAction,
     PageConfig,
     PayloadType,
     TabConfig,
@@ -80,6 +81,7 @@ PAGE = PageConfig(
     context_builder=lambda ctx: f"Test page. Query: {ctx.get('query', '')}",
     payloads=("test_card",), tools=("lookup", "boom", "huge", "slow", "get_staged_items"),
     tabs={"extra": TabConfig(tools=("secret_tool",))}, staged_keys=("items",),
+    client_actions=(ClientAction("open_trial", "Open a trial's detail view", data=("nct_id",)),),
 )
 CONTEXT = {"current_page": "test_page", "query": "egfr"}
 

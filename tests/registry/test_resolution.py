@@ -12,6 +12,7 @@ from backend.config import Settings
 from backend.main import create_app
 from backend.registry import (
     REGISTRY,
+    ClientAction,
     PageConfig,
     PayloadType,
     RegistryError,
@@ -137,3 +138,24 @@ def test_pages_endpoint_shows_the_resolved_registry(alice: TestClient) -> None:
     assert editor["app"] == "kh"
     assert editor["tabs"]["execute"]["subtabs"]["workbench"]["payloads"][-1] == "filter_suggestion"
     assert "schema_proposal" in body["payload_types"]
+
+
+def test_pages_endpoint_serves_each_page_client_actions_with_their_data(alice: TestClient) -> None:
+    """The one list of client actions a page's frontend implements (the frontend's tests read the same list
+    from the OpenAPI document's `x-page-registry`)."""
+    pages = alice.get("/api/pages").json()["pages"]
+    actions = {name: {a["action"]: a["data"] for a in page["client_actions"]} for name, page in pages.items()}
+    assert actions["trialscout"] == {"run_search": [], "open_trial": ["nct_id"], "clear_form": [],
+                                     "next_page": [], "previous_page": []}
+    assert actions["tablizer"] == {"run_query": ["query"], "open_article": ["pmid"], "save_snapshot": [],
+                                   "next_page": [], "previous_page": []}
+    assert actions["edit_research_stream"] == {"switch_tab": ["tab"]}
+
+
+def test_a_page_declaring_a_client_action_twice_stops_the_registry() -> None:
+    load_builtins()
+    page = PageConfig(page="twice", context_builder=lambda ctx: "", client_actions=(
+        ClientAction("open", "a"), ClientAction("open", "b")))
+    with pytest.raises(RegistryError, match="page 'twice' declares a client action twice"), \
+            swapped(pages={**REGISTRY.pages, "twice": page}):
+        pass

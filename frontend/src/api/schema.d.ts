@@ -544,6 +544,15 @@ export interface components {
             /** Text */
             text: string;
         };
+        /** ActionRequest */
+        ActionRequest: {
+            /** Action */
+            action: string;
+            /** Data */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+        };
         /**
          * AiColumn
          * @description A column as the user defined it: `criteria` is a yes/no statement (boolean) or a question (text).
@@ -673,6 +682,7 @@ export interface components {
         };
         /** ChatRequest */
         ChatRequest: {
+            action?: components["schemas"]["ActionRequest"] | null;
             /** App */
             app?: ("kh" | "tablizer" | "trialscout") | null;
             /** Context */
@@ -683,6 +693,18 @@ export interface components {
             conversation_id?: number | null;
             /** Message */
             message: string;
+        };
+        /** ClientActionRead */
+        ClientActionRead: {
+            /** Action */
+            action: string;
+            /**
+             * Data
+             * @description the keys of the action's `data` the page reads
+             */
+            data: string[];
+            /** Description */
+            description: string;
         };
         /** ColumnCompleted */
         ColumnCompleted: {
@@ -897,6 +919,16 @@ export interface components {
              */
             version_id: number;
         };
+        /**
+         * Level
+         * @description The resolved tool and payload names at one level (global ∪ page ∪ tab ∪ subtab).
+         */
+        Level: {
+            /** Payloads */
+            payloads: string[];
+            /** Tools */
+            tools: string[];
+        };
         /** Location */
         Location: {
             /** City */
@@ -953,6 +985,45 @@ export interface components {
             /** Time Frame */
             time_frame?: string | null;
         };
+        /** PageRead */
+        PageRead: {
+            /** App */
+            app: string;
+            /** Client Actions */
+            client_actions: components["schemas"]["ClientActionRead"][];
+            /** Payloads */
+            payloads: string[];
+            /** Tabs */
+            tabs: {
+                [key: string]: components["schemas"]["TabRead"];
+            };
+            /** Tools */
+            tools: string[];
+        };
+        /** PagesRead */
+        PagesRead: {
+            global: components["schemas"]["Level"];
+            /** Pages */
+            pages: {
+                [key: string]: components["schemas"]["PageRead"];
+            };
+            /** Payload Types */
+            payload_types: {
+                [key: string]: components["schemas"]["PayloadTypeRead"];
+            };
+        };
+        /** PayloadTypeRead */
+        PayloadTypeRead: {
+            /** Description */
+            description: string;
+            /** Is Global */
+            is_global: boolean;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "tool" | "llm";
+        };
         /**
          * PromptPreviewRequest
          * @description The preview of a whole page context, as a chat request would send it (drafts too long for a URL).
@@ -968,6 +1039,7 @@ export interface components {
          * @description An assistant message's structured part, as the page sees it (`GET /api/conversations/{id}`).
          */
         PublicExtras: {
+            action?: components["schemas"]["SuggestedAction"] | null;
             error?: components["schemas"]["TurnError"] | null;
             /** Model */
             model?: string | null;
@@ -1079,8 +1151,9 @@ export interface components {
         };
         /**
          * ReportRequest
-         * @description A shortlist: the selected rows with the AI columns, the pinned charts and the assistant's summary
-         *     (`summary`, Markdown, or the newest answer of `conversation_id` when no summary is given).
+         * @description A shortlist: the selected rows with the AI columns, the pinned charts and the assistant's summary:
+         *     `summary` (Markdown) when given; else, with `include_answer`, the newest complete answer of
+         *     `conversation_id`, or of the user's most recent conversation on this app.
          */
         ReportRequest: {
             /** Ai Columns */
@@ -1096,6 +1169,11 @@ export interface components {
             columns: components["schemas"]["TableColumn"][];
             /** Conversation Id */
             conversation_id?: number | null;
+            /**
+             * Include Answer
+             * @default true
+             */
+            include_answer?: boolean;
             /** Query */
             query?: string | null;
             /** Rows */
@@ -1317,6 +1395,17 @@ export interface components {
             label: string;
             /** Value */
             value: string;
+        };
+        /** TabRead */
+        TabRead: {
+            /** Payloads */
+            payloads: string[];
+            /** Subtabs */
+            subtabs: {
+                [key: string]: components["schemas"]["Level"];
+            };
+            /** Tools */
+            tools: string[];
         };
         /** TableColumn */
         TableColumn: {
@@ -2804,9 +2893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PagesRead"];
                 };
             };
             /** @description Unauthorized */

@@ -1,16 +1,22 @@
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
+import { pageRegistry } from "../api/pageRegistry";
 import type { Payload } from "../api/types";
 import { AIColumnCard } from "./AIColumnCard";
 import { ChatInstructionsCard } from "./ChatInstructionsCard";
 import { FallbackCard } from "./FallbackCard";
+import { FilterSuggestionCard } from "./FilterSuggestionCard";
 import { PubMedQueryCard } from "./PubMedQueryCard";
 import { PubMedSearchResultsCard } from "./PubMedSearchResultsCard";
+import { QuerySuggestionCard } from "./QuerySuggestionCard";
 import { cardFor, cards, SUGGESTION_TYPES } from "./registry";
+import { RetrievalProposalCard } from "./RetrievalProposalCard";
+import { SchemaProposalCard } from "./SchemaProposalCard";
 import { TrialDetailsCard } from "./TrialDetailsCard";
 import { TrialSearchCard } from "./TrialSearchCard";
 import { TrialSearchResultsCard } from "./TrialSearchResultsCard";
 import type { CardProps } from "./types";
+import { ValidationResultsCard } from "./ValidationResultsCard";
 
 const pubmedQuery: Payload = {
   id: "p1",
@@ -49,11 +55,46 @@ const chatInstructions: Payload = {
   source: "llm",
 };
 
+const querySuggestion: Payload = {
+  id: "p5",
+  type: "query_suggestion",
+  data: { query: "CRISPR[MeSH] AND delivery", explanation: "Delivery methods" },
+  source: "llm",
+};
+const filterSuggestion: Payload = {
+  id: "p6",
+  type: "filter_suggestion",
+  data: { field: "publication_type", operator: "equals", value: "Review", explanation: "Reviews only" },
+  source: "llm",
+};
+const schemaProposal: Payload = {
+  id: "p7",
+  type: "schema_proposal",
+  data: { proposed_changes: { name: "EGFR resistance", description: "Mechanisms of resistance" }, confidence: "high", reasoning: "Sharper" },
+  source: "llm",
+};
+const retrievalProposal: Payload = {
+  id: "p8",
+  type: "retrieval_proposal",
+  data: { pubmed_query: "EGFR AND osimertinib", trial_search: { condition: "NSCLC", phase: ["PHASE3"] }, reasoning: "Both sources" },
+  source: "llm",
+};
+const validationResults: Payload = {
+  id: "p9",
+  type: "validation_results",
+  data: { errors: ["No description"], warnings: [], suggestions: ["Add MeSH terms", "Name the mutation"] },
+  source: "llm",
+};
+
 const suggestions: Array<[string, Payload, (props: CardProps) => React.JSX.Element]> = [
   ["PubMedQueryCard", pubmedQuery, PubMedQueryCard],
   ["TrialSearchCard", trialSearch, TrialSearchCard],
   ["AIColumnCard", aiColumn, AIColumnCard],
   ["ChatInstructionsCard", chatInstructions, ChatInstructionsCard],
+  ["QuerySuggestionCard", querySuggestion, QuerySuggestionCard],
+  ["FilterSuggestionCard", filterSuggestion, FilterSuggestionCard],
+  ["SchemaProposalCard", schemaProposal, SchemaProposalCard],
+  ["RetrievalProposalCard", retrievalProposal, RetrievalProposalCard],
 ];
 
 describe("registry", () => {
@@ -71,9 +112,26 @@ describe("registry", () => {
     expect([...SUGGESTION_TYPES].sort()).toEqual([
       "ai_column_suggestion",
       "chat_instructions_suggestion",
+      "filter_suggestion",
       "pubmed_query_suggestion",
+      "query_suggestion",
+      "retrieval_proposal",
+      "schema_proposal",
       "trial_search_suggestion",
     ]);
+  });
+
+  it.each(Object.keys(pageRegistry.payload_types))("the backend's payload type %s has its own card", (type) => {
+    expect(Object.prototype.hasOwnProperty.call(cards, type), `frontend/src/cards/registry.ts has no card for ${type}`).toBe(true);
+    expect(cardFor(type)).not.toBe(FallbackCard);
+  });
+
+  it("every card the frontend registers is a payload type of the backend", () => {
+    expect(Object.keys(cards).filter((t) => !(t in pageRegistry.payload_types))).toEqual([]);
+  });
+
+  it("an LLM suggestion is offered with Accept; a tool result is not", () => {
+    for (const type of SUGGESTION_TYPES) expect(pageRegistry.payload_types[type]?.source).toBe("llm");
   });
 });
 
@@ -127,6 +185,34 @@ describe.each(suggestions)("%s Accept/Dismiss", (_name, payload, Card) => {
 });
 
 describe("card contents", () => {
+  it("FilterSuggestionCard reads its field, operator and value as a rule", () => {
+    render(<FilterSuggestionCard payload={{ ...filterSuggestion, data: { field: "year", operator: "gte", value: 2020 } }} />);
+    expect(screen.getByTestId("card-filter").textContent).toBe("year is at least 2020");
+  });
+
+  it("SchemaProposalCard lists each proposed change, the confidence and the reasoning", () => {
+    render(<SchemaProposalCard payload={schemaProposal} />);
+    expect(screen.getByTestId("card-changes").textContent).toBe("nameEGFR resistancedescriptionMechanisms of resistance");
+    expect(screen.getByText("Confidence: high")).toBeTruthy();
+    expect(screen.getByText("Sharper")).toBeTruthy();
+  });
+
+  it("RetrievalProposalCard shows the PubMed query and the trial search's set fields", () => {
+    render(<RetrievalProposalCard payload={retrievalProposal} />);
+    expect(screen.getByTestId("card-query").textContent).toBe("EGFR AND osimertinib");
+    expect(screen.getByTestId("card-trial-search").textContent).toBe("conditionNSCLCphasePHASE3");
+  });
+
+  it("ValidationResultsCard groups errors and suggestions, has nothing to accept, and says when all is well", () => {
+    const { rerender } = render(<ValidationResultsCard payload={validationResults} onAccept={vi.fn()} />);
+    expect(screen.getByTestId("card-validation-errors").textContent).toContain("No description");
+    expect(screen.queryByTestId("card-validation-warnings")).toBeNull();
+    expect(within(screen.getByTestId("card-validation-suggestions")).getAllByRole("listitem")).toHaveLength(2);
+    expect(screen.queryByTestId("card-accept")).toBeNull();
+    rerender(<ValidationResultsCard payload={{ ...validationResults, data: {} }} />);
+    expect(screen.getByTestId("card-validation-clean")).toBeTruthy();
+  });
+
   it("ChatInstructionsCard shows the proposed text with its line breaks, and the explanation", () => {
     render(<ChatInstructionsCard payload={chatInstructions} />);
     expect(screen.getByTestId("card-instructions").textContent).toBe("Name the EGFR mutation.\n- Flag prior osimertinib.");

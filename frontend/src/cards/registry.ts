@@ -6,12 +6,17 @@ import type { ComponentType } from "react";
 import { AIColumnCard } from "./AIColumnCard";
 import { ChatInstructionsCard } from "./ChatInstructionsCard";
 import { FallbackCard } from "./FallbackCard";
+import { FilterSuggestionCard } from "./FilterSuggestionCard";
 import { PubMedQueryCard } from "./PubMedQueryCard";
 import { PubMedSearchResultsCard } from "./PubMedSearchResultsCard";
+import { QuerySuggestionCard } from "./QuerySuggestionCard";
+import { RetrievalProposalCard } from "./RetrievalProposalCard";
+import { SchemaProposalCard } from "./SchemaProposalCard";
 import { TrialDetailsCard } from "./TrialDetailsCard";
 import { TrialSearchCard } from "./TrialSearchCard";
 import { TrialSearchResultsCard } from "./TrialSearchResultsCard";
 import type { CardProps } from "./types";
+import { ValidationResultsCard } from "./ValidationResultsCard";
 
 export const cards: Readonly<Record<string, ComponentType<CardProps>>> = Object.freeze({
   pubmed_query_suggestion: PubMedQueryCard,
@@ -21,6 +26,11 @@ export const cards: Readonly<Record<string, ComponentType<CardProps>>> = Object.
   pubmed_search_results: PubMedSearchResultsCard,
   trial_search_results: TrialSearchResultsCard,
   chat_instructions_suggestion: ChatInstructionsCard,
+  query_suggestion: QuerySuggestionCard,
+  filter_suggestion: FilterSuggestionCard,
+  schema_proposal: SchemaProposalCard,
+  validation_results: ValidationResultsCard,
+  retrieval_proposal: RetrievalProposalCard,
 });
 
 /** Payload types the user accepts or dismisses (the others are informational). */
@@ -29,6 +39,10 @@ export const SUGGESTION_TYPES: ReadonlySet<string> = new Set([
   "trial_search_suggestion",
   "ai_column_suggestion",
   "chat_instructions_suggestion",
+  "query_suggestion",
+  "filter_suggestion",
+  "schema_proposal",
+  "retrieval_proposal",
 ]);
 
 export function cardFor(type: string): ComponentType<CardProps> {

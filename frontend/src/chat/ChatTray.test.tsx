@@ -47,8 +47,9 @@ const turn = (over: Record<string, unknown> = {}) => [
       payloads: [suggestion],
       suggested_values: [{ label: "Narrower", value: "Make it narrower" }],
       suggested_actions: [
-        { label: "Run it", action: "run_search", handler: "client" },
-        { label: "Analyse", action: "analyse_results", handler: "server" },
+        { label: "Open it", action: "open_article", handler: "client", data: { pmid: "123" } },
+        { label: "Open a trial", action: "open_trial", handler: "client", data: { nct_id: "NCT01234567" } },
+        { label: "Analyse", action: "analyse_results", handler: "server", data: { top: 3 } },
       ],
       conversation_id: 5,
       message_id: 11,
@@ -100,7 +101,7 @@ function setup(over: Partial<PageChatBinding> = {}) {
     app: "tablizer",
     getContext: () => ({ current_page: "tablizer", query: "egfr" }),
     payloadHandlers: { pubmed_query_suggestion: vi.fn() },
-    clientActions: { run_search: vi.fn() },
+    clientActions: { open_article: { run: vi.fn() } },
     onEntity: vi.fn(),
     ...over,
   };
@@ -163,15 +164,23 @@ describe("ChatTray", () => {
     expect(calls.find((c) => c.url.includes("/decision"))?.body).toEqual({ decision: "dismissed" });
   });
 
-  it("runs client actions on the page and sends server actions back as a message", async () => {
+  it("runs client actions on the page with their data and sends server actions back as actions", async () => {
     const { binding } = setup();
     await sendMessage("q");
-    const [client, server] = await screen.findAllByTestId("suggested-action");
+    const [client, elsewhere, server] = (await screen.findAllByTestId("suggested-action")) as HTMLButtonElement[];
     fireEvent.click(client);
-    expect(binding.clientActions.run_search).toHaveBeenCalled();
+    expect(binding.clientActions.open_article.run).toHaveBeenCalledWith({ pmid: "123" });
+    // An action this page has no handler for is greyed, never run.
+    expect(elsewhere.disabled).toBe(true);
+    expect(server.disabled).toBe(false);
     fireEvent.click(server);
     await waitFor(() => expect(streamCalls()).toHaveLength(2));
-    expect(streamCalls()[1].body).toMatchObject({ message: "analyse_results" });
+    expect(streamCalls()[1].body).toMatchObject({
+      message: "Analyse",
+      conversation_id: 5,
+      action: { action: "analyse_results", data: { top: 3 } },
+    });
+    expect(screen.getAllByTestId("message-user")[1].textContent).toContain("Analyse");
   });
 
   it("links PMIDs in the answer to the page", async () => {

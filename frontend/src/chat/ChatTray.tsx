@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { App, Payload, StreamInfo, SuggestedAction, Usage } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
+import { canRunAction, type ClientActions } from "./clientActions";
 import { ConversationExport } from "./ConversationExport";
 import { ConversationList } from "./ConversationList";
 import type { OpenEntity } from "./EntityLink";
@@ -19,8 +20,8 @@ export interface PageChatBinding {
   getContext: () => Record<string, unknown>;
   /** Apply an accepted payload to the page, by payload type. May throw to refuse. */
   payloadHandlers: Partial<Record<string, (data: Record<string, unknown>) => void | Promise<void>>>;
-  /** Suggested actions with handler "client", by action name. */
-  clientActions: Partial<Record<string, () => void>>;
+  /** Suggested actions with handler "client": exactly the page config's client actions, run with their data. */
+  clientActions: ClientActions;
   onEntity: OpenEntity;
   /** Shown under the tray's header (e.g. "Sandbox: trying a draft"). */
   banner?: ReactNode;
@@ -139,10 +140,17 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
       };
     },
     onValue: (value) => sendText(value),
-    canRunAction: (a: SuggestedAction) => a.handler === "server" || Boolean(bindingRef.current.clientActions[a.action]),
+    canRunAction: (a: SuggestedAction) =>
+      a.handler === "server" ? !state.streaming : canRunAction(bindingRef.current.clientActions, a.action, a.data ?? {}),
     onAction: (a: SuggestedAction) => {
-      if (a.handler === "server") sendText(a.action);
-      else bindingRef.current.clientActions[a.action]?.();
+      const actions = bindingRef.current.clientActions;
+      if (a.handler === "server") {
+        if (state.streaming) return;
+        chat.sendAction(a, bindingRef.current.getContext());
+        pinned.current = true;
+      } else if (canRunAction(actions, a.action, a.data ?? {})) {
+        void actions[a.action].run(a.data ?? {});
+      }
     },
   };
 

@@ -4,6 +4,7 @@
  */
 import type {
   ChatEvent,
+  ChatRequest,
   ChatResponsePayload,
   ConversationDetail,
   Decision,
@@ -63,6 +64,8 @@ export interface ChatError {
 export interface ChatRequestDraft {
   message: string;
   context: Record<string, unknown>;
+  /** A clicked server action (the message is its label). */
+  action?: ChatRequest["action"];
 }
 
 export interface ChatState {
@@ -82,7 +85,7 @@ export interface ChatState {
 export type ChatAction =
   | { type: "reset" }
   | { type: "loaded"; conversation: ConversationDetail }
-  | { type: "send"; message: string; context: Record<string, unknown>; key: string; retry?: boolean }
+  | { type: "send"; message: string; context: Record<string, unknown>; action?: ChatRequest["action"]; key: string; retry?: boolean }
   | { type: "event"; event: ChatEvent }
   | { type: "stopped" }
   | { type: "failed"; error: ChatError }
@@ -336,7 +339,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         reconnecting: false,
         statusText: null,
         error: null,
-        lastRequest: { message: action.message, context: action.context },
+        lastRequest: { message: action.message, context: action.context, ...(action.action ? { action: action.action } : {}) },
       };
     }
     case "event":

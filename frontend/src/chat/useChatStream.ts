@@ -4,7 +4,7 @@
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api, resumeChat, streamChat, type ChatEventHandler } from "../api/client";
-import type { App, ChatEvent, ChatRequest, ConversationDetail, Decision } from "../api/types";
+import type { App, ChatEvent, ChatRequest, ConversationDetail, Decision, SuggestedAction } from "../api/types";
 import { chatReducer, initialChatState, type ChatError } from "./chatReducer";
 import { followTurn, wait } from "./turnStream";
 
@@ -199,7 +199,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   }, [restoreId, open]);
 
   const run = useCallback(
-    async (message: string, context: Record<string, unknown>, retry: boolean) => {
+    async (message: string, context: Record<string, unknown>, retry: boolean, action?: ChatRequest["action"]) => {
       if (turnRef.current) return;
       // Retry after a send that never heard back re-sends it under the same key: if the server did start
       // that turn, this attaches to it instead of starting a second one.
@@ -213,12 +213,13 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
                 context,
                 app,
                 ...(conversationRef.current != null ? { conversation_id: conversationRef.current } : {}),
+                ...(action ? { action } : {}),
               },
               key: newKey(),
               unseen: true,
             };
       sendRef.current = send;
-      dispatch({ type: "send", message, context, key: String(++keyRef.current), retry });
+      dispatch({ type: "send", message, context, action, key: String(++keyRef.current), retry });
       await follow(
         (after, turnConversation, onEvent, signal) =>
           // Until the turn's first event names its conversation, the same POST (same key) is the way back in.
@@ -260,9 +261,16 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     [run],
   );
 
+  /** A clicked server action: the chat shows its label, the server gets the action (it checks the offer). */
+  const sendAction = useCallback(
+    (offer: SuggestedAction, context: Record<string, unknown>) =>
+      void run(offer.label, context, false, { action: offer.action, ...(offer.data && Object.keys(offer.data).length ? { data: offer.data } : {}) }),
+    [run],
+  );
+
   const retry = useCallback(() => {
     if (state.error?.resume && state.conversationId != null) void open(state.conversationId, true);
-    else if (state.lastRequest) void run(state.lastRequest.message, state.lastRequest.context, true);
+    else if (state.lastRequest) void run(state.lastRequest.message, state.lastRequest.context, true, state.lastRequest.action);
   }, [open, run, state.error, state.conversationId, state.lastRequest]);
 
   /** Stop the running turn: keep the partial answer, tell the server, drop the stream. */
@@ -301,7 +309,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     }
   }, []);
 
-  return { state, send, retry, stop, open, startNew, decide };
+  return { state, send, sendAction, retry, stop, open, startNew, decide };
 }
 
 export type ChatController = ReturnType<typeof useChatStream>;

@@ -348,6 +348,43 @@ describe("Streams admin", () => {
     expect(patches()).toHaveLength(0);
   });
 
+  it("the editor's cards fill its forms on Accept (unsaved), and switch_tab switches the tab", async () => {
+    await openStreams();
+    await screen.findByTestId("stream-title");
+    nextTurn = [
+      { type: "conversation", conversation_id: 4, turn_id: "t", user_message_id: 1 },
+      {
+        type: "complete",
+        payload: {
+          message: "Two ideas.",
+          payloads: [
+            { id: "q1", type: "query_suggestion", data: { query: "EGFR AND osimertinib", explanation: "Narrower" }, source: "llm" },
+            { id: "f1", type: "filter_suggestion", data: { field: "year", operator: "gte", value: 2020 }, source: "llm" },
+          ],
+          suggested_actions: [{ label: "Show the instructions", action: "switch_tab", handler: "client", data: { tab: "instructions" } }],
+          conversation_id: 4,
+          message_id: 2,
+          status: "complete",
+        },
+      },
+    ];
+    fireEvent.click(screen.getByTestId("chat-toggle"));
+    const input = await screen.findByTestId("chat-input");
+    fireEvent.change(input, { target: { value: "a better query, recent only" } });
+    fireEvent.keyDown(input, { key: "Enter" });
+    fireEvent.click(within(await screen.findByTestId("card-query_suggestion")).getByTestId("card-accept"));
+    await within(screen.getByTestId("card-query_suggestion")).findByTestId("card-decision");
+    expect(screen.getByTestId("stream-tab-retrieval").getAttribute("aria-selected")).toBe("true");
+    expect((screen.getByTestId("stream-pubmed-query") as HTMLTextAreaElement).value).toBe("EGFR AND osimertinib");
+    fireEvent.click(within(screen.getByTestId("card-filter_suggestion")).getByTestId("card-accept"));
+    await within(screen.getByTestId("card-filter_suggestion")).findByTestId("card-decision");
+    expect((screen.getByTestId("stream-pubmed-query") as HTMLTextAreaElement).value).toBe("(EGFR AND osimertinib) AND 2020:3000[dp]");
+    expect(screen.getByText("Unsaved changes")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("suggested-action"));
+    expect(screen.getByTestId("stream-tab-instructions").getAttribute("aria-selected")).toBe("true");
+    expect(patches()).toHaveLength(0);
+  });
+
   it("creates a stream", async () => {
     await openStreams("/streams");
     fireEvent.click(await screen.findByTestId("stream-new"));

@@ -17,7 +17,15 @@ import { InstructionsEditor, useInstructionsEditor } from "./streams/Instruction
 import { idle, message, OutcomeText, type Outcome } from "./streams/Outcome";
 import type { TryTarget } from "./streams/PromptPreview";
 import { DefinitionFields, RetrievalFields } from "./streams/StreamDetails";
+import { streamEditorActions } from "./streams/streamActions";
 import { StreamList } from "./streams/StreamList";
+import {
+  applyFilterSuggestion,
+  applyQuerySuggestion,
+  applyRetrievalProposal,
+  applySchemaProposal,
+  type Applied,
+} from "./streams/streamProposals";
 import {
   EDITOR_TABS,
   PREVIEW_PAGES,
@@ -28,7 +36,7 @@ import {
   type DetailsForm,
   type EditorTab,
 } from "./streams/streamsContext";
-import { emptyTrialForm } from "./trialscout/trialscoutContext";
+import { emptyTrialForm, isFormEmpty } from "./trialscout/trialscoutContext";
 
 const blankDetails: DetailsForm = { name: "", description: "", pubmedQuery: "", trial: emptyTrialForm };
 
@@ -191,6 +199,33 @@ export function StreamsAdmin() {
     setTab("instructions");
   };
 
+  const detailsRef = useRef(details);
+  detailsRef.current = details;
+  const createRef = useRef(createForm);
+  createRef.current = createForm;
+  /** Accept on an editor card: its change goes into the open stream's forms (unsaved), shown on its tab. */
+  const intoEditor =
+    (apply: (details: DetailsForm, data: Record<string, unknown>) => Applied) => (data: Record<string, unknown>) => {
+      if (creating) {
+        const { name, description } = createRef.current;
+        const next = apply({ ...blankDetails, name, description }, data).details;
+        if (next.pubmedQuery || !isFormEmpty(next.trial)) throw new Error("Create the stream first: its retrieval defaults are set in its editor.");
+        setCreateForm((f) => ({ ...f, name: next.name, description: next.description }));
+        return;
+      }
+      if (!stream) throw new Error("Open a stream first: the suggestion goes into its editor.");
+      const next = apply(detailsRef.current, data);
+      setDetails(next.details);
+      setTab(next.tab);
+    };
+  const payloadHandlers: PageChatBinding["payloadHandlers"] = {
+    chat_instructions_suggestion: fillInstructions,
+    schema_proposal: intoEditor(applySchemaProposal),
+    retrieval_proposal: intoEditor(applyRetrievalProposal),
+    query_suggestion: intoEditor(applyQuerySuggestion),
+    filter_suggestion: intoEditor(applyFilterSuggestion),
+  };
+
   const onEntity: PageChatBinding["onEntity"] = (kind, id) =>
     navigate(kind === "pmid" ? `/tablizer?pmid=${encodeURIComponent(id)}` : `/trialscout?nct=${encodeURIComponent(id)}`);
 
@@ -201,8 +236,8 @@ export function StreamsAdmin() {
           app: "kh",
           remember: false,
           getContext: () => buildSandboxContext(sandbox, stream.id, draftRef.current, contextRef.current),
-          payloadHandlers: { chat_instructions_suggestion: fillInstructions },
-          clientActions: {},
+          payloadHandlers,
+          clientActions: {}, // the sandbox tries another page's prompt: its actions have no page here
           onEntity,
           banner: (
             <div className="chat-sandbox" data-testid="sandbox-banner" role="note">
@@ -219,8 +254,8 @@ export function StreamsAdmin() {
       : {
           app: "kh",
           getContext: () => contextRef.current,
-          payloadHandlers: { chat_instructions_suggestion: fillInstructions },
-          clientActions: {},
+          payloadHandlers,
+          clientActions: streamEditorActions({ switchTab: setTab, hasStream: stream !== null }),
           onEntity,
         };
 

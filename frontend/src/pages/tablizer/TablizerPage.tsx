@@ -15,6 +15,7 @@ import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import { ArticleDetail } from "./ArticleDetail";
 import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
+import { tablizerActions } from "./tablizerActions";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
 
 interface SearchRequest {
@@ -156,12 +157,18 @@ export function TablizerPage() {
       },
       ai_column_suggestion: ai.addSuggestion,
     },
-    clientActions: {
-      run_search: () => submit(),
-      save_snapshot: saveSnapshot,
-      ...(search && results && search.page * search.pageSize < (results.total_count ?? 0) ? { next_page: () => goToPage(search.page + 1) } : {}),
-      ...(search && search.page > 1 ? { previous_page: () => goToPage(search.page - 1) } : {}),
-    },
+    clientActions: tablizerActions({
+      runQuery: (query) => {
+        const next = query ? { ...formRef.current, query } : formRef.current;
+        setForm(next);
+        return runSearch({ ...next, sort, page: 1, pageSize });
+      },
+      openArticle,
+      saveSnapshot,
+      canSaveSnapshot: Boolean(search && results?.articles.length),
+      nextPage: search && results && search.page * search.pageSize < (results.total_count ?? 0) ? () => goToPage(search.page + 1) : undefined,
+      previousPage: search && search.page > 1 ? () => goToPage(search.page - 1) : undefined,
+    }),
     onEntity: (kind, id) => (kind === "pmid" ? void openArticle(id) : navigate(`/trialscout?nct=${encodeURIComponent(id)}`)),
   };
 

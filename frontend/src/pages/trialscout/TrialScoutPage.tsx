@@ -24,6 +24,7 @@ import {
   type TrialSort,
   type TrialSortField,
 } from "./trialscoutContext";
+import { trialscoutActions } from "./trialscoutActions";
 import { TrialSearchForm } from "./TrialSearchForm";
 import { TRIAL_EXPORT, TrialTable, trialRowId } from "./TrialTable";
 
@@ -120,12 +121,13 @@ export function TrialScoutPage() {
       },
       ai_column_suggestion: ai.addSuggestion,
     },
-    clientActions: {
-      run_search: () => void search(formRef.current),
-      clear_form: () => setForm(emptyTrialForm),
-      ...(results?.nextToken ? { next_page: nextPage } : {}),
-      ...(paging && paging.index > 0 ? { previous_page: prevPage } : {}),
-    },
+    clientActions: trialscoutActions({
+      runSearch: () => search(formRef.current),
+      openTrial,
+      clearForm: () => setForm(emptyTrialForm),
+      nextPage: results?.nextToken ? nextPage : undefined,
+      previousPage: paging && paging.index > 0 ? prevPage : undefined,
+    }),
     onEntity: (kind, id) => (kind === "nct" ? void openTrial(id) : navigate(`/tablizer?pmid=${encodeURIComponent(id)}`)),
   };
 
