@@ -310,7 +310,7 @@ describe("ChatTray", () => {
 });
 
 describe("ChatTray stream badge and notices", () => {
-  const stream = { id: 1, name: "EGFR-resistant NSCLC", version_id: 3, draft: false, applied: true };
+  const stream = { id: 1, name: "EGFR-resistant NSCLC", version_id: 17, version_number: 3, draft: false, applied: true };
   const opened = (extra: Record<string, unknown> = {}) => ({ type: "conversation", conversation_id: 5, turn_id: "t", user_message_id: 10, ...extra });
 
   it("shows which stream's instructions are active, from the conversation event", async () => {
@@ -324,7 +324,7 @@ describe("ChatTray stream badge and notices", () => {
   });
 
   it("says so when a draft is in effect, or the stream has no instructions", async () => {
-    streamResponses.push(() => sse([opened({ stream: { ...stream, version_id: null, draft: true } }), ...turn().slice(1)]));
+    streamResponses.push(() => sse([opened({ stream: { ...stream, version_id: null, version_number: null, draft: true } }), ...turn().slice(1)]));
     streamResponses.push(() => sse([opened({ stream: { ...stream, applied: false } }), ...turn().slice(1)]));
     setup();
     await sendMessage("one");

@@ -62,8 +62,8 @@ export function StreamBadge({ stream }: { stream: StreamInfo }) {
     ? "draft"
     : !stream.applied
       ? "no instructions"
-      : stream.version_id != null
-        ? `instructions v${stream.version_id}`
+      : stream.version_number != null
+        ? `instructions v${stream.version_number}`
         : "instructions";
   return (
     <div
