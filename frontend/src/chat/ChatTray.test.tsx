@@ -262,15 +262,20 @@ describe("ChatTray", () => {
     expect(screen.queryByTestId("chat-error")).toBeNull();
   });
 
-  it("Shift+Enter does not send; Escape closes the tray", async () => {
+  it("Shift+Enter does not send; Escape leaves the box keeping the draft, a second Escape closes the tray", async () => {
     const { onClose } = setup();
     const input = screen.getByTestId("chat-input");
     fireEvent.change(input, { target: { value: "draft" } });
     fireEvent.keyDown(input, { key: "Enter", shiftKey: true });
     fireEvent.keyDown(input, { key: "Escape" });
+    expect(onClose).not.toHaveBeenCalled();
+    expect(document.activeElement).toBe(screen.getByTestId("chat-tray"));
+    expect((input as HTMLTextAreaElement).value).toBe("draft");
+    fireEvent.keyDown(screen.getByTestId("chat-tray"), { key: "Escape" });
     expect(onClose).toHaveBeenCalled();
     await act(async () => undefined);
     expect(streamCalls()).toHaveLength(0);
+    expect(localStorage.getItem("colleague.draft.tablizer.new")).toBe("draft"); // kept for the next tray
   });
 
   it("reopens the conversation that was open before a reload", async () => {

@@ -6,11 +6,13 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { App, Payload, StreamInfo, SuggestedAction, Usage } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
+import { useAnswerAnnouncement } from "./announce";
 import { ConversationList } from "./ConversationList";
 import type { OpenEntity } from "./EntityLink";
 import { MessageView, type MessageCallbacks } from "./MessageView";
 import { useChatStream } from "./useChatStream";
 import { useConversations } from "./useConversations";
+import { useDraft } from "./useDraft";
 
 export interface PageChatBinding {
   app: App;
@@ -82,7 +84,9 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const conversations = useConversations(app);
   const chat = useChatStream({ app, onTurnEnded: conversations.refresh, remember: binding.remember });
   const { state } = chat;
-  const [draft, setDraft] = useState("");
+  const [draft, setDraft] = useDraft(app, state.conversationId);
+  const announcement = useAnswerAnnouncement(state.messages);
+  const trayRef = useRef<HTMLElement>(null);
   const [showList, setShowList] = useState(false);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const logRef = useRef<HTMLDivElement>(null);
@@ -116,6 +120,12 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   };
 
   const onInputKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Escape") {
+      // The first Escape only leaves the box (the draft stays); the next one, from the tray, closes it.
+      e.preventDefault();
+      trayRef.current?.focus();
+      return;
+    }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       submit();
@@ -151,6 +161,8 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
 
   return (
     <aside
+      ref={trayRef}
+      tabIndex={-1}
       className="chat-tray"
       data-testid="chat-tray"
       aria-label="Colleague chat"
@@ -218,7 +230,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
         className="chat-log"
         ref={logRef}
         role="log"
-        aria-live="polite"
+        aria-live="off" /* streamed chunks are not read out; the finished answer is, once (below) */
         data-testid="chat-log"
         onScroll={(e) => {
           const el = e.currentTarget;
@@ -249,6 +261,10 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
             )}
           </div>
         )}
+      </div>
+
+      <div className="sr-only" role="status" aria-live="polite" data-testid="chat-announcer">
+        {announcement}
       </div>
 
       <footer className="chat-footer">

@@ -96,6 +96,14 @@ function components(onEntity?: OpenEntity): Components {
         </a>
       );
     },
+    table({ children }) {
+      // A wide table scrolls inside the bubble instead of widening the tray; focusable so keys scroll it.
+      return (
+        <div className="table-scroll" role="region" aria-label="Table" tabIndex={0}>
+          <table>{children}</table>
+        </div>
+      );
+    },
     img({ src, alt }) {
       // Never fetch an image from an answer, nor offer a link to it: its URL (a query string especially)
       // is whatever the model or a poisoned source chose. Say what it was and where from, as plain text.
