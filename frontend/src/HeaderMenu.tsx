@@ -18,8 +18,17 @@ export function HeaderMenu({ children, closeKey }: { children: ReactNode; /** Cl
       const target = e.target as Node;
       if (!panelRef.current?.contains(target) && !buttonRef.current?.contains(target)) setOpen(false);
     };
+    const escape = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      buttonRef.current?.focus();
+    };
     document.addEventListener("pointerdown", outside);
-    return () => document.removeEventListener("pointerdown", outside);
+    document.addEventListener("keydown", escape);
+    return () => {
+      document.removeEventListener("pointerdown", outside);
+      document.removeEventListener("keydown", escape);
+    };
   }, [open]);
 
   return (
@@ -39,13 +48,6 @@ export function HeaderMenu({ children, closeKey }: { children: ReactNode; /** Cl
         ref={panelRef}
         id={id}
         className={open ? "header-items open" : "header-items"}
-        onKeyDown={(e) => {
-          if (e.key === "Escape" && open) {
-            e.stopPropagation();
-            setOpen(false);
-            buttonRef.current?.focus();
-          }
-        }}
       >
         {children}
       </div>

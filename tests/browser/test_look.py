@@ -154,7 +154,10 @@ def test_pages_tray_and_keyboard_at_each_size_and_theme(look: Journey, size: dic
 @pytest.mark.parametrize(("size", "scheme"), LOOKS)
 def test_streams_admin_at_each_size_and_theme(look: Journey, size: dict, scheme: str) -> None:
     j, page = look, look.page
-    j.sign_in("/streams", "admin", "admin")
+    page.goto("/streams")
+    page.get_by_test_id("login-username").fill("admin")
+    page.get_by_test_id("login-password").fill("admin")
+    page.get_by_test_id("login-submit").click()
     expect(page.get_by_test_id("streams-page")).to_be_visible()
     page.get_by_test_id("stream-item").first.click()
     expect(page.get_by_test_id("stream-editor")).to_be_visible()
