@@ -171,3 +171,30 @@ def test_streams_admin_at_each_size_and_theme(look: Journey, size: dict, scheme:
     expect(page.get_by_test_id("history-row").first).to_contain_text(re.compile(r"^v\d+"))
     _check(j, "streams-instructions")
     j.assert_clean()
+
+
+def test_switching_app_mid_answer_keeps_the_answer(demo_journey: Journey) -> None:
+    """Tablizer → TrialScout → Tablizer while an answer streams: the answer goes on and is whole when back."""
+    j, page = demo_journey, demo_journey.page
+    j.sign_in("/tablizer")
+    j.open_chat()
+    page.get_by_test_id("chat-input").fill(ARTICLE_QUESTION)
+    page.get_by_test_id("chat-send").click()
+    expect(page.get_by_test_id("chat-stop")).to_be_visible()  # streaming
+    page.wait_for_function("() => localStorage.getItem('colleague.conversation.tablizer') !== null")
+    conversation = j.remembered_conversation("tablizer")
+    page.get_by_test_id("nav-trialscout").click()
+    expect(page.get_by_test_id("trialscout-page")).to_be_visible()
+    expect(page.get_by_test_id("chat-tray")).to_be_visible()
+    page.get_by_test_id("nav-tablizer").click()
+    expect(page.get_by_test_id("tablizer-page")).to_be_visible()
+    answer = j.last_answer()
+    expect(answer).to_contain_text("Accept puts it in the search box")
+    expect(page.get_by_test_id("card-pubmed_query_suggestion")).to_be_visible()
+    expect(page.get_by_test_id("chat-send")).to_be_visible()
+    expect(page.get_by_test_id("message-interrupted")).to_have_count(0)
+    stored = j.api_get(f"/api/conversations/{conversation}")["messages"][-1]
+    assert stored["role"] == "assistant" and stored["status"] == "complete"
+    assert "Accept puts it in the search box" in stored["content"]
+    j.shot("back-on-tablizer")
+    j.assert_clean()
