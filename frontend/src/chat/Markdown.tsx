@@ -4,6 +4,7 @@
  * linked), and NCT ids / PMIDs turned into links that open the row or detail
  * view in the page.
  */
+import { useMemo, useRef } from "react";
 import ReactMarkdown, { type Components, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "./EntityLink";
@@ -115,13 +116,22 @@ function components(onEntity?: OpenEntity): Components {
 }
 
 export function Markdown({ text, onEntity }: { text: string; onEntity?: OpenEntity }) {
+  // The same components on every render: new ones would remount each link with every streamed chunk or
+  // re-render, losing a keyboard user's focus and a click that lands mid-update.
+  const onEntityRef = useRef(onEntity);
+  onEntityRef.current = onEntity;
+  const linked = Boolean(onEntity);
+  const rendered = useMemo(
+    () => components(linked ? (kind, id) => onEntityRef.current?.(kind, id) : undefined),
+    [linked],
+  );
   return (
     <div className="markdown">
       <ReactMarkdown
         remarkPlugins={[remarkGfm, remarkEntityLinks]}
         skipHtml
         urlTransform={safeUrlTransform}
-        components={components(onEntity)}
+        components={rendered}
       >
         {text}
       </ReactMarkdown>
