@@ -112,7 +112,7 @@ def seed_demo(db: Database) -> None:
                                     archived=demo.archived, updated_by=admin_id)
             s.add(stream)
             s.flush()
-            for text, note in demo.versions:
-                s.add(InstructionVersion(stream_id=stream.id, chat_instructions=text, note=note,
+            for number, (text, note) in enumerate(demo.versions, start=1):
+                s.add(InstructionVersion(stream_id=stream.id, number=number, chat_instructions=text, note=note,
                                          created_by=admin_id))
                 s.flush()  # one insert at a time: ids follow the order, and history is ordered by id

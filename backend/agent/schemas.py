@@ -70,6 +70,7 @@ class StreamRef(Record):
     id: int
     name: str
     version_id: int | None = None  # the saved instructions version; None for an admin's draft
+    version_number: int | None = None  # that version's number within its stream (1, 2, 3…); None for a draft
     draft: bool = False
     applied: bool = False  # the stream has instructions that joined the prompt
 

@@ -164,11 +164,13 @@ class StreamRead(StreamSummary):
     chat_instructions: str | None
     updated_by: str | None  # username
     current_version_id: int | None  # the newest InstructionVersion, i.e. the saved instructions
+    current_version_number: int | None  # that version's number within this stream (1, 2, 3…): "v3"
     version_count: int
 
 
 class VersionRead(BaseModel):
-    id: int
+    id: int  # names the version in the API (restore, diff, expected_version_id)
+    number: int  # 1, 2, 3… within its stream: what people read ("v2")
     stream_id: int
     text: str | None
     note: str | None

@@ -62,18 +62,23 @@ def _usernames(s: Session, ids: Iterable[int | None]) -> dict[int, str]:
     return {uid: name for uid, name in rows}
 
 
-def _version_stats(s: Session, stream_ids: list[int]) -> dict[int, tuple[int, int]]:
-    """stream id -> (id of its newest version, number of versions)."""
+def _version_stats(s: Session, stream_ids: list[int]) -> dict[int, tuple[int, int, int]]:
+    """stream id -> (id of its newest version, that version's number in its stream, number of versions)."""
     if not stream_ids:
         return {}
-    rows = s.execute(select(InstructionVersion.stream_id, func.max(InstructionVersion.id), func.count())
+    rows = s.execute(select(InstructionVersion.stream_id, func.max(InstructionVersion.id),
+                            func.max(InstructionVersion.number), func.count())
                      .where(InstructionVersion.stream_id.in_(stream_ids))
                      .group_by(InstructionVersion.stream_id))
-    return {sid: (newest, count) for sid, newest, count in rows}
+    return {sid: (newest, number, count) for sid, newest, number, count in rows}
 
 
 def current_version_id(s: Session, stream_id: int) -> int | None:
     return s.scalar(select(func.max(InstructionVersion.id)).where(InstructionVersion.stream_id == stream_id))
+
+
+def current_version_number(s: Session, stream_id: int) -> int | None:
+    return s.scalar(select(func.max(InstructionVersion.number)).where(InstructionVersion.stream_id == stream_id))
 
 
 def _summary(st: ResearchStream) -> StreamSummary:
@@ -84,10 +89,12 @@ def _summary(st: ResearchStream) -> StreamSummary:
 def _reads(s: Session, streams: list[ResearchStream]) -> list[StreamRead]:
     names = _usernames(s, (st.updated_by for st in streams))
     stats = _version_stats(s, [st.id for st in streams])
+    none: tuple[None, None, int] = (None, None, 0)
     return [StreamRead(
         **_summary(st).model_dump(), chat_instructions=st.chat_instructions,
         updated_by=names.get(st.updated_by) if st.updated_by else None,
-        current_version_id=stats.get(st.id, (None, 0))[0], version_count=stats.get(st.id, (None, 0))[1],
+        current_version_id=stats.get(st.id, none)[0], current_version_number=stats.get(st.id, none)[1],
+        version_count=stats.get(st.id, none)[2],
     ) for st in streams]
 
 
@@ -125,8 +132,12 @@ def _check_name_free(s: Session, name: str, stream_id: int | None = None) -> Non
 
 def _record_version(s: Session, stream: ResearchStream, text: str | None, user_id: int | None,
                     note: str | None) -> InstructionVersion:
+    """The next number in this stream: callers hold the stream's row lock (or just created it), so two saves
+    cannot take the same number; the unique (stream_id, number) constraint backs that up."""
     stream.chat_instructions = text
-    version = InstructionVersion(stream_id=stream.id, chat_instructions=text, note=note, created_by=user_id)
+    number = (current_version_number(s, stream.id) or 0) + 1
+    version = InstructionVersion(stream_id=stream.id, number=number, chat_instructions=text, note=note,
+                                 created_by=user_id)
     s.add(version)
     return version
 
@@ -149,8 +160,10 @@ def update(s: Session, user: CurrentUserInfo, stream_id: int, body: StreamUpdate
     if body.expected_version_id is not None:
         current = current_version_id(s, stream.id)
         if body.expected_version_id != current:
-            raise Conflict(f"The instructions were changed since version {body.expected_version_id} "
-                           f"(the current version is {current}); reload them and apply your edit again.")
+            seen = s.get(InstructionVersion, body.expected_version_id)
+            raise Conflict(f"The instructions were changed since version {_number(seen, body.expected_version_id)} "
+                           f"(the current version is {current_version_number(s, stream.id)}); reload them and "
+                           "apply your edit again.")
     changed = False
     if "name" in sent and body.name != stream.name:
         assert body.name is not None  # the schema refuses null
@@ -178,8 +191,8 @@ def restore(s: Session, user: CurrentUserInfo, stream_id: int, body: Instruction
     stream = get_stream(s, stream_id, lock=True)
     old = _version(s, stream.id, body.version_id)
     if (old.chat_instructions or None) == (stream.chat_instructions or None):
-        raise Conflict(f"Version {old.id} has the same text as the current instructions; nothing to restore.")
-    note = f"Restored version {old.id}" + (f": {body.note}" if body.note else "")
+        raise Conflict(f"Version {old.number} has the same text as the current instructions; nothing to restore.")
+    note = f"Restored version {old.number}" + (f": {body.note}" if body.note else "")
     _record_version(s, stream, old.chat_instructions, user.id, note[:MAX_NOTE])
     stream.updated_by, stream.updated_at = user.id, utcnow()
     s.flush()
@@ -194,9 +207,13 @@ def _version(s: Session, stream_id: int, version_id: int) -> InstructionVersion:
     return version
 
 
+def _number(version: InstructionVersion | None, fallback: int) -> int:
+    return version.number if version is not None else fallback
+
+
 def _version_reads(s: Session, versions: list[InstructionVersion], current: int | None) -> list[VersionRead]:
     names = _usernames(s, (v.created_by for v in versions))
-    return [VersionRead(id=v.id, stream_id=v.stream_id, text=v.chat_instructions, note=v.note,
+    return [VersionRead(id=v.id, number=v.number, stream_id=v.stream_id, text=v.chat_instructions, note=v.note,
                         created_by=names.get(v.created_by) if v.created_by else None, created_at=v.created_at,
                         current=v.id == current) for v in versions]
 
@@ -237,7 +254,7 @@ def _lines(text: str | None) -> list[str]:
 
 
 def _label(version: InstructionVersion | None) -> str:
-    return f"version {version.id}" if version else "(empty)"
+    return f"version {version.number}" if version else "(empty)"
 
 
 def _diff_lines(old: list[str], new: list[str]) -> list[DiffLine]:
@@ -297,6 +314,7 @@ def stream_for_prompt(s: Session, stream_id: Any, draft: Any = None) -> tuple[di
     instructions = text if draft is not None else stream.chat_instructions
     return {"id": stream.id, "name": stream.name, "chat_instructions": instructions,
             "version_id": None if draft is not None else current_version_id(s, stream.id),
+            "version_number": None if draft is not None else current_version_number(s, stream.id),
             "draft": draft is not None, "applied": bool((instructions or "").strip())}, notices
 
 
@@ -304,4 +322,4 @@ def stream_info(stream: dict[str, Any] | None) -> dict[str, Any] | None:
     """What the page is told about the active stream (the `conversation` event, the preview)."""
     if stream is None:
         return None
-    return {k: stream[k] for k in ("id", "name", "version_id", "draft", "applied")}
+    return {k: stream[k] for k in ("id", "name", "version_id", "version_number", "draft", "applied")}

@@ -6,8 +6,10 @@ import { LoginPage } from "./pages/LoginPage";
 import { StreamsAdmin } from "./pages/StreamsAdmin";
 import { TablizerPage } from "./pages/tablizer/TablizerPage";
 import { TrialScoutPage } from "./pages/trialscout/TrialScoutPage";
+import { HeaderMenu } from "./HeaderMenu";
 import { Link, navigate, useLocation } from "./router";
 import { ShellContext, type ModelLabel, type ShellState } from "./shellContext";
+import { useTheme } from "./theme";
 
 /** Tolerant reading of /api/health: "demo model" when the demo model answers. */
 export function modelLabelOf(health: Health | null): ModelLabel | null {
@@ -23,12 +25,24 @@ function safeNext(next: string | null): string {
   return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/login") ? next : "/tablizer";
 }
 
+/** Switches light/dark; says what it switches to, and remembers it (theme.ts). */
+function ThemeToggle({ theme, onToggle }: { theme: "light" | "dark"; onToggle: () => void }) {
+  return (
+    <button type="button" aria-pressed={theme === "dark"} data-testid="theme-toggle" onClick={onToggle}>
+      Dark theme
+    </button>
+  );
+}
+
 export function App() {
   const { path, params } = useLocation();
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [health, setHealth] = useState<Health | null>(null);
   const [chatOpen, setChatOpenState] = useState(false);
   const toggleRef = useRef<HTMLButtonElement>(null);
+  const { theme, toggle: toggleTheme } = useTheme();
+  /** Set by the login form: once the page is there, focus goes to its first field, not the body. */
+  const focusFirstField = useRef(false);
 
   useEffect(() => {
     api.session().then(setUser, () => setUser(null));
@@ -55,6 +69,23 @@ export function App() {
     [user, chatOpen, setChatOpen, health],
   );
 
+  useEffect(() => {
+    if (!user || path === "/login" || !focusFirstField.current) return;
+    let frame = 0;
+    let tries = 0;
+    const attempt = () => {
+      const field = document.querySelector<HTMLElement>(
+        "#main input:not([type=hidden]):not(:disabled), #main select:not(:disabled), #main textarea:not(:disabled)",
+      );
+      if (field) {
+        focusFirstField.current = false;
+        field.focus();
+      } else if (++tries < 60) frame = requestAnimationFrame(attempt); // the page may still be loading
+    };
+    frame = requestAnimationFrame(attempt);
+    return () => cancelAnimationFrame(frame);
+  }, [user, path]);
+
   // Redirects happen in an effect, never during render.
   useEffect(() => {
     if (user === undefined) return;
@@ -65,7 +96,12 @@ export function App() {
 
   if (user === undefined) return <p className="loading">Loading…</p>;
   if (!user || !shell) {
-    return path === "/login" ? <LoginPage onLogin={setUser} /> : <p className="loading">Redirecting…</p>;
+    return path === "/login" ? <LoginPage
+        onLogin={(u) => {
+          focusFirstField.current = true;
+          setUser(u);
+        }}
+      /> : <p className="loading">Redirecting…</p>;
   }
 
   const isAdmin = user.role === "admin";
@@ -104,32 +140,35 @@ export function App() {
       </a>
       <header className="app-header">
         <span className="brand">Colleague</span>
-        <nav aria-label="Apps">
-          {navItem("/tablizer", "Tablizer")}
-          {navItem("/trialscout", "TrialScout")}
-          {isAdmin && navItem("/streams", "Streams")}
-        </nav>
-        <div className="header-right">
-          {hasChat && (
-            <button
-              ref={toggleRef}
-              type="button"
-              className={chatOpen ? "chat-toggle active" : "chat-toggle"}
-              aria-expanded={chatOpen}
-              data-testid="chat-toggle"
-              onClick={() => setChatOpen(!chatOpen)}
-            >
-              Ask Colleague
-            </button>
-          )}
-          <span className="muted" data-testid="current-user">
-            {user.username}
-            {isAdmin ? " (admin)" : ""}
-          </span>
-          <button type="button" data-testid="logout" onClick={logout}>
-            Sign out
+        {hasChat && (
+          <button
+            ref={toggleRef}
+            type="button"
+            className={chatOpen ? "chat-toggle active" : "chat-toggle"}
+            aria-expanded={chatOpen}
+            data-testid="chat-toggle"
+            onClick={() => setChatOpen(!chatOpen)}
+          >
+            Ask Colleague
           </button>
-        </div>
+        )}
+        <HeaderMenu closeKey={path}>
+          <nav aria-label="Apps">
+            {navItem("/tablizer", "Tablizer")}
+            {navItem("/trialscout", "TrialScout")}
+            {isAdmin && navItem("/streams", "Streams")}
+          </nav>
+          <div className="header-right">
+            <span className="muted" data-testid="current-user">
+              {user.username}
+              {isAdmin ? " (admin)" : ""}
+            </span>
+            <ThemeToggle theme={theme} onToggle={toggleTheme} />
+            <button type="button" data-testid="logout" onClick={logout}>
+              Sign out
+            </button>
+          </div>
+        </HeaderMenu>
       </header>
       {page}
     </ShellContext.Provider>

@@ -1,7 +1,7 @@
 """Reports: a shortlist's HTML and PDF renderings, kept per user.
 
 Revision ID: 0012_reports
-Revises: 0008_chat_turns
+Revises: 0011_stream_versions
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0012_reports"
-down_revision = "0008_chat_turns"
+down_revision = "0011_stream_versions"
 branch_labels = None
 depends_on = None
 

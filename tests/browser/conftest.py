@@ -139,11 +139,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-def _make_journey(request: pytest.FixtureRequest, browser: Browser, app: LiveApp) -> Iterator[Journey]:
+def _make_journey(request: pytest.FixtureRequest, browser: Browser, app: LiveApp,
+                  **context_options: Any) -> Iterator[Journey]:
+    """`context_options` go to Playwright's new_context (a viewport, a colour scheme, bypass_csp for axe)."""
     shots = ARTIFACTS / request.node.name
     shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True)
-    context = browser.new_context(base_url=app.url, viewport={"width": 1400, "height": 900})
+    options: dict[str, Any] = {"viewport": {"width": 1400, "height": 900}, **context_options}
+    context = browser.new_context(base_url=app.url, **options)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     journey = Journey(page=page, app=app, shots=shots)

@@ -38,7 +38,9 @@ WATCH_STREAM = """() => {
 def _tab_to(journey: Journey, test_id: str, max_tabs: int = 15) -> None:
     """Press Tab from the top of the page until the element with `test_id` has the focus."""
     page = journey.page
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    # From the skip link, the page's first stop: after sign-in the focus is on the page's first field, and a
+    # blur would leave Chromium's Tab starting point there.
+    page.locator(".skip-link").focus()
     for _ in range(max_tabs):
         page.keyboard.press("Tab")
         if page.evaluate("() => document.activeElement?.dataset?.testid ?? null") == test_id:

@@ -69,7 +69,8 @@ def test_admin_edits_stream_instructions_and_tablizer_chats_with_them(demo_journ
     page.get_by_test_id("instructions-save").click()
     expect(page.get_by_test_id("instructions-status")).to_have_text(re.compile(r"^Saved as v\d+\.$"))
     after = j.api_get(f"/api/streams/{stream_id}")
-    version = after["current_version_id"]
+    version, number = after["current_version_id"], after["current_version_number"]
+    assert number == before["current_version_number"] + 1  # counted within this stream
     assert version != before["current_version_id"] and after["chat_instructions"].endswith(NEW_RULE)
     newest = page.get_by_test_id("history-row").first
     expect(newest).to_contain_text(NOTE)
@@ -87,7 +88,7 @@ def test_admin_edits_stream_instructions_and_tablizer_chats_with_them(demo_journ
     page.get_by_test_id("preview-page").select_option("tablizer")
     page.get_by_test_id("preview-run").click()
     expect(page.get_by_test_id("preview-stream-section")).to_contain_text(NEW_RULE)
-    expect(page.get_by_test_id("preview-stream")).to_contain_text(f"saved instructions v{version}")
+    expect(page.get_by_test_id("preview-stream")).to_contain_text(f"saved instructions v{number}")
     expect(page.get_by_test_id("preview-tools")).to_contain_text("search_pubmed")
     page.get_by_test_id("preview-prompt-toggle").click()
     expect(page.get_by_test_id("preview-prompt")).to_contain_text(NEW_RULE)
@@ -125,7 +126,7 @@ def test_admin_edits_stream_instructions_and_tablizer_chats_with_them(demo_journ
     page.keyboard.type("Hello")
     page.keyboard.press("Enter")
     badge = page.get_by_test_id("stream-badge")
-    expect(badge).to_have_text(f"Stream: {STREAM} instructions v{version}")
+    expect(badge).to_have_text(f"Stream: {STREAM} instructions v{number}")
     expect(j.last_answer()).to_contain_text(f"Working in the research stream “{STREAM}”")
     expect(page.get_by_test_id("chat-send")).to_be_visible()
 
@@ -139,19 +140,19 @@ def test_admin_edits_stream_instructions_and_tablizer_chats_with_them(demo_journ
     # The stored answer keeps the stream; the choice is remembered for Tablizer across a reload.
     conversation = j.api_get(f"/api/conversations/{j.remembered_conversation('tablizer')}")
     answer = [m for m in conversation["messages"] if m["role"] == "assistant"][-1]
-    assert answer["extras"]["stream"] == {"id": stream_id, "name": STREAM, "version_id": version, "draft": False,
-                                          "applied": True}
+    assert answer["extras"]["stream"] == {"id": stream_id, "name": STREAM, "version_id": version,
+                                          "version_number": number, "draft": False, "applied": True}
     page.reload()
     expect(page.get_by_test_id("stream-select")).to_have_value(str(stream_id))
     j.open_chat()
-    expect(page.get_by_test_id("stream-badge")).to_have_text(f"Stream: {STREAM} instructions v{version}")
+    expect(page.get_by_test_id("stream-badge")).to_have_text(f"Stream: {STREAM} instructions v{number}")
 
     # -- the prompt preview API for that stream contains the new instructions ----------------------------
     preview = j.api_get(f"/api/chat/prompt-preview?page=tablizer&stream_id={stream_id}")
     assert NEW_RULE in preview["system_prompt"]
     assert DRAFT_RULE not in preview["system_prompt"]
-    assert preview["stream"] == {"id": stream_id, "name": STREAM, "version_id": version, "draft": False,
-                                 "applied": True}
+    assert preview["stream"] == {"id": stream_id, "name": STREAM, "version_id": version,
+                                 "version_number": number, "draft": False, "applied": True}
     draft_preview = j.api_get(f"/api/chat/prompt-preview?page=tablizer&stream_id={stream_id}&draft={quote(DRAFT_RULE)}")
     assert DRAFT_RULE in draft_preview["system_prompt"] and draft_preview["stream"]["draft"] is True
 

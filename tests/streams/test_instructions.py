@@ -79,7 +79,7 @@ def test_restore_adds_a_version_with_the_old_text(admin: TestClient, alice: Test
     assert r.json()["chat_instructions"] == V1 and r.json()["version_count"] == 3
     versions = history(admin, sid)
     assert [(v["text"], v["note"], v["current"]) for v in versions] == [
-        (V1, f"Restored version {v1}: too long", True), (V2, "Longer", False), (V1, "Created with the stream", False)]
+        (V1, "Restored version 1: too long", True), (V2, "Longer", False), (V1, "Created with the stream", False)]
     assert r.json()["current_version_id"] == versions[0]["id"] not in (v1, v2)
     before = snapshot(db)
     again = admin.post(f"/api/streams/{sid}/instructions/restore", json={"version_id": v1})
@@ -88,7 +88,7 @@ def test_restore_adds_a_version_with_the_old_text(admin: TestClient, alice: Test
     assert admin.post(f"/api/streams/{sid}/instructions/restore", json={}).status_code == 422
     assert snapshot(db) == before
     back = admin.post(f"/api/streams/{sid}/instructions/restore", json={"version_id": v2}).json()
-    assert back["chat_instructions"] == V2 and history(admin, sid)[0]["note"] == f"Restored version {v2}"
+    assert back["chat_instructions"] == V2 and history(admin, sid)[0]["note"] == "Restored version 2"
 
 
 def test_stale_edit_is_409_and_writes_nothing(admin: TestClient, db: Database) -> None:

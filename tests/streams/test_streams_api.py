@@ -24,7 +24,8 @@ def test_admin_creates_and_everyone_reads(admin: TestClient, alice: TestClient, 
         "settings": {"pubmed_query": "egfr AND resistance",
                      "trial_search": {"condition": "nsclc", "phase": ["PHASE3"]}},
         "archived": False, "created_at": created["created_at"], "updated_at": created["updated_at"],
-        "updated_by": "root", "current_version_id": created["current_version_id"], "version_count": 1}
+        "updated_by": "root", "current_version_id": created["current_version_id"],
+        "current_version_number": 1, "version_count": 1}
     assert admin.get(f"/api/streams/{created['id']}").json() == created
     assert alice.get(f"/api/streams/{created['id']}").json() == {  # a plain user: no instructions, no editors
         k: v for k, v in created.items() if k in ("id", "name", "description", "settings", "archived", "created_at",

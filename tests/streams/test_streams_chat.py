@@ -70,7 +70,7 @@ def test_active_stream_is_told_to_the_page_and_kept(admin: TestClient, alice: Te
     events = turn(alice, fake_llm, {"current_page": "tablizer", "stream_id": created["id"]})
     assert types(events) == ["conversation", "status", "text_delta", "usage", "complete"]
     active = {"id": created["id"], "name": "EGFR resistance", "version_id": created["current_version_id"],
-              "draft": False, "applied": True}
+              "version_number": 1, "draft": False, "applied": True}
     assert events[0].data["stream"] == active
     assert f'## Instructions for the research stream "EGFR resistance"\n{SAVED}' in sent_prompt(fake_llm)
     conv = events[0].data["conversation_id"]
@@ -83,8 +83,8 @@ def test_a_stream_without_instructions_is_active_but_adds_nothing(admin: TestCli
                                                                   fake_llm: FakeAnthropic) -> None:
     sid = make_stream(admin, "Melanoma", None)["id"]
     events = turn(alice, fake_llm, {"current_page": "tablizer", "stream_id": sid})
-    assert events[0].data["stream"] == {"id": sid, "name": "Melanoma", "version_id": None, "draft": False,
-                                        "applied": False}
+    assert events[0].data["stream"] == {"id": sid, "name": "Melanoma", "version_id": None, "version_number": None,
+                                        "draft": False, "applied": False}
     assert "Instructions for the research stream" not in sent_prompt(fake_llm)
 
 
@@ -102,8 +102,8 @@ def test_draft_sandbox_uses_the_draft_and_saves_nothing(admin: TestClient, fake_
     notice = events[1].data["message"]
     assert notice == ('Sandbox: draft instructions for "EGFR resistance" are used for this turn only; the saved '
                       "instructions are unchanged.")
-    assert events[0].data["stream"] == {"id": sid, "name": "EGFR resistance", "version_id": None, "draft": True,
-                                        "applied": True}
+    assert events[0].data["stream"] == {"id": sid, "name": "EGFR resistance", "version_id": None,
+                                        "version_number": None, "draft": True, "applied": True}
     prompt = sent_prompt(fake_llm)
     assert f'## Instructions for the research stream "EGFR resistance"\n{DRAFT}' in prompt
     assert SAVED not in prompt and prompt.count("report overall survival first") == 1  # not echoed as page data

@@ -1274,6 +1274,8 @@ export interface components {
             created_at: string;
             /** Current Version Id */
             current_version_id: number | null;
+            /** Current Version Number */
+            current_version_number: number | null;
             /** Description */
             description: string | null;
             /** Id */
@@ -1315,6 +1317,8 @@ export interface components {
             name: string;
             /** Version Id */
             version_id?: number | null;
+            /** Version Number */
+            version_number?: number | null;
         };
         /**
          * StreamSettings
@@ -1842,6 +1846,8 @@ export interface components {
             id: number;
             /** Note */
             note: string | null;
+            /** Number */
+            number: number;
             /** Stream Id */
             stream_id: number;
             /** Text */

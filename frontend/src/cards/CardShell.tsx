@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { CardProps } from "./types";
 
 interface CardShellProps extends CardProps {
@@ -12,9 +12,21 @@ interface CardShellProps extends CardProps {
 export function CardShell({ title, children, suggestion, payload, decision, onAccept, onDismiss }: CardShellProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const cardRef = useRef<HTMLElement>(null);
+  const decisionRef = useRef<HTMLSpanElement>(null);
+  /** The decided button disappears: focus moves to what was decided instead of dropping to the page. */
+  const refocus = useRef(false);
+
+  useEffect(() => {
+    if (decision && refocus.current) {
+      refocus.current = false;
+      decisionRef.current?.focus();
+    }
+  }, [decision]);
 
   const act = async (fn?: () => void | Promise<void>) => {
     if (!fn || busy) return;
+    refocus.current = Boolean(cardRef.current?.contains(document.activeElement));
     setBusy(true);
     setError(null);
     try {
@@ -28,17 +40,18 @@ export function CardShell({ title, children, suggestion, payload, decision, onAc
 
   return (
     <section
+      ref={cardRef}
       className={`card card-${payload.type}${decision ? ` card-${decision}` : ""}`}
       data-testid={`card-${payload.type}`}
       data-payload-id={payload.id}
       aria-label={title}
     >
-      <h4 className="card-title">{title}</h4>
+      <h3 className="card-title">{title}</h3>
       <div className="card-body">{children}</div>
       {suggestion && (
         <div className="card-actions">
           {decision ? (
-            <span className={`card-decision decision-${decision}`} data-testid="card-decision" role="status">
+            <span ref={decisionRef} tabIndex={-1} className={`card-decision decision-${decision}`} data-testid="card-decision" role="status">
               {decision === "accepted" ? "✓ Accepted" : "Dismissed"}
             </span>
           ) : (

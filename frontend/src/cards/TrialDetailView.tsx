@@ -25,6 +25,8 @@ export function TrialDetailView({
   const title = asText(pick(data, "title", "brief_title", "official_title"));
   const locations = asList(data.locations);
   const maxLocations = compact ? 5 : 50;
+  // Under a card's title (h3) in the tray; under the detail panel's title (h2) on the page.
+  const Heading = compact ? "h4" : "h3";
   const facts: Array<[string, string]> = [
     ["Phase", phaseLabel(pick(data, "phase", "phases"))],
     ["Status", [statusLabel(pick(data, "status", "overall_status")), snapshotLabel(data) && `(${snapshotLabel(data)})`].filter(Boolean).join(" ")],
@@ -59,7 +61,7 @@ export function TrialDetailView({
       </dl>
       {!compact && summary && (
         <section>
-          <h5>Summary</h5>
+          <Heading>Summary</Heading>
           <p className="prewrap">{summary}</p>
         </section>
       )}
@@ -71,7 +73,7 @@ export function TrialDetailView({
       )}
       {primary.length > 0 && (
         <section>
-          <h5>Primary outcomes</h5>
+          <Heading>Primary outcomes</Heading>
           <ul>
             {primary.map((o, i) => (
               <li key={i}>{displayValue(o)}</li>

@@ -146,6 +146,16 @@ describe.each(suggestions)("%s Accept/Dismiss", (_name, payload, Card) => {
     expect(onDismiss).not.toHaveBeenCalled();
   });
 
+  it("after a keyboard Accept, focus moves to the decision instead of dropping to the page", async () => {
+    const { rerender } = render(<Card payload={payload} onAccept={vi.fn()} onDismiss={vi.fn()} />);
+    const accept = screen.getByTestId("card-accept");
+    accept.focus();
+    fireEvent.click(accept); // Enter or Space on a focused button
+    await waitFor(() => expect((screen.getByTestId("card-dismiss") as HTMLButtonElement).disabled).toBe(false));
+    rerender(<Card payload={payload} decision="accepted" onAccept={vi.fn()} onDismiss={vi.fn()} />);
+    expect(document.activeElement).toBe(screen.getByTestId("card-decision"));
+  });
+
   it("Dismiss calls onDismiss and not onAccept", async () => {
     const onAccept = vi.fn();
     const onDismiss = vi.fn();

@@ -271,15 +271,20 @@ describe("ChatTray", () => {
     expect(screen.queryByTestId("chat-error")).toBeNull();
   });
 
-  it("Shift+Enter does not send; Escape closes the tray", async () => {
+  it("Shift+Enter does not send; Escape leaves the box keeping the draft, a second Escape closes the tray", async () => {
     const { onClose } = setup();
     const input = screen.getByTestId("chat-input");
     fireEvent.change(input, { target: { value: "draft" } });
     fireEvent.keyDown(input, { key: "Enter", shiftKey: true });
     fireEvent.keyDown(input, { key: "Escape" });
+    expect(onClose).not.toHaveBeenCalled();
+    expect(document.activeElement).toBe(screen.getByTestId("chat-tray"));
+    expect((input as HTMLTextAreaElement).value).toBe("draft");
+    fireEvent.keyDown(screen.getByTestId("chat-tray"), { key: "Escape" });
     expect(onClose).toHaveBeenCalled();
     await act(async () => undefined);
     expect(streamCalls()).toHaveLength(0);
+    expect(localStorage.getItem("colleague.draft.tablizer.new")).toBe("draft"); // kept for the next tray
   });
 
   it("reopens the conversation that was open before a reload", async () => {
@@ -319,7 +324,7 @@ describe("ChatTray", () => {
 });
 
 describe("ChatTray stream badge and notices", () => {
-  const stream = { id: 1, name: "EGFR-resistant NSCLC", version_id: 3, draft: false, applied: true };
+  const stream = { id: 1, name: "EGFR-resistant NSCLC", version_id: 17, version_number: 3, draft: false, applied: true };
   const opened = (extra: Record<string, unknown> = {}) => ({ type: "conversation", conversation_id: 5, turn_id: "t", user_message_id: 10, ...extra });
 
   it("shows which stream's instructions are active, from the conversation event", async () => {
@@ -333,7 +338,7 @@ describe("ChatTray stream badge and notices", () => {
   });
 
   it("says so when a draft is in effect, or the stream has no instructions", async () => {
-    streamResponses.push(() => sse([opened({ stream: { ...stream, version_id: null, draft: true } }), ...turn().slice(1)]));
+    streamResponses.push(() => sse([opened({ stream: { ...stream, version_id: null, version_number: null, draft: true } }), ...turn().slice(1)]));
     streamResponses.push(() => sse([opened({ stream: { ...stream, applied: false } }), ...turn().slice(1)]));
     setup();
     await sendMessage("one");

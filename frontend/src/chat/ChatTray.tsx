@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { App, Payload, StreamInfo, SuggestedAction, Usage } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
+import { useAnswerAnnouncement } from "./announce";
 import { canRunAction, type ClientActions } from "./clientActions";
 import { ConversationExport } from "./ConversationExport";
 import { ConversationList } from "./ConversationList";
@@ -13,6 +14,7 @@ import type { OpenEntity } from "./EntityLink";
 import { MessageView, type MessageCallbacks } from "./MessageView";
 import { useChatStream } from "./useChatStream";
 import { useConversations } from "./useConversations";
+import { useDraft } from "./useDraft";
 
 export interface PageChatBinding {
   app: App;
@@ -64,8 +66,8 @@ export function StreamBadge({ stream }: { stream: StreamInfo }) {
     ? "draft"
     : !stream.applied
       ? "no instructions"
-      : stream.version_id != null
-        ? `instructions v${stream.version_id}`
+      : stream.version_number != null
+        ? `instructions v${stream.version_number}`
         : "instructions";
   return (
     <div
@@ -84,7 +86,9 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const conversations = useConversations(app);
   const chat = useChatStream({ app, onTurnEnded: conversations.refresh, remember: binding.remember });
   const { state } = chat;
-  const [draft, setDraft] = useState("");
+  const [draft, setDraft] = useDraft(app, state.conversationId);
+  const announcement = useAnswerAnnouncement(state.messages);
+  const trayRef = useRef<HTMLElement>(null);
   const [showList, setShowList] = useState(false);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const logRef = useRef<HTMLDivElement>(null);
@@ -118,6 +122,12 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   };
 
   const onInputKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Escape") {
+      // The first Escape only leaves the box (the draft stays); the next one, from the tray, closes it.
+      e.preventDefault();
+      trayRef.current?.focus();
+      return;
+    }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       submit();
@@ -160,6 +170,8 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
 
   return (
     <aside
+      ref={trayRef}
+      tabIndex={-1}
       className="chat-tray"
       data-testid="chat-tray"
       aria-label="Colleague chat"
@@ -228,7 +240,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
         className="chat-log"
         ref={logRef}
         role="log"
-        aria-live="polite"
+        aria-live="off" /* streamed chunks are not read out; the finished answer is, once (below) */
         data-testid="chat-log"
         onScroll={(e) => {
           const el = e.currentTarget;
@@ -259,6 +271,10 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
             )}
           </div>
         )}
+      </div>
+
+      <div className="sr-only" role="status" aria-live="polite" data-testid="chat-announcer">
+        {announcement}
       </div>
 
       <footer className="chat-footer">

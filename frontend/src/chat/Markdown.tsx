@@ -4,6 +4,7 @@
  * linked), and NCT ids / PMIDs turned into links that open the row or detail
  * view in the page.
  */
+import { useMemo, useRef } from "react";
 import ReactMarkdown, { type Components, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "./EntityLink";
@@ -96,6 +97,14 @@ function components(onEntity?: OpenEntity): Components {
         </a>
       );
     },
+    table({ children }) {
+      // A wide table scrolls inside the bubble instead of widening the tray; focusable so keys scroll it.
+      return (
+        <div className="table-scroll" role="region" aria-label="Table" tabIndex={0}>
+          <table>{children}</table>
+        </div>
+      );
+    },
     img({ src, alt }) {
       // Never fetch an image from an answer, nor offer a link to it: its URL (a query string especially)
       // is whatever the model or a poisoned source chose. Say what it was and where from, as plain text.
@@ -107,13 +116,22 @@ function components(onEntity?: OpenEntity): Components {
 }
 
 export function Markdown({ text, onEntity }: { text: string; onEntity?: OpenEntity }) {
+  // The same components on every render: new ones would remount each link with every streamed chunk or
+  // re-render, losing a keyboard user's focus and a click that lands mid-update.
+  const onEntityRef = useRef(onEntity);
+  onEntityRef.current = onEntity;
+  const linked = Boolean(onEntity);
+  const rendered = useMemo(
+    () => components(linked ? (kind, id) => onEntityRef.current?.(kind, id) : undefined),
+    [linked],
+  );
   return (
     <div className="markdown">
       <ReactMarkdown
         remarkPlugins={[remarkGfm, remarkEntityLinks]}
         skipHtml
         urlTransform={safeUrlTransform}
-        components={components(onEntity)}
+        components={rendered}
       >
         {text}
       </ReactMarkdown>

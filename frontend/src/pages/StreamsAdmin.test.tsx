@@ -27,19 +27,22 @@ function stream(over: Partial<Stream> = {}): Stream {
     created_at: "2026-01-01T10:00:00Z",
     updated_at: "2026-01-02T10:00:00Z",
     updated_by: "admin",
-    current_version_id: 2,
+    current_version_id: 12,
+    current_version_number: 2,
     version_count: 2,
     ...over,
   };
 }
 
-const version = (id: number, text: string, note: string, current: boolean): InstructionVersion => ({
-  id,
+/** Version `number` of stream 1; its id is global (other streams' versions took the ids in between). */
+const version = (number: number, text: string, note: string, current: boolean): InstructionVersion => ({
+  id: number + 10,
+  number,
   stream_id: 1,
   text,
   note,
-  created_by: id === 1 ? "alice" : "admin",
-  created_at: `2026-01-0${id}T10:00:00Z`,
+  created_by: number === 1 ? "alice" : "admin",
+  created_at: `2026-01-0${number}T10:00:00Z`,
   current,
 });
 
@@ -49,7 +52,7 @@ let versions: InstructionVersion[];
 /** What the next PATCH answers instead of succeeding. */
 let patchFailure: Response | null;
 
-const archived = stream({ id: 4, name: "Statins (2019 review)", archived: true, chat_instructions: "Report ARR.", current_version_id: 7, version_count: 1 });
+const archived = stream({ id: 4, name: "Statins (2019 review)", archived: true, chat_instructions: "Report ARR.", current_version_id: 7, current_version_number: 1, version_count: 1 });
 
 beforeEach(() => {
   calls = [];
@@ -74,9 +77,10 @@ beforeEach(() => {
         const { expected_version_id: _expected, note: _note, ...changes } = body;
         const next: Stream = { ...current, ...changes };
         if ("chat_instructions" in body) {
-          const id = Math.max(...versions.map((v) => v.id)) + 1;
-          versions = [version(id, body.chat_instructions, body.note ?? null, true), ...versions.map((v) => ({ ...v, current: false }))];
-          next.current_version_id = id;
+          const added = version(versions.length + 1, body.chat_instructions, body.note ?? null, true);
+          versions = [added, ...versions.map((v) => ({ ...v, current: false }))];
+          next.current_version_id = added.id;
+          next.current_version_number = added.number;
           next.version_count = versions.length;
         }
         current = next;
@@ -98,8 +102,8 @@ beforeEach(() => {
       }
       if (url === "/api/streams/1/instructions/restore") {
         const old = versions.find((v) => v.id === body.version_id)!;
-        versions = [version(3, old.text ?? "", `Restored version ${old.id}: ${body.note}`, true), ...versions.map((v) => ({ ...v, current: false }))];
-        current = { ...current, chat_instructions: old.text, current_version_id: 3, version_count: 3 };
+        versions = [version(3, old.text ?? "", `Restored version ${old.number}: ${body.note}`, true), ...versions.map((v) => ({ ...v, current: false }))];
+        current = { ...current, chat_instructions: old.text, current_version_id: 13, current_version_number: 3, version_count: 3 };
         return json(current);
       }
       if (url.startsWith("/api/chat/prompt-preview")) {
@@ -108,7 +112,7 @@ beforeEach(() => {
           system_prompt: `You are Colleague.\n\n## Instructions for the research stream "EGFR-resistant NSCLC"\n${draft ?? current.chat_instructions}\n\n<page_context page="tablizer">\n</page_context>`,
           system_blocks: [],
           notices: draft != null ? ["Sandbox: draft instructions are used for this turn only."] : [],
-          stream: { id: 1, name: "EGFR-resistant NSCLC", version_id: draft != null ? null : 2, draft: draft != null, applied: true },
+          stream: { id: 1, name: "EGFR-resistant NSCLC", version_id: draft != null ? null : 12, version_number: draft != null ? null : 2, draft: draft != null, applied: true },
           page: "tablizer",
           tools: ["search_pubmed", "get_staged_items"],
           payloads: ["pubmed_query_suggestion", "ai_column_suggestion"],
@@ -196,7 +200,7 @@ describe("Streams admin", () => {
     fireEvent.change(screen.getByTestId("instructions-note"), { target: { value: "Osimertinib rule" } });
     fireEvent.click(screen.getByTestId("instructions-save"));
     expect((await screen.findByTestId("instructions-status")).textContent).toBe("Saved as v3.");
-    expect(patches()[0].body).toEqual({ chat_instructions: `${V2}\nFlag prior osimertinib.`, note: "Osimertinib rule", expected_version_id: 2 });
+    expect(patches()[0].body).toEqual({ chat_instructions: `${V2}\nFlag prior osimertinib.`, note: "Osimertinib rule", expected_version_id: 12 });
     await waitFor(() => expect(screen.getAllByTestId("history-row")).toHaveLength(3));
     const newest = screen.getAllByTestId("history-row")[0];
     expect(newest.textContent).toContain("v3");
@@ -210,7 +214,7 @@ describe("Streams admin", () => {
     fireEvent.change(editor, { target: { value: "My edit" } });
     patchFailure = json({ error: "conflict", detail: "The instructions were changed since version 2 (the current version is 3)." }, 409);
     // Someone else saved v3 meanwhile.
-    current = { ...current, chat_instructions: "Their edit", current_version_id: 3, version_count: 3 };
+    current = { ...current, chat_instructions: "Their edit", current_version_id: 13, current_version_number: 3, version_count: 3 };
     fireEvent.click(screen.getByTestId("instructions-save"));
     const conflict = await screen.findByTestId("instructions-conflict");
     expect(conflict.textContent).toContain("Someone else changed these instructions");
@@ -225,7 +229,7 @@ describe("Streams admin", () => {
     patchFailure = null;
     fireEvent.click(screen.getByTestId("instructions-save"));
     await screen.findByTestId("instructions-status");
-    expect(patches()[1].body).toMatchObject({ chat_instructions: "My edit", expected_version_id: 3 });
+    expect(patches()[1].body).toMatchObject({ chat_instructions: "My edit", expected_version_id: 13 });
   });
 
   it("shows the history (who, when, note, current), a diff between versions, and restores a version with a note", async () => {
@@ -239,10 +243,10 @@ describe("Streams admin", () => {
     expect(rows[1].textContent).toContain("First draft");
     expect(within(rows[1]).queryByTestId("history-current")).toBeNull();
 
-    fireEvent.change(screen.getByTestId("diff-from"), { target: { value: "1" } });
+    fireEvent.change(screen.getByTestId("diff-from"), { target: { value: "11" } });
     fireEvent.click(screen.getByTestId("diff-show"));
     await screen.findByTestId("diff-view");
-    expect(calls.some((c) => c.url === "/api/streams/1/instructions/diff?from=1&to=2")).toBe(true);
+    expect(calls.some((c) => c.url === "/api/streams/1/instructions/diff?from=11&to=12")).toBe(true);
     expect(screen.getByTestId("diff-added").textContent).toBe("+1");
     expect(screen.getByTestId("diff-line-add").textContent).toContain("Split on-target resistance");
     expect(screen.getAllByTestId("diff-line-context")).toHaveLength(1);
@@ -251,9 +255,12 @@ describe("Streams admin", () => {
     fireEvent.change(screen.getByTestId("restore-note"), { target: { value: "too long" } });
     fireEvent.click(screen.getByTestId("restore-confirm"));
     expect((await screen.findByTestId("instructions-status")).textContent).toBe("Restored v1 as v3.");
-    expect(calls.find((c) => c.url.endsWith("/restore"))?.body).toEqual({ version_id: 1, note: "too long" });
+    expect(calls.find((c) => c.url.endsWith("/restore"))?.body).toEqual({ version_id: 11, note: "too long" });
     expect((screen.getByTestId("instructions-editor") as HTMLTextAreaElement).value).toBe(V1);
     await waitFor(() => expect(screen.getAllByTestId("history-row")).toHaveLength(3));
+    expect(screen.getAllByTestId("history-row")[0].textContent).toContain("Restored version 1: too long");
+    // The sidebar's count is fresh after a restore, as after a save.
+    await waitFor(() => expect(screen.getAllByTestId("stream-item")[0].textContent).toContain("3 versions"));
   });
 
   it("previews the composed prompt with the unsaved draft, and for the editor page's tabs", async () => {
@@ -312,7 +319,7 @@ describe("Streams admin", () => {
     await openStreams();
     await screen.findByTestId("stream-title");
     nextTurn = [
-      { type: "conversation", conversation_id: 4, turn_id: "t", user_message_id: 1, stream: { id: 1, name: "EGFR-resistant NSCLC", version_id: 2, draft: false, applied: true } },
+      { type: "conversation", conversation_id: 4, turn_id: "t", user_message_id: 1, stream: { id: 1, name: "EGFR-resistant NSCLC", version_id: 12, version_number: 2, draft: false, applied: true } },
       {
         type: "complete",
         payload: {

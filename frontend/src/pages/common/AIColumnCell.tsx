@@ -175,9 +175,9 @@ function AICellDetails({
       onKeyDown={onKeyDown}
     >
       <div className="ai-popover-head">
-        <strong id={titleId}>
+        <h2 id={titleId} className="ai-popover-title">
           {column.name} · <span className="mono">{rowId}</span>
-        </strong>
+        </h2>
         <button type="button" className="icon-button" aria-label="Close" data-testid="ai-cell-details-close" onClick={() => onClose(true)}>
           ×
         </button>
@@ -201,11 +201,11 @@ function AICellDetails({
               {cell.display}
             </span>
           </p>
-          <h4>Reasoning</h4>
+          <h3>Reasoning</h3>
           <p data-testid="ai-cell-reasoning">{cell.reasoning || "The model gave no reasoning."}</p>
           {cell.evidence.length > 0 && (
             <>
-              <h4>Evidence</h4>
+              <h3>Evidence</h3>
               <ul className="ai-evidence" data-testid="ai-cell-evidence">
                 {cell.evidence.map((quote, i) => (
                   <li key={i}>{quote}</li>

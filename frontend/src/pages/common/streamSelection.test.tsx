@@ -33,7 +33,7 @@ let nextTurn: Array<Record<string, unknown>>;
 beforeEach(() => {
   chatBodies = [];
   nextTurn = [
-    { type: "conversation", conversation_id: 3, turn_id: "t", user_message_id: 1, stream: { id: 1, name: "EGFR-resistant NSCLC", version_id: 3, draft: false, applied: true } },
+    { type: "conversation", conversation_id: 3, turn_id: "t", user_message_id: 1, stream: { id: 1, name: "EGFR-resistant NSCLC", version_id: 13, version_number: 3, draft: false, applied: true } },
     { type: "status", message: "Thinking…" },
     { type: "complete", payload: { message: "Sure.", payloads: [], conversation_id: 3, message_id: 2, status: "complete" } },
   ];

@@ -9,7 +9,7 @@ export function formatWhen(iso: string): string {
 
 /** A unified diff from the server's `lines`: every line of both texts, with both line numbers. */
 export function DiffView({ diff }: { diff: InstructionDiff }) {
-  const label = (v: InstructionDiff["from_version"]) => (v ? `v${v.id}` : "(empty)");
+  const label = (v: InstructionDiff["from_version"]) => (v ? `v${v.number}` : "(empty)");
   return (
     <div className="diff" data-testid="diff-view">
       <p className="small">
@@ -81,7 +81,7 @@ export function InstructionHistory({ versions, error, diff, diffError, dirty, on
   const fromValue = from || "previous";
   const option = (v: InstructionVersion) => (
     <option key={v.id} value={v.id}>
-      v{v.id}
+      v{v.number}
       {v.current ? " (current)" : ""} · {v.created_by ?? "unknown"} · {formatWhen(v.created_at)}
     </option>
   );
@@ -106,7 +106,7 @@ export function InstructionHistory({ versions, error, diff, diffError, dirty, on
         {versions.map((v) => (
           <li key={v.id} className={v.current ? "history-row current" : "history-row"} data-testid="history-row" data-version-id={v.id}>
             <div className="row-gap wrap">
-              <strong>v{v.id}</strong>
+              <strong>v{v.number}</strong>
               {v.current && <span className="badge" data-testid="history-current">current</span>}
               <span>{v.created_by ?? "unknown"}</span>
               <span className="muted small">{formatWhen(v.created_at)}</span>
@@ -155,7 +155,7 @@ export function InstructionHistory({ versions, error, diff, diffError, dirty, on
                 </label>
                 {dirty && <span className="small warn-text">The editor&apos;s unsaved text will be replaced.</span>}
                 <button type="submit" className="primary" data-testid="restore-confirm" disabled={busy}>
-                  Restore v{v.id}
+                  Restore v{v.number}
                 </button>
                 <button type="button" onClick={() => setRestoring(null)}>
                   Cancel

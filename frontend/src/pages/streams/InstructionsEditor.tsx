@@ -90,7 +90,7 @@ export function useInstructionsEditor(streamId: number | null, stream: Stream | 
       take(s);
       setNote("");
       setConflict(null);
-      setOutcome({ ...idle, saved: s.current_version_id != null ? `Saved as v${s.current_version_id}.` : "Saved." });
+      setOutcome({ ...idle, saved: s.current_version_number != null ? `Saved as v${s.current_version_number}.` : "Saved." });
       setDiff(null);
       void loadHistory(s.id);
       refreshList();
@@ -121,13 +121,15 @@ export function useInstructionsEditor(streamId: number | null, stream: Stream | 
 
   const restore = async (versionId: number, restoreNote: string) => {
     if (!stream) return;
+    const old = history?.find((v) => v.id === versionId);
     const s = await api.restoreInstructions(stream.id, versionId, restoreNote || undefined);
     setStream(s);
     take(s);
     setConflict(null);
-    setOutcome({ ...idle, saved: `Restored v${versionId} as v${s.current_version_id}.` });
+    setOutcome({ ...idle, saved: `Restored v${old?.number ?? "?"} as v${s.current_version_number}.` });
     setDiff(null);
     void loadHistory(s.id);
+    refreshList(); // the sidebar's version count grew too
   };
 
   const showDiff = async (from: number | null, to: number | null) => {
@@ -168,7 +170,7 @@ export type InstructionsEditorState = ReturnType<typeof useInstructionsEditor>;
 
 /** The tab's content: the editor form (with the conflict notice), "Try it", and the history. */
 export function InstructionsEditor({ stream, editor, onTryDraft }: { stream: Stream; editor: InstructionsEditorState; onTryDraft: (target: TryTarget) => void }) {
-  const { draft, setDraft, note, setNote, baseVersion, saved, dirty, outcome, conflict, setConflict } = editor;
+  const { draft, setDraft, note, setNote, saved, dirty, outcome, conflict, setConflict } = editor;
   return (
     <>
       <form className="stream-form" onSubmit={editor.save} aria-label="Chat instructions">
@@ -187,7 +189,7 @@ export function InstructionsEditor({ stream, editor, onTryDraft }: { stream: Str
         />
         <p className="muted small" id="stream-instructions-state" data-testid="instructions-state">
           {draft.length.toLocaleString("en-US")} / {MAX_INSTRUCTIONS.toLocaleString("en-US")} characters ·{" "}
-          {dirty ? "unsaved changes" : baseVersion != null ? `saved as v${baseVersion}` : "no saved instructions"}
+          {dirty ? "unsaved changes" : stream?.current_version_number != null ? `saved as v${stream.current_version_number}` : "no saved instructions"}
         </p>
         <label>
           Note (optional): why this change

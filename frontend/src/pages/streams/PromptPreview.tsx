@@ -158,7 +158,7 @@ export function PromptPreview({ streamId, draft, dirty, onTryDraft }: Props) {
           <p className="small" data-testid="preview-stream">
             {result.stream
               ? `Stream “${result.stream.name}”: ${
-                  result.stream.draft ? "the draft" : result.stream.version_id != null ? `saved instructions v${result.stream.version_id}` : "saved instructions"
+                  result.stream.draft ? "the draft" : result.stream.version_number != null ? `saved instructions v${result.stream.version_number}` : "saved instructions"
                 }${result.stream.applied ? " is in the prompt." : " adds nothing (no instructions)."}`
               : "No stream instructions are in this prompt."}
           </p>

@@ -18,7 +18,7 @@ export function ArticleDetail({ article, loading, error }: { article: Article | 
       {article.abstract ? <p className="prewrap abstract">{article.abstract}</p> : !loading && <p className="muted">No abstract.</p>}
       {mesh.length > 0 && (
         <section>
-          <h5>MeSH terms</h5>
+          <h4>MeSH terms</h4>
           <ul className="tag-list">
             {mesh.map((m) => (
               <li key={String(m)}>{displayValue(m)}</li>
