@@ -44,11 +44,11 @@ treatments narrow down restrict limit filter include including same but those on
 them they their from last next into per each every able ok okay hmm currently open active ongoing within near
 at let's lets could should why how now no not nothing came come up results result table empty compare first
 second two three four five tell explain give show more less few what next done happened happen see seeing got
-find found search searched appear appears""".split())
+find found search searched appear appears specific focused related""".split())
 DRUG_SUFFIX = re.compile(r"^[a-z][a-z\-]*(mab|nib|tinib|lib|parib|glutide|gliflozin|statin|formin|platin|taxel|"
                          r"cycline|azole|pril|sartan|olol|vir|mycin|cillin|rubicin|trexate|tide|cept|leucel)$")
 PUBLICATION_TYPES = (
-    (r"\brandomi[sz]ed|\brcts?\b", '"Randomized Controlled Trial"[pt]'),
+    (r"\brandomi[sz]ed(?: controlled)?(?: clinical)?(?: trials?| studies)?|\brcts?\b", '"Randomized Controlled Trial"[pt]'),
     (r"\bmeta-?analys", '"Meta-Analysis"[pt]'),
     (r"\bsystematic reviews?", '"Systematic Review"[pt]'),
     (r"\breviews?\b", "Review[pt]"),
