@@ -32,6 +32,7 @@ BROADEN = re.compile(r"\b(broaden|broader|widen|wider|expand|loosen|relax|too (?
                      r"more results|less (?:strict|restrictive)|fewer filters)\b", re.I)
 DROP = re.compile(r"\b(?:remove|drop|clear|without|no longer|get rid of|lose|ignore)\b(?: the| my| any)?\s+([\w\- ]+?)"
                   r"(?:\s+(?:filter|restriction|limit|criterion|clause|part|term))?\s*(?:[.!?]|$| from| and)", re.I)
+ASKS_ARTICLES = re.compile(r"\b(find|search|show|look(?:ing)? for|get|list|want|need|build|write|suggest|pull up)\b", re.I)
 ADDITIVE = re.compile(r"\b(too|as well|also|include|including|plus|in addition)\b", re.I)
 REFINE = re.compile(r"\b(narrow|only|just|restrict|limit|filter|same search|current search|this search|refine|"
                     r"focus|those|these|ones|instead|add|specific|improve|better|tighten)\b", re.I)
@@ -258,7 +259,8 @@ def pubmed_query_card(req: DemoRequest) -> Reply | None:
     dropped = [m.group(1) for m in DROP.finditer(text)]
     if current and (BROADEN.search(text) or dropped or (zero and not clauses)):
         return _pubmed_broaden(req, current, dropped, zero)
-    if current and (REFINE.search(text) or (clauses and not ARTICLE_WORDS.search(text) and not FIND.search(text))):
+    named = [c for c in clauses if not c.endswith("[tiab]")]  # MeSH concepts or publication types
+    if current and (REFINE.search(text) or (named and not ARTICLE_WORDS.search(text))):
         parts = split_and(current)
         if not clauses:  # "improve this query": the same words with MeSH headings and synonyms
             rebuilt = query_clauses(current) if "[" not in current else parts
@@ -270,7 +272,8 @@ def pubmed_query_card(req: DemoRequest) -> Reply | None:
         return _query_card(req, query, ((zero + " ") if zero else "") + "Here's your current query narrowed as "
                            "asked; Accept runs it.", f"The current query ({current}) AND {' AND '.join(clauses)}.",
                            dates)
-    if not clauses or not (FIND.search(text) or ARTICLE_WORDS.search(text)):
+    if not clauses or not (ASKS_ARTICLES.search(text) or ARTICLE_WORDS.search(text)) or \
+            not (named or ARTICLE_WORDS.search(text) or FIND.search(text) and len(clauses) > 1):
         return None
     query = " AND ".join(clauses)
     return _query_card(req, query, ((zero + " ") if zero else "") + "Here's a PubMed query for that. Accept puts it "

@@ -14,6 +14,7 @@ import json
 import re
 from typing import NamedTuple
 
+from backend.agent.demo.records import decide, extract, parse_record
 from backend.criteria.prompts import Answer, parse_request
 
 
@@ -292,6 +293,14 @@ def demo_reply_text(system: str, user_message: str) -> str | None:
     request = parse_request(system, user_message)
     if request is None:
         return None
+    record = parse_record(request.document)
+    if record is not None:  # an AI column over an article or a trial: its fields decide
+        if request.kind == "criterion":
+            d = decide(request.text, record)
+            return json.dumps({"answer": d.answer, "reasoning": d.reasoning, "evidence": d.evidence})
+        found = extract(request.text, record)
+        if found is not None:
+            return json.dumps({"answer": found.answer, "reasoning": found.reasoning, "evidence": found.evidence})
     if request.kind == "criterion":
         a = assess_criterion(request.text, request.document)
         return json.dumps({"answer": a.answer, "reasoning": a.reasoning, "evidence": a.evidence})
