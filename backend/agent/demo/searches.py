@@ -143,6 +143,9 @@ def trial_search_card(req: DemoRequest) -> Reply | None:
     state = read(req.page, req.page_context)
     current = {k: v for k, v in state.search.items() if v not in (None, "", [], "ALL")}
     asked = trial_fields(text)
+    if current and asked.get("condition") and not concepts_in(text) and not re.search(
+            r"\b(?:for|condition|disease|switch to)\b", text, re.I):
+        del asked["condition"]  # on a page with a search, stray words are not a new condition
     zero = _zero_note(state)
     dropped = [f for m in DROP.finditer(text) for f in _named_field(m.group(1))]
     if current and (BROADEN.search(text) or dropped or (zero and not asked)):
