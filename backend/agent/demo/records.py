@@ -200,10 +200,10 @@ def _mentioned(record: Record, words: list[str], what: str, absent_is_no: bool) 
     if hit:
         return Decision("no", f"The record states the absence of {what}.", [hit[0]])
     if absent_is_no and (record.body or record.kind == "trial" and not record.partial):
-        where = "title, abstract, publication types and MeSH terms" if record.kind == "article" else \
-            "record (title, interventions, summary, eligibility)"
-        return Decision("no", f"The {where} never mention {what}.", [])
-    return Decision("unknown", f"The record is too sparse to say whether it concerns {what}.", [])
+        where = "The title, abstract, publication types and MeSH terms never mention" if record.kind == "article" \
+            else "The record (title, conditions, interventions, summary, eligibility) never mentions"
+        return Decision("no", f"{where} {what}.", [])
+    return Decision("unknown", f"The record does not mention {what}, and its silence does not decide it.", [])
 
 
 def _eligibility(record: Record, words: list[str], verb: str) -> Decision:
@@ -343,7 +343,8 @@ def _drug_class(record: Record, criterion: str) -> Decision | None:
     lowered = criterion.lower()
     for name, drugs in CLASSES.items():
         if name.lower() in lowered or (name == "checkpoint inhibitor" and "immunotherap" in lowered):
-            hit = find_any(drugs + [name], record.text().splitlines())
+            studied = [*record.lines.values(), *sentences(record.body)]  # not the eligibility: "prior X" is no test of X
+            hit = find_any(drugs + [name], studied)
             if hit:
                 return Decision("yes", f"The record names a {name}.", [hit])
             if record.kind == "trial" and record.fields.get("interventions"):
@@ -386,7 +387,10 @@ def decide(criterion: str, record: Record) -> Decision:
             return Decision("no", "The record describes an open-label design.",
                             [find_any(["open-label", "open label", "unblinded"], text.splitlines()) or ""])
         return _mentioned(record, ["blind"], "blinding", absent_is_no=False)
-    return _mentioned(record, words, " ".join(words), absent_is_no=True)
+    # An article's abstract says what it is about; a trial record says what it studies, not everything it does.
+    studied = record.kind == "article" or bool(re.search(r"\b(about|stud(?:y|ies)|tests?|testing|uses?|using|treat\w*|"
+                                                         r"compar\w*|evaluat\w*|investigat\w*)\b", lowered))
+    return _mentioned(record, words, " ".join(words), absent_is_no=studied)
 
 
 # ---- extraction ---------------------------------------------------------------------------------------
