@@ -54,8 +54,8 @@ def run_turn(context: dict[str, Any], message: str) -> tuple[str, list[tuple[str
         if not uses or any(u["name"] != "get_staged_items" for u in uses):
             break
         tool = REGISTRY.tools["get_staged_items"]
-        results = [{"type": "tool_result", "tool_use_id": u["id"], "content": asyncio.run(_run(tool, u["input"], staged))}
-                   for u in uses]
+        results = [{"type": "tool_result", "tool_use_id": u["id"],
+                    "content": asyncio.run(_run(tool, u["input"], staged))} for u in uses]
         body["messages"] += [{"role": "assistant", "content": reply.blocks}, {"role": "user", "content": results}]
     text = "\n".join(b["text"] for b in reply.blocks if b["type"] == "text")
     return text, calls

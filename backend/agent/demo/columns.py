@@ -78,7 +78,8 @@ def column_spec(text: str, noun: str) -> dict[str, str] | None:
         return None
     lowered = text.lower()
     boolean = bool(BOOLEAN_CUES.search(text) or text.rstrip().endswith("?"))
-    verb_match = re.search(r"\b(?:that|which|who|whether|if|to|trials|articles|papers|studies|ones)\s+(?:each\s+\w+\s+)?"
+    verb_match = re.search(r"\b(?:that|which|who|whether|if|to|trials|articles|papers|studies|ones)\s+"
+                           r"(?:each\s+\w+\s+)?"
                            rf"({'|'.join(VERBS)})\s+(.+)", text, re.I)
     excluding = re.search(r"\b(exclud\w*|allow\w*|accept\w*|permit\w*)\s+(?:patients\s+)?(?:with\s+)?(.+)", text, re.I)
     for pattern, name, kind, criteria in KNOWN:
@@ -97,7 +98,8 @@ def column_spec(text: str, noun: str) -> dict[str, str] | None:
                                  + " {x}?").format(noun=noun, x=thing)
         return {"name": f"{verb} {thing}?"[:60], "type": "boolean", "criteria": question,
                 "explanation": f"Marks each {noun} Yes/No; filter to Yes to keep the matches."}
-    subject = re.search(r"\bcolumns?\b\s*(?::|for|with|showing|that shows|of|noting|listing|giving)?\s*(.+)", text, re.I)
+    subject = re.search(r"\bcolumns?\b\s*(?::|for|with|showing|that shows|of|noting|listing|giving)?\s*(.+)", text,
+                        re.I)
     phrase = _clean(subject.group(1) if subject else text)
     phrase = re.sub(r"^(?:says|shows|tells(?: me)?|whether|if|does|is it|are they)\s+", "", phrase, flags=re.I)
     if not phrase:

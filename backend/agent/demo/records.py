@@ -212,10 +212,9 @@ def _eligibility(record: Record, words: list[str], verb: str) -> Decision:
         return Decision("unknown", "The record carries no eligibility criteria.", [])
     excluded = find(words, sentences(record.exclusion))
     included = find(words, sentences(record.inclusion))
-    if excluded and re.search(r"\b(unless|except|allowed|permitted|eligible|stable|treated)\b", excluded[0], re.I):
-        excluded_plainly = False
-    else:
-        excluded_plainly = bool(excluded) and not excluded[1]
+    excepted = bool(excluded) and bool(re.search(r"\b(unless|except|allowed|permitted|eligible|stable|treated)\b",
+                                                 excluded[0] if excluded else "", re.I))
+    excluded_plainly = bool(excluded) and not excepted and not (excluded and excluded[1])
     if verb == "exclude":
         if excluded_plainly and excluded:
             return Decision("yes", f"The exclusion criteria name {thing}.", [excluded[0]])
@@ -343,7 +342,8 @@ def _drug_class(record: Record, criterion: str) -> Decision | None:
     lowered = criterion.lower()
     for name, drugs in CLASSES.items():
         if name.lower() in lowered or (name == "checkpoint inhibitor" and "immunotherap" in lowered):
-            studied = [*record.lines.values(), *sentences(record.body)]  # not the eligibility: "prior X" is no test of X
+            # Not the eligibility: "prior X" there says nothing of whether the trial tests X.
+            studied = [*record.lines.values(), *sentences(record.body)]
             hit = find_any(drugs + [name], studied)
             if hit:
                 return Decision("yes", f"The record names a {name}.", [hit])

@@ -21,7 +21,8 @@ from backend.agent.demo.page_state import read
 from backend.agent.demo.vocabulary import phases_in, statuses_in
 from backend.agent.demo.wire import Reply
 
-QUESTION = re.compile(r"\b(how many|number of|most common|most frequent|most often|the most|which (?:\w+ )?(?:phase|year|"
+QUESTION = re.compile(r"\b(how many|number of|most common|most frequent|most often|the most|"
+                      r"which (?:\w+ )?(?:phase|year|"
                       r"journal|status|sponsor)s?|breakdown|break (?:these|them|it|this) down|distribution|count|"
                       r"largest|biggest|smallest|fewest|newest|latest|most recent|oldest|earliest|total|sum|average|"
                       r"mean|median|top \d*|spread)\b", re.I)
@@ -138,9 +139,9 @@ def _matcher(text: str, field: str) -> tuple[Callable[[dict[str, Any]], bool], s
             return lambda i: isinstance(i.get("year"), int) and i["year"] < year, f"from before {year}"
         return lambda i: i.get("year") == year, f"from {year}"
     if field == "journal":
-        for alias, name in JOURNALS.items():
-            if re.search(rf"\b{alias}\b", lowered):
-                return lambda i: (i.get("journal") or "").lower() == name.lower(), f"in {name}"
+        named = next((name for alias, name in JOURNALS.items() if re.search(rf"\b{alias}\b", lowered)), None)
+        if named is not None:
+            return lambda i: (i.get("journal") or "").lower() == named.lower(), f"in {named}"
     return None
 
 

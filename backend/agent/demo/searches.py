@@ -32,7 +32,8 @@ BROADEN = re.compile(r"\b(broaden|broader|widen|wider|expand|loosen|relax|too (?
                      r"more results|less (?:strict|restrictive)|fewer filters)\b", re.I)
 DROP = re.compile(r"\b(?:remove|drop|clear|without|no longer|get rid of|lose|ignore)\b(?: the| my| any)?\s+([\w\- ]+?)"
                   r"(?:\s+(?:filter|restriction|limit|criterion|clause|part|term))?\s*(?:[.!?]|$| from| and)", re.I)
-ASKS_ARTICLES = re.compile(r"\b(find|search|show|look(?:ing)? for|get|list|want|need|build|write|suggest|pull up)\b", re.I)
+ASKS_ARTICLES = re.compile(r"\b(find|search|show|look(?:ing)? for|get|list|want|need|build|write|suggest|pull up)\b",
+                           re.I)
 ADDITIVE = re.compile(r"\b(too|as well|also|include|including|plus|in addition)\b", re.I)
 REFINE = re.compile(r"\b(narrow|only|just|restrict|limit|filter|same search|current search|this search|refine|"
                     r"focus|those|these|ones|instead|add|specific|improve|better|tighten)\b", re.I)
@@ -49,7 +50,8 @@ find found search searched appear appears specific focused related""".split())
 DRUG_SUFFIX = re.compile(r"^[a-z][a-z\-]*(mab|nib|tinib|lib|parib|glutide|gliflozin|statin|formin|platin|taxel|"
                          r"cycline|azole|pril|sartan|olol|vir|mycin|cillin|rubicin|trexate|tide|cept|leucel)$")
 PUBLICATION_TYPES = (
-    (r"\brandomi[sz]ed(?: controlled)?(?: clinical)?(?: trials?| studies)?|\brcts?\b", '"Randomized Controlled Trial"[pt]'),
+    (r"\brandomi[sz]ed(?: controlled)?(?: clinical)?(?: trials?| studies)?|\brcts?\b",
+     '"Randomized Controlled Trial"[pt]'),
     (r"\bmeta-?analys", '"Meta-Analysis"[pt]'),
     (r"\bsystematic reviews?", '"Systematic Review"[pt]'),
     (r"\breviews?\b", "Review[pt]"),

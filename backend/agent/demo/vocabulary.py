@@ -31,6 +31,13 @@ CLASSES: dict[str, list[str]] = {
     "EGFR inhibitor": ["osimertinib", "erlotinib", "gefitinib", "afatinib"],
 }
 
+
+
+def _either(head: str, drug_class: str) -> str:
+    """A PubMed clause: the class's heading or words, OR each drug of the class by name."""
+    return "(" + " OR ".join([*([head] if head else []), *CLASSES[drug_class]]) + ")"
+
+
 CONCEPTS: tuple[Concept, ...] = (
     Concept((r"\bnsclc\b", r"non[- ]small[- ]cell lung", r"\blung adenocarcinoma"),
             "condition", "non-small cell lung cancer",
@@ -68,17 +75,17 @@ CONCEPTS: tuple[Concept, ...] = (
             '("Immune Checkpoint Inhibitors"[MeSH] OR "Immunotherapy"[MeSH] OR immunotherapy OR '
             '"checkpoint inhibitor" OR ' + " OR ".join(CLASSES["checkpoint inhibitor"][:4]) + ")"),
     Concept((r"\bpd-?1 (?:inhibitor|blockade|antibod)", r"\banti-pd-?1\b"), "intervention",
-            " OR ".join(CLASSES["PD-1 inhibitor"]), "(" + '"PD-1" OR ' + " OR ".join(CLASSES["PD-1 inhibitor"]) + ")"),
+            " OR ".join(CLASSES["PD-1 inhibitor"]), _either('"PD-1"', "PD-1 inhibitor")),
     Concept((r"\bpd-?l1 (?:inhibitor|blockade|antibod)", r"\banti-pd-?l1\b"), "intervention",
-            " OR ".join(CLASSES["PD-L1 inhibitor"]), "(" + '"PD-L1" OR ' + " OR ".join(CLASSES["PD-L1 inhibitor"]) + ")"),
+            " OR ".join(CLASSES["PD-L1 inhibitor"]), _either('"PD-L1"', "PD-L1 inhibitor")),
     Concept((r"\bsglt-?2",), "intervention", " OR ".join(CLASSES["SGLT2 inhibitor"]),
-            '("Sodium-Glucose Transporter 2 Inhibitors"[MeSH] OR SGLT2 OR ' + " OR ".join(CLASSES["SGLT2 inhibitor"]) + ")"),
+            _either('"Sodium-Glucose Transporter 2 Inhibitors"[MeSH] OR SGLT2', "SGLT2 inhibitor")),
     Concept((r"\bglp-?1",), "intervention", " OR ".join(CLASSES["GLP-1 agonist"]),
-            '("Glucagon-Like Peptide-1 Receptor Agonists"[MeSH] OR GLP-1 OR ' + " OR ".join(CLASSES["GLP-1 agonist"]) + ")"),
+            _either('"Glucagon-Like Peptide-1 Receptor Agonists"[MeSH] OR GLP-1', "GLP-1 agonist")),
     Concept((r"\bstatins?\b",), "intervention", " OR ".join(CLASSES["statin"]),
             '("Hydroxymethylglutaryl-CoA Reductase Inhibitors"[MeSH] OR statin OR statins)'),
     Concept((r"\begfr[- ]tki", r"\begfr (?:tyrosine )?kinase inhibitor"), "intervention",
-            " OR ".join(CLASSES["EGFR inhibitor"]), "(" + " OR ".join(CLASSES["EGFR inhibitor"]) + ")"),
+            " OR ".join(CLASSES["EGFR inhibitor"]), _either("", "EGFR inhibitor")),
     Concept((r"\bcar[- ]?t\b", r"\bchimeric antigen receptor"), "intervention", "CAR-T",
             '("Receptors, Chimeric Antigen"[MeSH] OR "CAR-T" OR "chimeric antigen receptor")'),
     Concept((r"\bpembrolizumab", r"\bkeytruda"), "intervention", "pembrolizumab",
@@ -100,7 +107,8 @@ CONCEPTS: tuple[Concept, ...] = (
 _NUMBER = {"1": "1", "i": "1", "one": "1", "2": "2", "ii": "2", "two": "2", "3": "3", "iii": "3", "three": "3",
            "4": "4", "iv": "4", "four": "4"}
 _PHASE_NUM = r"(?:iv|i{1,3}|[1-4]|one|two|three|four)"
-_PHASE_RUN = re.compile(rf"\b(early\s+)?phases?\s*{_PHASE_NUM}\b(?:\s*(?:/|-|,|or|and|to|&|\+)\s*(?:phase\s*)?{_PHASE_NUM}\b)*")
+_PHASE_RUN = re.compile(rf"\b(early\s+)?phases?\s*{_PHASE_NUM}\b"
+                        rf"(?:\s*(?:/|-|,|or|and|to|&|\+)\s*(?:phase\s*)?{_PHASE_NUM}\b)*")
 STATUS_WORDS: tuple[tuple[str, list[str]], ...] = (
     (r"not (?:yet )?recruiting|yet to (?:start|recruit)|upcoming", ["NOT_YET_RECRUITING"]),
     (r"active,? (?:but )?not recruiting", ["ACTIVE_NOT_RECRUITING"]),
@@ -187,13 +195,14 @@ def ages_in(text: str) -> tuple[int | None, int | None]:
     lowered = text.lower().replace("≥", ">=").replace("≤", "<=")
     if m := re.search(r"\b(?:aged?|ages|between|people|patients|adults)?\s*(\d{1,3})\s*(?:-|–|to|and)\s*(\d{1,3})"
                       r"(?:\s*(?:years?|yrs?|y/?o))?\b(?!\s*(?:%|mg|patients|trials|participants))", lowered):
-        low, high = int(m.group(1)), int(m.group(2))
-        if low < high <= 120 and (re.search(r"\b(age|aged|ages|years?|old|people|patients|adults|between)\b",
+        first, last = int(m.group(1)), int(m.group(2))
+        if first < last <= 120 and (re.search(r"\b(age|aged|ages|years?|old|people|patients|adults|between)\b",
                                             lowered)):
-            return low, high
-    low = high = None
-    if m := re.search(r"(?:over|older than|above|at least|>=?|aged)\s*(\d{1,3})\b|\b(\d{1,3})\s*(?:\+|and (?:older|over|up)"
-                      r"|or (?:older|over))", lowered):
+            return first, last
+    low: int | None = None
+    high: int | None = None
+    if m := re.search(r"(?:over|older than|above|at least|>=?|aged)\s*(\d{1,3})\b|"
+                      r"\b(\d{1,3})\s*(?:\+|and (?:older|over|up)|or (?:older|over))", lowered):
         low = int(m.group(1) or m.group(2)) + (1 if re.search(r"(?:older than|above|>(?!=))\s*\d", m.group(0)) else 0)
     if m := re.search(r"(?:under|younger than|below|<)\s*(\d{1,3})\b", lowered):
         high = int(m.group(1)) - 1
