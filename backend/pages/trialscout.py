@@ -17,7 +17,8 @@ def _phase(value: Any) -> str:
 def _trial(t: Mapping[str, Any]) -> str:
     enrollment = t.get("enrollment")
     return (f"- {short(t.get('nct_id'), 20)} | {short(t.get('title'))} | {_phase(t.get('phase'))} | "
-            f"{short(t.get('status'), 30) or '—'} | n={short(enrollment, 12) if enrollment is not None else '?'}")
+            f"{short(t.get('status'), 30) or '—'} | n={short(enrollment, 12) if enrollment is not None else '?'}"
+            + (f" | sponsor: {short(t['sponsor'], 60)}" if t.get("sponsor") else ""))
 
 
 def build_context(context: Mapping[str, Any]) -> str:

@@ -21,11 +21,11 @@ NSCLC_FORM = {"current_page": "trialscout", "condition": "non-small cell lung ca
               "sex": "ALL", "min_age": None, "max_age": None, "eligibility_keywords": "", "ai_columns": []}
 TRIALS = [
     {"nct_id": "NCT00000101", "title": "Drug A in stage IV NSCLC", "phase": ["PHASE3"], "status": "RECRUITING",
-     "enrollment": 620},
+     "enrollment": 620, "sponsor": "Acme Pharma"},
     {"nct_id": "NCT00000102", "title": "Drug B after chemoradiation", "phase": ["PHASE2"], "status": "RECRUITING",
-     "enrollment": 120},
+     "enrollment": 120, "sponsor": "City Hospital"},
     {"nct_id": "NCT00000103", "title": "Drug C consolidation", "phase": ["PHASE3"], "status": "ACTIVE_NOT_RECRUITING",
-     "enrollment": 1040},
+     "enrollment": 1040, "sponsor": "Acme Pharma"},
     {"nct_id": "NCT00000104", "title": "Exercise during chemotherapy", "phase": ["NA"], "status": "RECRUITING",
      "enrollment": 60},
 ]
@@ -125,6 +125,8 @@ def test_a_question_about_loaded_trials_is_answered_from_them(demo: TestClient) 
     assert "NCT00000103" in largest and "1,040" in largest
     recruiting = answer(chat(demo, "how many of these are recruiting?", context=context))["message"]
     assert "**3** of the 4 loaded trials" in recruiting
+    sponsors = answer(chat(demo, "which sponsor runs the most of these trials?", context=context))["message"]
+    assert "most common sponsor is **Acme Pharma** (2 of 4)" in sponsors and "not given: 1 of 4" in sponsors
     summary = answer(chat(demo, "summarise these results", context=context))["message"]
     assert "**4** trials loaded of 400" in summary and "Phase 3 2" in summary and "1,840 planned" in summary
 

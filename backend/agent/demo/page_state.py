@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_TRIAL_ROW = re.compile(r"^- (NCT\d{8}) \| (.*) \| (.*?) \| (.*?) \| n=(.*)$")
+_TRIAL_ROW = re.compile(r"^- (NCT\d{8}) \| (.*) \| (.*?) \| (.*?) \| n=([^|]*?)(?: \| sponsor: (.*))?$")
 _ARTICLE_ROW = re.compile(r"^- PMID: (\d+) \| (.*) \| (.*?) \((.*?)\)$")
 _UNSET = {"not set", "any", "", "No search yet", "—"}
 
@@ -88,7 +88,7 @@ def read(page: str | None, context: str) -> PageState:
                 state.rows.append({"nct_id": row.group(1), "title": row.group(2),
                                    "phase": [] if phase == "—" else phase.split("/"),
                                    "status": None if row.group(4) == "—" else row.group(4),
-                                   "enrollment": _int(row.group(5))})
+                                   "enrollment": _int(row.group(5)), "sponsor": row.group(6)})
         elif page == "tablizer":
             if line.startswith("- Query:") and (value := _value(line, "Query")):
                 state.search["query"] = line.split(": ", 1)[1].strip()
