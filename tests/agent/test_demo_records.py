@@ -115,6 +115,9 @@ def test_article_questions(criterion: str, article: Article, answer: str) -> Non
     ("Does this trial accept children?", WOMEN, "yes"),
     ("Does this trial accept children?", PARTIAL, "unknown"),  # a partial record carries no ages
     ("Does this trial enroll more than 500 participants?", TRIAL, "yes"),
+    ("Aged 18 years or older", TRIAL, "yes"),
+    ("Aged 80 years or older", TRIAL, "no"),  # its maximum age is 75
+    ("Aged 18 years or older", PARTIAL, "unknown"),
     ("Do this trial's eligibility criteria exclude patients with interstitial lung disease?", TRIAL, "yes"),
     ("Do this trial's eligibility criteria exclude patients with hepatitis?", TRIAL, "no"),
     ("Do this trial's eligibility criteria exclude patients with hepatitis?", PARTIAL, "unknown"),

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from backend.agent.demo.ages import age_bounds
 from backend.agent.demo.vocabulary import CLASSES, phases_in, statuses_in
 from backend.criteria.prompts import Answer
 
@@ -252,8 +253,9 @@ def _ages(record: Record, criterion: str) -> Decision | None:
     young = re.search(r"\b(child|children|pediatric|paediatric|minors?|adolescents?|infants?|under 18|kids)\b", lowered)
     old = re.search(r"\b(elderly|older adults?|older patients|aged 65|over 65|65 (?:and|or) (?:older|over)|"
                     r"geriatric|over (\d+)|older than (\d+))\b", lowered)
+    bounds = age_bounds(criterion)
     if not (young or old):
-        return None
+        return _age_span(record, bounds) if bounds and record.kind == "trial" else None
     if record.kind == "article":
         groups = {m.lower() for m in record.values("mesh terms")}
         wanted = _AGE_GROUPS_YOUNG if young else _AGE_GROUPS_OLD
@@ -274,6 +276,20 @@ def _ages(record: Record, criterion: str) -> Decision | None:
     ok = high is None or high >= limit
     return Decision("yes" if ok else "no", f"The maximum age {'admits' if ok else 'excludes'} people over "
                                            f"{limit:g}.", evidence)
+
+
+def _age_span(record: Record, bounds: tuple[float | None, float | None, bool, bool]) -> Decision:
+    """Does the trial admit people of the criterion's ages ("aged 18 years or older")? Yes when the ranges
+    overlap, no when they are apart."""
+    if record.partial:
+        return Decision("unknown", "This record has no eligibility details (ages, sex).", [])
+    low, high = bounds[0], bounds[1]
+    trial_low = _age_years(record.fields.get("minimum age")) or 0.0
+    trial_high = _age_years(record.fields.get("maximum age"))
+    evidence = _evidence(record, "minimum age") + _evidence(record, "maximum age")
+    apart = (high is not None and trial_low > high) or (low is not None and trial_high is not None and trial_high < low)
+    return Decision("no" if apart else "yes", "The trial's age limits " + ("exclude" if apart else "admit") +
+                    " people of those ages.", evidence)
 
 
 def _sex(record: Record, criterion: str) -> Decision | None:
