@@ -288,8 +288,10 @@ def _age_span(record: Record, bounds: tuple[float | None, float | None, bool, bo
     trial_high = _age_years(record.fields.get("maximum age"))
     evidence = _evidence(record, "minimum age") + _evidence(record, "maximum age")
     apart = (high is not None and trial_low > high) or (low is not None and trial_high is not None and trial_high < low)
-    return Decision("no" if apart else "yes", "The trial's age limits " + ("exclude" if apart else "admit") +
-                    " people of those ages.", evidence)
+    limits = f"{record.fields.get('minimum age', 'no limit')} to {record.fields.get('maximum age', 'no limit')}"
+    if apart:
+        return Decision("no", f"The trial's age limits ({limits}) fall outside the required age range.", evidence)
+    return Decision("yes", f"The trial admits ages within the required age range (its limits: {limits}).", evidence)
 
 
 def _sex(record: Record, criterion: str) -> Decision | None:
