@@ -68,6 +68,7 @@ def test_demo_builds_a_pubmed_query_that_runs(demo: TestClient) -> None:
     ("Add a column for the primary endpoint", "text", "Primary endpoint"),
     ("add a column that says whether each study is randomized", "boolean", "Randomized?"),
     ("add a column with the eligible age range", "text", "Eligible age range"),
+    ("Add a column that flags articles about drug resistance", "boolean", "Drug resistance?"),
 ])
 def test_demo_suggests_ai_columns(demo: TestClient, message: str, kind: str, name: str) -> None:
     [card] = payloads(chat(demo, message, context=TRIALSCOUT))

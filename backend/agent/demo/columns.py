@@ -49,6 +49,10 @@ KNOWN: tuple[tuple[str, str, str, str], ...] = (
     (r"\bcountr(?:y|ies)|\blocations?\b|\bsites?\b", "Countries", "text", "In which countries does this {noun} run?"),
     (r"\bfollow[- ]up\b", "Follow-up", "text", "How long is the follow-up in this {noun}?"),
 )
+LEADS = (r"^(?:that|which)\s+", r"^(?:says|shows|tells(?: me)?|flags?|marks?|indicates?|notes?)\s+",
+         r"^(?:whether|if)\s+", r"^(?:is it|are they|does it)\s+(?=about\b)",
+         r"^(?:the\s+)?(?:articles?|trials?|papers?|studies|ones|rows)\s+(?:(?:that|which)\s+(?:are\s+)?)?",
+         r"^(?:about|on|concerning|regarding)\s+")
 VERBS = {"exclude": "Excludes", "excludes": "Excludes", "excluding": "Excludes", "allow": "Allows",
          "allows": "Allows", "allowing": "Allows", "accept": "Allows", "accepts": "Allows", "permit": "Allows",
          "permits": "Allows", "report": "Reports", "reports": "Reports", "reporting": "Reports",
@@ -78,7 +82,7 @@ def column_spec(text: str, noun: str) -> dict[str, str] | None:
         return None
     lowered = text.lower()
     boolean = bool(BOOLEAN_CUES.search(text) or text.rstrip().endswith("?"))
-    verb_match = re.search(r"\b(?:that|which|who|whether|if|to|trials|articles|papers|studies|ones)\s+"
+    verb_match = re.search(r"\b(?:that|which|who|whether|if|to|trials?|articles?|papers?|stud(?:y|ies)|ones|it|they)\s+"
                            r"(?:each\s+\w+\s+)?"
                            rf"({'|'.join(VERBS)})\s+(.+)", text, re.I)
     excluding = re.search(r"\b(exclud\w*|allow\w*|accept\w*|permit\w*)\s+(?:patients\s+)?(?:with\s+)?(.+)", text, re.I)
@@ -101,13 +105,17 @@ def column_spec(text: str, noun: str) -> dict[str, str] | None:
     subject = re.search(r"\bcolumns?\b\s*(?::|for|with|showing|that shows|of|noting|listing|giving)?\s*(.+)", text,
                         re.I)
     phrase = _clean(subject.group(1) if subject else text)
-    phrase = re.sub(r"^(?:says|shows|tells(?: me)?|whether|if|does|is it|are they)\s+", "", phrase, flags=re.I)
+    for lead in LEADS:  # "that flags articles about X" → "X"
+        phrase = re.sub(lead, "", phrase, flags=re.I)
     if not phrase:
         return None
     if boolean:
-        question = phrase if re.match(r"(?:is|are|does|do|has|have|was|were)\b", phrase, re.I) else f"about {phrase}"
-        criteria = (f"{question[:1].upper()}{question[1:]}?" if question != f"about {phrase}"
-                    else f"Is this {noun} about {phrase}? Answer from its title, abstract and keywords.")
+        if re.match(r"(?:is|are|does|do|has|have|was|were)\b", phrase, re.I):
+            criteria = f"{phrase[:1].upper()}{phrase[1:]}?"
+        else:
+            where = ("title, abstract and keywords" if noun == "article"
+                     else "title, conditions, interventions and summary")
+            criteria = f"Is this {noun} about {phrase}? Answer from its {where}."
         name = phrase[:1].upper() + phrase[1:]
         return {"name": f"{name}?"[:60], "type": "boolean", "criteria": criteria,
                 "explanation": f"Marks each {noun} Yes/No; filter to Yes to keep the matches."}

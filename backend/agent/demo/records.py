@@ -114,7 +114,7 @@ def parse_record(document: str) -> Record | None:
 _FRAME = re.compile(
     r"^\s*based on (?:the|its) [\w ]+?,|\b(?:is|are|does|do|did|has|have|was|were|this|these|the|a|an|"
     r"article|trial|study|paper|record|report(?:s|ed)?|mention(?:s|ed)?|about|on|of|any|each|it|its|in|with|"
-    r"patients?|participants?|people|describe|discuss|include|includes|concern|evaluate|investigate|focus|"
+    r"patients?|participants?|people|uses?|using|tests?|testing|stud(?:y|ies)|involves?|receive|measures?|describe|discuss|include|includes|concern|evaluate|investigate|focus|"
     r"whether|if|yes|no)\b", re.I)
 _STOP = set("""and or for to by at as be been being any other than that which who their its into per via vs
 versus""".split())
