@@ -125,6 +125,9 @@ def test_article_questions(criterion: str, article: Article, answer: str) -> Non
     ("Based on the eligibility criteria, does this trial allow patients with prior pembrolizumab?", TRIAL, "no"),
     ("Does this trial test a checkpoint inhibitor?", TRIAL, "no"),
     ("Does this trial compare against a placebo?", TRIAL, "no"),  # its interventions are listed
+    ("Does this trial use docetaxel?", TRIAL, "yes"),
+    ("Does this trial use radiotherapy?", TRIAL, "no"),
+    ("Has an independent data monitoring committee", TRIAL, "unknown"),  # a record's silence on this decides nothing
 ])
 def test_trial_questions(criterion: str, trial: TrialDetail, answer: str) -> None:
     assert decide(criterion, trial_document(trial))["answer"] == answer
