@@ -6,6 +6,7 @@ share of the page context budget (`backend/pages/budget.py`) with a note of what
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -44,6 +45,18 @@ def _column(c: Mapping[str, Any]) -> str:
     if isinstance(counts, Mapping) and counts:
         line += " counts " + ", ".join(f"{short(k, 20)}={short(v, 12)}" for k, v in list(counts.items())[:6])
     return line
+
+
+def last_accepted(context: Mapping[str, Any]) -> list[str]:
+    """The search card the user last accepted and what it found (sent by the page after Accept), so the
+    model can own a search of its that found nothing: one line of JSON, or nothing."""
+    accepted = _mapping(context.get("last_accepted"))
+    if not accepted:
+        return []
+    keys = ("type", "query", "result_count", "previous_query", "previous_result_count")
+    slim = {k: (short(accepted.get(k), 300) if isinstance(accepted.get(k), str) else accepted.get(k))
+            for k in keys if k in accepted}
+    return [f"- Last accepted card: {json.dumps(slim, ensure_ascii=False, default=str)}"]
 
 
 def view_state(context: Mapping[str, Any], id_key: str) -> list[str]:

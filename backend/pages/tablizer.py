@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import ai_columns, item_lines, long_field, short, view_state
+from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, short, view_state
 from backend.pages.budget import budget_chars, fit, fit_lines
 from backend.registry import ClientAction, PageConfig, register_page
 
@@ -36,6 +36,7 @@ def build_context(context: Mapping[str, Any]) -> str:
         f"- Dates: {short(context.get('date_start'), 20) or 'any'} to {short(context.get('date_end'), 20) or 'any'}",
         f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
         f"{short(context.get('total_matched', 0), 12)} total",
+        *last_accepted(context),
         *view_state(context, "pmid"),
         "",
         f"SNAPSHOTS: {len(snapshots)} saved searches",

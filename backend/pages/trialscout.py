@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import ai_columns, item_lines, long_field, short, view_state
+from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, short, view_state
 from backend.pages.budget import fit
 from backend.registry import ClientAction, PageConfig, register_page
 
@@ -17,7 +17,8 @@ def _phase(value: Any) -> str:
 def _trial(t: Mapping[str, Any]) -> str:
     enrollment = t.get("enrollment")
     return (f"- {short(t.get('nct_id'), 20)} | {short(t.get('title'))} | {_phase(t.get('phase'))} | "
-            f"{short(t.get('status'), 30) or '—'} | n={short(enrollment, 12) if enrollment is not None else '?'}")
+            f"{short(t.get('status'), 30) or '—'} | n={short(enrollment, 12) if enrollment is not None else '?'}"
+            + (f" | sponsor: {short(t['sponsor'], 60)}" if t.get("sponsor") else ""))
 
 
 def build_context(context: Mapping[str, Any]) -> str:
@@ -41,6 +42,7 @@ def build_context(context: Mapping[str, Any]) -> str:
         f"- Eligibility keywords: {field('eligibility_keywords', limit=1000)}",
         f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
         f"{short(context.get('total_matched', 0), 12)} total",
+        *last_accepted(context),
         *view_state(context, "nct_id"),
         "",
         ai_columns(context),

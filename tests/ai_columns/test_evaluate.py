@@ -371,9 +371,15 @@ def test_the_demo_model_answers_honestly(db_url: str, db: Database) -> None:
 
         events = run(client, ["NCT06382129"],
                      column={"name": "Placebo", "criteria": "Uses a placebo control", "type": "boolean"})
+        row = rows(events)[0].data  # the record lists its interventions, and no placebo among them
+        assert (row["value"], row["display"], row["evidence"]) == ("NOT_MET", "No", [])
+
+        events = run(client, ["NCT06382129"], column={"name": "DMC", "type": "boolean",
+                                                      "criteria": "Has an independent data monitoring committee"})
         row = rows(events)[0].data
         assert (row["value"], row["display"], row["evidence"]) == ("UNKNOWN", "Unknown", [])
-        assert row["reasoning"] == "The note does not mention what the criterion asks about."
+        assert row["reasoning"] == ("The record does not mention independent data monitoring committee, and its "
+                                    "silence does not decide it.")
         assert events[-1].data["counts"]["unknown"] == 1 and events[-1].data["model"] == "colleague-demo-1"
     finally:
         client.__exit__(None, None, None)

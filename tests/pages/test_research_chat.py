@@ -40,9 +40,13 @@ def test_demo_fills_a_trial_search(demo: TestClient) -> None:
     [card] = payloads(events)
     assert card["type"] == "trial_search_suggestion" and card["source"] == "llm"
     assert card["data"]["condition"] == "non-small cell lung cancer"
-    assert "PD-1" in card["data"]["intervention"] and card["data"]["phase"] == ["PHASE3"]
+    assert "pembrolizumab" in card["data"]["intervention"] and card["data"]["phase"] == ["PHASE3"]
     assert card["data"]["status"] == ["RECRUITING", "ACTIVE_NOT_RECRUITING"]
     assert events[-1].data["payload"]["suggested_values"]
+    # Accept runs the card as the form's search: the tray's own chip finds trials in the offline corpus.
+    form = {k: v for k, v in card["data"].items() if k != "explanation"}
+    found = demo.get("/api/trials/search", params={**form, "page_size": 10}).json()
+    assert found["total_count"] > 0, found
     conv = events[0].data["conversation_id"]
     assert [c["id"] for c in demo.get("/api/conversations?app=trialscout").json()] == [conv]
     assert demo.get("/api/conversations?app=tablizer").json() == []
@@ -60,8 +64,11 @@ def test_demo_builds_a_pubmed_query_that_runs(demo: TestClient) -> None:
 
 
 @pytest.mark.parametrize(("message", "kind", "name"), [
-    ("I only want trials that allow brain metastases", "boolean", "Allows Brain Mets"),
-    ("Add a column for the primary endpoint", "text", "Primary Endpoint"),
+    ("I only want trials that allow brain metastases", "boolean", "Allows brain metastases?"),
+    ("Add a column for the primary endpoint", "text", "Primary endpoint"),
+    ("add a column that says whether each study is randomized", "boolean", "Randomized?"),
+    ("add a column with the eligible age range", "text", "Eligible age range"),
+    ("Add a column that flags articles about drug resistance", "boolean", "Drug resistance?"),
 ])
 def test_demo_suggests_ai_columns(demo: TestClient, message: str, kind: str, name: str) -> None:
     [card] = payloads(chat(demo, message, context=TRIALSCOUT))
@@ -76,9 +83,9 @@ def test_demo_counts_phases_from_staged_trials(demo: TestClient) -> None:
                   context={**TRIALSCOUT, "trials": trials, "loaded_count": 35})
     assert [e.data["tool"] for e in events if e.event == "tool_start"] == ["get_staged_items"]
     message = events[-1].data["payload"]["message"]
-    assert "your 35 loaded trials" in message
-    assert "PHASE3: 18 (51%)" in message and "PHASE2: 17 (49%)" in message
-    assert "most common phase is **PHASE3**" in message
+    assert "the 35 loaded trials" in message
+    assert "Phase 3: 18 of 35 (51%)" in message and "Phase 2: 17 of 35 (49%)" in message
+    assert "most common phase is **Phase 3**" in message
 
 
 def test_demo_looks_up_a_trial_and_summarises_it(demo: TestClient) -> None:

@@ -22,6 +22,43 @@ def stream_note(req: DemoRequest) -> str:
     return f"\n\n_Working in the research stream “{name}”; its instructions are active (e.g. “{first[:160]}”)._"
 
 
+TRIALSCOUT_SUGGESTIONS = [
+    {"label": "Phase 3 NSCLC immunotherapy", "value": "Find Phase 3 immunotherapy trials for NSCLC"},
+    {"label": "Most common phase?", "value": "What's the most common phase among these?"},
+    {"label": "Primary endpoint column", "value": "Add a column for the primary endpoint"},
+]
+TABLIZER_SUGGESTIONS = [
+    {"label": "EGFR resistance query", "value": "Find EGFR resistance articles"},
+    {"label": "Most common year?", "value": "What's the most common year among these?"},
+    {"label": "Resistance column", "value": "Add a column that flags articles about drug resistance"},
+]
+LOADED_SUGGESTIONS = {
+    "trialscout": [
+        {"label": "Summarise these", "value": "Summarise the loaded trials"},
+        {"label": "Most common phase?", "value": "What's the most common phase among these?"},
+        {"label": "Broaden the search", "value": "Broaden my search"},
+        {"label": "Randomized? column", "value": "Add a column that says whether each trial is randomized"},
+    ],
+    "tablizer": [
+        {"label": "Summarise these", "value": "Summarise the loaded articles"},
+        {"label": "Top journals?", "value": "Which journals appear most among these?"},
+        {"label": "Only RCTs", "value": "Narrow the query to randomized controlled trials"},
+        {"label": "Randomized? column", "value": "Add a column that says whether each article is a randomized trial"},
+    ],
+}
+
+
+def page_suggestions(req: DemoRequest) -> str:
+    """Chips that work on this page as it is: about the loaded rows when there are some, else starters."""
+    if req.page in LOADED_SUGGESTIONS and "none loaded" not in req.page_context and "LOADED " in req.page_context:
+        return suggestions(LOADED_SUGGESTIONS[req.page])
+    if req.page == "trialscout":
+        return suggestions(TRIALSCOUT_SUGGESTIONS)
+    if req.page == "tablizer":
+        return suggestions(TABLIZER_SUGGESTIONS)
+    return suggestions()
+
+
 def suggestions(values: list[dict[str, str]] | None = None) -> str:
     return "\n\n" + marker_json("SUGGESTED_VALUES:", values or DEFAULT_SUGGESTIONS)
 

@@ -14,6 +14,8 @@ import json
 import re
 from typing import NamedTuple
 
+from backend.agent.demo.ages import age_bounds as _age_bounds
+from backend.agent.demo.records import decide, extract, parse_record
 from backend.criteria.prompts import Answer, parse_request
 
 
@@ -134,49 +136,6 @@ def _mention(stems: list[str], sentences: list[str]) -> tuple[str, str] | None:
 
 # ---- criteria ---------------------------------------------------------------------------------------
 
-_AGE_NUMBER = (re.compile(r"(\d+)\s*(?:-\s*)?(?:years?|yrs?|y/?o|y)\b"),
-               re.compile(r"\bage[ds]?\b[^0-9.;]{0,25}?(\d+)"),
-               re.compile(r"(\d+)\s*(?:or|and)\s*(?:older|younger|over|above)\b"))
-
-
-def _age_bounds(text: str) -> tuple[float | None, float | None, bool, bool] | None:
-    """(low, high, low_strict, high_strict) for an age criterion, or None when it is not one. Only
-    numbers tied to "age" or "years" count, so "> 95th percentile" or "FVC > 80 %" are not ages."""
-    t = text.lower().replace("≥", ">=").replace("≤", "<=").replace("–", "-")
-    in_other_units = re.search(r"\b(?:months?|weeks?|days?)\b", t) and not re.search(r"\byears?\b", t)
-    if "gestation" in t or in_other_units:
-        return None  # ages in months or gestational weeks: not worth the risk of misreading
-    ages = {m.start(1) for pattern in _AGE_NUMBER for m in pattern.finditer(t)}
-    if not ages:
-        return None
-
-    def find(*patterns: str) -> re.Match[str] | None:
-        for pattern in patterns:
-            for m in re.finditer(pattern, t):
-                if any(m.start(g) in ages for g in range(1, (m.lastindex or 0) + 1)):
-                    return m
-        return None
-
-    if m := find(r"(?:between|from)\s+(\d+)\s*(?:years?)?\s*(?:and|to|-)\s*(\d+)",
-                 r"(\d+)\s*(?:-|to)\s*(\d+)"):
-        return float(m.group(1)), float(m.group(2)), False, False
-    low = high = None
-    low_strict = high_strict = False
-    if m := find(r"(?:>=|=>|at least|minimum (?:age )?(?:of )?)\s*(\d+)",
-                 r"(\d+)\s*(?:years?|yrs?)?\s*(?:of age\s*)?(?:or|and)\s*(?:older|over|above|greater)"):
-        low = float(m.group(1))
-    elif m := find(r"(?:>|older than|over|above|greater than)\s*(\d+)"):
-        low, low_strict = float(m.group(1)), True
-    if m := find(r"(?:<=|=<|at most|maximum (?:age )?(?:of )?)\s*(\d+)",
-                 r"(\d+)\s*(?:years?|yrs?)?\s*(?:of age\s*)?(?:or|and)\s*(?:younger|under|below|less)"):
-        high = float(m.group(1))
-    elif m := find(r"(?:<|younger than|under|below|less than)\s*(\d+)"):
-        high, high_strict = float(m.group(1)), True
-    if low is None and high is None:
-        return None
-    return low, high, low_strict, high_strict
-
-
 _AGE_WORDS = frozenset({"age", "aged", "ages", "year", "years", "yrs", "old", "older", "younger", "over",
                         "under", "above", "below", "least", "between", "inclusive", "greater", "less",
                         "than", "equal", "male", "female", "males", "females", "men", "women", "both",
@@ -292,6 +251,14 @@ def demo_reply_text(system: str, user_message: str) -> str | None:
     request = parse_request(system, user_message)
     if request is None:
         return None
+    record = parse_record(request.document)
+    if record is not None:  # an AI column over an article or a trial: its fields decide
+        if request.kind == "criterion":
+            d = decide(request.text, record)
+            return json.dumps({"answer": d.answer, "reasoning": d.reasoning, "evidence": d.evidence})
+        found = extract(request.text, record)
+        if found is not None:
+            return json.dumps({"answer": found.answer, "reasoning": found.reasoning, "evidence": found.evidence})
     if request.kind == "criterion":
         a = assess_criterion(request.text, request.document)
         return json.dumps({"answer": a.answer, "reasoning": a.reasoning, "evidence": a.evidence})

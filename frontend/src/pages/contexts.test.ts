@@ -102,7 +102,7 @@ describe("TrialScout context and form", () => {
         "eligibility_keywords", "total_matched", "loaded_count", "ai_columns", "trials", "selected_nct_ids", "sort", "pagination", "viewer",
       ].sort(),
     );
-    expect(context.trials).toEqual([{ nct_id: "NCT04613596", title: "Study", phase: ["PHASE3"], status: "RECRUITING", enrollment: 450 }]);
+    expect(context.trials).toEqual([{ nct_id: "NCT04613596", title: "Study", phase: ["PHASE3"], status: "RECRUITING", enrollment: 450, sponsor: "X" }]);
     expect(context).toMatchObject({ current_page: "trialscout", condition: "nsclc", total_matched: 892, loaded_count: 1, viewer: null, pagination: { page: 2, page_size: 25 } });
     expect(context).toMatchObject({ min_age: null, max_age: null, sex: "ALL" });
   });

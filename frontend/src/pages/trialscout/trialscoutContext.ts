@@ -160,6 +160,7 @@ export function buildTrialScoutContext(s: TrialScoutState): Record<string, unkno
       phase: t.phase ?? null,
       status: t.status ?? null,
       enrollment: t.enrollment ?? null,
+      sponsor: t.sponsor ?? null,
     })),
     selected_nct_ids: s.selectedNctIds,
     sort: { field: s.sort.field, direction: s.sort.direction },

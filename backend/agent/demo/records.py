@@ -1,0 +1,512 @@
+"""The demo evaluator over records: AI columns on PubMed articles and ClinicalTrials.gov trials.
+
+`backend/ai_columns/service.py` sends a record as labelled lines (title, publication types, MeSH terms,
+phase, status, sex, ages, enrollment, interventions…) then the abstract or the eligibility text. Here those
+fields decide what they can: a "Randomized Controlled Trial" publication type answers "randomized?", the
+Sex line answers "women only?", the Minimum age line "accepts children?", the exclusion criteria "excludes
+brain metastases?". A topic the title, abstract and MeSH terms never mention is a "no" (they say what the
+article is about); "unknown" is kept for what the record truly does not carry, such as the eligibility of a
+partial record or the blinding of a trial whose record does not describe its design.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from backend.agent.demo.ages import age_bounds
+from backend.agent.demo.vocabulary import CLASSES, phases_in, statuses_in
+from backend.criteria.prompts import Answer
+
+HEADERS = ("PubMed article PMID", "ClinicalTrials.gov trial record", "Summary of ")
+_FIELD = re.compile(r"^([A-Z][A-Za-z ]{1,40}): (.+)$")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(])")
+
+
+class Decision(NamedTuple):
+    answer: Answer
+    reasoning: str
+    evidence: list[str]
+
+
+class Extraction(NamedTuple):
+    answer: str | None
+    reasoning: str
+    evidence: list[str]
+
+
+@dataclass
+class Record:
+    kind: str  # "article" | "trial"
+    fields: dict[str, str] = field(default_factory=dict)  # lower-cased label → value
+    lines: dict[str, str] = field(default_factory=dict)  # lower-cased label → the whole line (evidence)
+    body: str = ""  # the abstract (article) or summary (trial)
+    inclusion: str = ""
+    exclusion: str = ""
+    outcomes: list[str] = field(default_factory=list)
+
+    @property
+    def eligibility(self) -> str:
+        return f"{self.inclusion}\n{self.exclusion}".strip()
+
+    @property
+    def partial(self) -> bool:
+        """A trial record without eligibility or sex (CSV-derived): its ages and eligibility are unknown."""
+        return self.kind == "trial" and not self.eligibility and "sex" not in self.fields
+
+    def values(self, label: str) -> list[str]:
+        return [v.strip() for v in self.fields.get(label, "").split(";") if v.strip()]
+
+    def text(self) -> str:
+        """Everything the record says, one field or sentence a line."""
+        return "\n".join([*self.lines.values(), *sentences(self.body), *sentences(self.eligibility)])
+
+
+def sentences(text: str) -> list[str]:
+    out = []
+    for line in text.splitlines():
+        out += [s.strip(" -*•") for s in _SENTENCE.split(line) if s.strip(" -*•")]
+    return out
+
+
+def parse_record(document: str) -> Record | None:
+    """The record an AI column document describes, or None when the document is not one (a clinical note)."""
+    first = document.lstrip().split("\n", 1)[0]
+    if not first.startswith(HEADERS):
+        return None
+    record = Record(kind="trial" if "ClinicalTrials.gov" in first else "article")
+    section = ""
+    chunks: dict[str, list[str]] = {"body": [], "eligibility": [], "outcomes": []}
+    for line in document.splitlines()[1:]:
+        if line.startswith("Abstract:") or line.startswith("Brief summary:"):
+            section = "body"
+            rest = line.split(":", 1)[1].strip()
+            if rest and rest != "none available":
+                chunks["body"].append(rest)
+            continue
+        if line.startswith("Eligibility criteria:"):
+            section = "eligibility"
+            continue
+        if line.startswith("Primary outcomes:"):
+            section = "outcomes"
+            continue
+        match = _FIELD.match(line)
+        if match and section in ("", "outcomes"):
+            label = match.group(1).lower()
+            record.fields[label] = match.group(2).strip()
+            record.lines[label] = line.strip()
+            section = ""
+            continue
+        if section:
+            chunks[section].append(line)
+    record.body = "\n".join(chunks["body"]).strip()
+    record.outcomes = [o.strip("- ").strip() for o in chunks["outcomes"] if o.strip("- ").strip()]
+    eligibility = "\n".join(chunks["eligibility"])
+    split = re.split(r"(?im)^\s*exclusion criteria:?\s*$|\bexclusion criteria:", eligibility, maxsplit=1)
+    record.inclusion = split[0].strip()
+    record.exclusion = split[1].strip() if len(split) > 1 else ""
+    return record
+
+
+# ---- words ------------------------------------------------------------------------------------------
+
+_FRAME = re.compile(
+    r"^\s*based on (?:the|its) [\w ]+?,|\b(?:is|are|does|do|did|has|have|was|were|this|these|the|a|an|"
+    r"article|trial|study|paper|record|report(?:s|ed)?|mention(?:s|ed)?|about|on|of|any|each|it|its|in|with|"
+    r"patients?|participants?|people|uses?|using|tests?|testing|stud(?:y|ies)|involves?|receive|measures?|describe|discuss|include|includes|concern|evaluate|investigate|focus|"
+    r"whether|if|yes|no)\b", re.I)
+_STOP = set("""and or for to by at as be been being any other than that which who their its into per via vs
+versus""".split())
+
+
+def topic_words(criterion: str) -> list[str]:
+    """The words that carry a criterion's topic, in order ("Is this article about drug resistance?" →
+    drug, resistance)."""
+    first = re.split(r"(?<=[?.])\s", criterion.strip(), maxsplit=1)[0]
+    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9\-']*", _FRAME.sub(" ", first))
+    return [w.lower() for w in words if w.lower() not in _STOP and len(w) > 1]
+
+
+def _key(word: str) -> str:
+    return word.lower()[:6] if len(word) > 6 else word.lower()
+
+
+def _has_words(text: str, words: list[str]) -> bool:
+    keys = {_key(w) for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-']*", text)}
+    return all(_key(w) in keys for w in words)
+
+
+_NEGATED = re.compile(r"\b(no|not|without|non-?|free of|absence of|never|neither|nor|na[iï]ve)\b", re.I)
+
+
+def find(words: list[str], lines: list[str]) -> tuple[str, bool] | None:
+    """(the first line naming every word, whether it negates them) or None."""
+    for line in lines:
+        if _has_words(line, words):
+            first = min(i for i, w in enumerate(re.findall(r"[A-Za-z0-9][A-Za-z0-9\-']*", line))
+                        if _key(w) in {_key(x) for x in words})
+            before = " ".join(re.findall(r"[A-Za-z0-9][A-Za-z0-9\-']*", line)[:first][-4:])
+            return line, bool(_NEGATED.search(before))
+    return None
+
+
+# ---- yes/no ---------------------------------------------------------------------------------------------
+
+_RANDOM = re.compile(r"\brandomi[sz](?:ed|ation)|\brandomly (?:assigned|allocated)\b|\brct\b", re.I)
+_NOT_RANDOM = re.compile(r"\bnon-?randomi[sz]ed\b|\bsingle[- ]arm\b|\bnot randomi[sz]ed\b", re.I)
+_NON_TRIAL_TYPES = {"review", "systematic review", "meta-analysis", "case reports", "editorial", "letter",
+                    "comment", "observational study", "news", "guideline", "practice guideline", "congress",
+                    "historical article", "published erratum", "biography", "interview"}
+_AGE_GROUPS_OLD = {"aged", "aged, 80 and over"}
+_AGE_GROUPS_YOUNG = {"child", "child, preschool", "infant", "infant, newborn", "adolescent"}
+
+
+def _evidence(record: Record, label: str) -> list[str]:
+    return [record.lines[label]] if label in record.lines else []
+
+
+def _randomized(record: Record) -> Decision:
+    types = [t.lower() for t in record.values("publication types")]
+    if any("randomized controlled trial" == t for t in types):
+        return Decision("yes", "Its publication types include Randomized Controlled Trial.",
+                        _evidence(record, "publication types"))
+    lines = sentences(record.fields.get("title", "") + "\n" + record.fields.get("official title", "")) + \
+        sentences(record.body) + sentences(record.eligibility)
+    denial = next((s for s in lines if _NOT_RANDOM.search(s)), None)
+    if denial:
+        return Decision("no", "The record describes a non-randomized or single-arm design.", [denial])
+    said = next((s for s in lines if _RANDOM.search(s)), None)
+    if said:
+        return Decision("yes", "The record describes random assignment.", [said])
+    if record.kind == "trial":
+        if record.fields.get("study type", "").lower().startswith("observational"):
+            return Decision("no", "It is an observational study: nobody is assigned to a treatment.",
+                            _evidence(record, "study type"))
+        return Decision("unknown", "The record does not describe how participants are allocated.", [])
+    if set(types) & _NON_TRIAL_TYPES:
+        return Decision("no", f"Its publication types ({'; '.join(record.values('publication types'))}) are not "
+                              "those of a randomized trial.", _evidence(record, "publication types"))
+    if record.body:
+        return Decision("no", "The abstract describes no randomization and the publication types do not list "
+                              "a randomized controlled trial.", _evidence(record, "publication types"))
+    return Decision("unknown", "The record has no abstract and no telling publication type.", [])
+
+
+def _mentioned(record: Record, words: list[str], what: str, absent_is_no: bool) -> Decision:
+    lines = record.text().splitlines()
+    hit = find(words, lines)
+    if hit and not hit[1]:
+        return Decision("yes", f"The record mentions {what}.", [hit[0]])
+    if hit:
+        return Decision("no", f"The record states the absence of {what}.", [hit[0]])
+    if absent_is_no and (record.body or record.kind == "trial" and not record.partial):
+        where = "The title, abstract, publication types and MeSH terms never mention" if record.kind == "article" \
+            else "The record (title, conditions, interventions, summary, eligibility) never mentions"
+        return Decision("no", f"{where} {what}.", [])
+    return Decision("unknown", f"The record does not mention {what}, and its silence does not decide it.", [])
+
+
+def _eligibility(record: Record, words: list[str], verb: str) -> Decision:
+    thing = " ".join(words)
+    if not record.eligibility:
+        return Decision("unknown", "The record carries no eligibility criteria.", [])
+    excluded = find(words, sentences(record.exclusion))
+    included = find(words, sentences(record.inclusion))
+    excepted = bool(excluded) and bool(re.search(r"\b(unless|except|allowed|permitted|eligible|stable|treated)\b",
+                                                 excluded[0] if excluded else "", re.I))
+    excluded_plainly = bool(excluded) and not excepted and not (excluded and excluded[1])
+    if verb == "exclude":
+        if excluded_plainly and excluded:
+            return Decision("yes", f"The exclusion criteria name {thing}.", [excluded[0]])
+        if included and included[1]:
+            return Decision("yes", f"The criteria admit only patients without {thing}.", [included[0]])
+        return Decision("no", f"The exclusion criteria do not rule out {thing}.",
+                        [excluded[0]] if excluded else [])
+    if verb == "require":
+        if included and not included[1]:
+            return Decision("yes", f"The inclusion criteria require {thing}.", [included[0]])
+        return Decision("no", f"The inclusion criteria do not require {thing}.", [])
+    if excluded_plainly and excluded:
+        return Decision("no", f"The exclusion criteria rule out {thing}.", [excluded[0]])
+    if excluded:
+        return Decision("yes", f"The criteria allow {thing} under conditions.", [excluded[0]])
+    if included and included[1]:
+        return Decision("no", f"The inclusion criteria require patients without {thing}.", [included[0]])
+    if included:
+        return Decision("yes", f"The inclusion criteria admit {thing}.", [included[0]])
+    return Decision("yes", f"The eligibility criteria do not exclude {thing}.", [])
+
+
+def _age_years(value: str | None) -> float | None:
+    if not value or "no limit" in value:
+        return None
+    match = re.match(r"(\d+)\s*(year|month|week|day)", value, re.I)
+    if not match:
+        return None
+    scale = {"year": 1, "month": 1 / 12, "week": 1 / 52, "day": 1 / 365}[match.group(2).lower()]
+    return int(match.group(1)) * scale
+
+
+def _ages(record: Record, criterion: str) -> Decision | None:
+    lowered = criterion.lower()
+    young = re.search(r"\b(child|children|pediatric|paediatric|minors?|adolescents?|infants?|under 18|kids)\b", lowered)
+    old = re.search(r"\b(elderly|older adults?|older patients|aged 65|over 65|65 (?:and|or) (?:older|over)|"
+                    r"geriatric|over (\d+)|older than (\d+))\b", lowered)
+    bounds = age_bounds(criterion)
+    if not (young or old):
+        return _age_span(record, bounds) if bounds and record.kind == "trial" else None
+    if record.kind == "article":
+        groups = {m.lower() for m in record.values("mesh terms")}
+        wanted = _AGE_GROUPS_YOUNG if young else _AGE_GROUPS_OLD
+        if groups & wanted:
+            return Decision("yes", "Its MeSH terms list the age group.", _evidence(record, "mesh terms"))
+        if groups & {"adult", "middle aged", "young adult", *_AGE_GROUPS_OLD, *_AGE_GROUPS_YOUNG}:
+            return Decision("no", "Its MeSH age groups do not include that group.", _evidence(record, "mesh terms"))
+        return None  # no age groups indexed: the text may still say
+    if record.partial:
+        return Decision("unknown", "This record has no eligibility details (ages, sex).", [])
+    low, high = _age_years(record.fields.get("minimum age")), _age_years(record.fields.get("maximum age"))
+    evidence = _evidence(record, "minimum age") + _evidence(record, "maximum age")
+    if young:
+        ok = low is None or low < 18
+        return Decision("yes" if ok else "no", "The minimum age " + ("admits" if ok else "excludes") +
+                        " people under 18.", evidence)
+    limit = float(next((g for g in old.groups()[1:] if g), 65)) if old else 65.0
+    ok = high is None or high >= limit
+    return Decision("yes" if ok else "no", f"The maximum age {'admits' if ok else 'excludes'} people over "
+                                           f"{limit:g}.", evidence)
+
+
+def _age_span(record: Record, bounds: tuple[float | None, float | None, bool, bool]) -> Decision:
+    """Does the trial admit people of the criterion's ages ("aged 18 years or older")? Yes when the ranges
+    overlap, no when they are apart."""
+    if record.partial:
+        return Decision("unknown", "This record has no eligibility details (ages, sex).", [])
+    low, high = bounds[0], bounds[1]
+    trial_low = _age_years(record.fields.get("minimum age")) or 0.0
+    trial_high = _age_years(record.fields.get("maximum age"))
+    evidence = _evidence(record, "minimum age") + _evidence(record, "maximum age")
+    apart = (high is not None and trial_low > high) or (low is not None and trial_high is not None and trial_high < low)
+    limits = f"{record.fields.get('minimum age', 'no limit')} to {record.fields.get('maximum age', 'no limit')}"
+    if apart:
+        return Decision("no", f"The trial's age limits ({limits}) fall outside the required age range.", evidence)
+    return Decision("yes", f"The trial admits ages within the required age range (its limits: {limits}).", evidence)
+
+
+def _sex(record: Record, criterion: str) -> Decision | None:
+    lowered = criterion.lower()
+    female = re.search(r"\b(women|woman|female|females)\b", lowered)
+    male = re.search(r"\b(men|man|male|males)\b", lowered)
+    if record.kind != "trial" or bool(female) == bool(male):
+        return None
+    if record.partial or "sex" not in record.fields:
+        return Decision("unknown", "The record does not give the sexes it enrolls.", [])
+    sex = record.fields["sex"].lower()
+    wanted = "female" if female else "male"
+    only = bool(re.search(r"\bonly\b|\bexclusively\b|\bjust\b", lowered))
+    ok = sex == wanted if only else sex in (wanted, "all")
+    return Decision("yes" if ok else "no", f"The record's sex field is {record.fields['sex']}.",
+                    _evidence(record, "sex"))
+
+
+def _field_checks(record: Record, criterion: str) -> Decision | None:
+    lowered = criterion.lower()
+    if record.kind == "trial" and (phases := phases_in(criterion)):
+        given = phases_in(record.fields.get("phase", "").replace("Early phase 1", "early phase 1"))
+        ok = bool(set(phases) & set(given))
+        return Decision("yes" if ok else "no", f"The record's phase is {record.fields.get('phase', 'not given')}.",
+                        _evidence(record, "phase"))
+    if record.kind == "trial" and re.search(r"\b(recruiting|completed|terminated|withdrawn|suspended|ongoing|"
+                                            r"active)\b", lowered) and "status" not in lowered.split()[:0]:
+        wanted = statuses_in(criterion)
+        status = record.fields.get("overall status", "").upper().replace(", ", "_").replace(" ", "_")
+        if wanted and status:
+            ok = status in wanted
+            return Decision("yes" if ok else "no", f"The record's status is {record.fields['overall status']}.",
+                            _evidence(record, "overall status"))
+    if re.search(r"\bhealthy volunteers?\b", lowered) and "accepts healthy volunteers" in record.fields:
+        ok = record.fields["accepts healthy volunteers"] == "yes"
+        return Decision("yes" if ok else "no", "The record says whether it accepts healthy volunteers.",
+                        _evidence(record, "accepts healthy volunteers"))
+    if m := re.search(r"\b(?:more than|over|at least|above|greater than|>=?)\s*(\d[\d,]*)\s*(?:participants|patients|"
+                      r"subjects|people|enrolled)", lowered):
+        enrollment = record.fields.get("enrollment", "").replace(",", "")
+        if record.kind == "trial" and enrollment.isdigit():
+            ok = int(enrollment) > int(m.group(1).replace(",", "")) - ("at least" in m.group(0))
+            return Decision("yes" if ok else "no", f"The record's enrollment is {enrollment}.",
+                            _evidence(record, "enrollment"))
+    if record.kind == "article":
+        types = {t.lower() for t in record.values("publication types")}
+        for pattern, kind in ((r"meta-?analys", "meta-analysis"), (r"systematic review", "systematic review"),
+                              (r"\breview\b", "review"), (r"case reports?", "case reports")):
+            if re.search(pattern, lowered) and types:
+                ok = kind in types or (kind == "review" and "systematic review" in types)
+                return Decision("yes" if ok else "no", f"Its publication types are {'; '.join(sorted(types))}.",
+                                _evidence(record, "publication types"))
+        mesh = {m.lower() for m in record.values("mesh terms")}
+        if re.search(r"\bhumans?\b", lowered) and mesh:
+            ok = "humans" in mesh
+            return Decision("yes" if ok else "no", "Its MeSH terms " + ("include" if ok else "do not include") +
+                            " Humans.", _evidence(record, "mesh terms"))
+        if re.search(r"\banimals?\b|\bmice\b|\brats?\b", lowered) and mesh:
+            ok = "animals" in mesh or "mice" in mesh or "rats" in mesh
+            return Decision("yes" if ok else "no", "Its MeSH terms " + ("include" if ok else "do not include") +
+                            " animals.", _evidence(record, "mesh terms"))
+    return None
+
+
+def _drug_class(record: Record, criterion: str) -> Decision | None:
+    lowered = criterion.lower()
+    for name, drugs in CLASSES.items():
+        if name.lower() in lowered or (name == "checkpoint inhibitor" and "immunotherap" in lowered):
+            # Not the eligibility: "prior X" there says nothing of whether the trial tests X.
+            studied = [*record.lines.values(), *sentences(record.body)]
+            hit = find_any(drugs + [name], studied)
+            if hit:
+                return Decision("yes", f"The record names a {name}.", [hit])
+            if record.kind == "trial" and record.fields.get("interventions"):
+                return Decision("no", f"None of its interventions is a {name} ({', '.join(drugs[:4])}…).",
+                                _evidence(record, "interventions"))
+    return None
+
+
+def find_any(words: list[str], lines: list[str]) -> str | None:
+    for line in lines:
+        if any(re.search(rf"\b{re.escape(w)}", line, re.I) for w in words):
+            return line
+    return None
+
+
+def decide(criterion: str, record: Record) -> Decision:
+    """Is the criterion true of this record? yes / no / unknown."""
+    lowered = criterion.lower()
+    if re.search(r"\brandomi[sz]|\brct\b", lowered):
+        return _randomized(record)
+    verb = re.search(r"\b(exclud\w*|allow\w*|accept\w*|permit\w*|requir\w*)\b", lowered)
+    words = topic_words(re.sub(r"\b(exclud\w*|allow\w*|accept\w*|permit\w*|requir\w*|criteria|eligibility)\b",
+                               " ", criterion))
+    for check in (_field_checks, _sex, _ages):
+        if decision := check(record, criterion):
+            return decision
+    if verb and words and record.kind == "trial":
+        kind = "exclude" if verb.group(1).startswith("exclud") else "require" if verb.group(1).startswith("requir") \
+            else "allow"
+        return _eligibility(record, words, kind)
+    if decision := _drug_class(record, criterion):
+        return decision
+    if not words:
+        return Decision("unknown", "The criterion names nothing the record could be checked for.", [])
+    if re.search(r"\bplacebo\b", lowered):
+        return _mentioned(record, ["placebo"], "a placebo", absent_is_no=True)
+    if re.search(r"\bblind|\bmasked\b", lowered):
+        text = record.text()
+        if re.search(r"\bopen[- ]label\b|\bunblinded\b", text, re.I):
+            return Decision("no", "The record describes an open-label design.",
+                            [find_any(["open-label", "open label", "unblinded"], text.splitlines()) or ""])
+        return _mentioned(record, ["blind"], "blinding", absent_is_no=False)
+    # An article's abstract says what it is about; a trial record says what it studies, not everything it does.
+    studied = record.kind == "article" or bool(re.search(r"\b(about|stud(?:y|ies)|tests?|testing|uses?|using|treat\w*|"
+                                                         r"compar\w*|evaluat\w*|investigat\w*)\b", lowered))
+    return _mentioned(record, words, " ".join(words), absent_is_no=studied)
+
+
+# ---- extraction ---------------------------------------------------------------------------------------
+
+_COUNT = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s+(?:\w+\s+){0,2}?(?:patients|participants|subjects|women|men|"
+                    r"children|adults|individuals|cases|infants|volunteers|persons|people)\b", re.I)
+
+
+def _first_field(record: Record, *labels: str) -> Extraction | None:
+    for label in labels:
+        if record.fields.get(label):
+            return Extraction(record.fields[label][:300], f"From the record's {label} field.", _evidence(record, label))
+    return None
+
+
+_DESIGNS = (
+    (r"\bmeta-?analys", "Meta-analysis"), (r"\bsystematic review", "Systematic review"),
+    (r"\brandomi[sz]ed", "Randomized trial"), (r"\bcase[- ]control\b", "Case-control study"),
+    (r"\bcross-sectional\b", "Cross-sectional study"), (r"\bretrospective\b", "Retrospective study"),
+    (r"\bprospective\b", "Prospective study"), (r"\bcohort\b", "Cohort study"),
+    (r"\bcase report\b|\bwe report a case\b|\bwe describe a (?:patient|case)\b", "Case report"),
+    (r"\bphase (?:i{1,3}|[1-3])\b", "Clinical trial"), (r"\bmice\b|\brats?\b|\bmurine\b", "Animal study"),
+    (r"\bin vitro\b|\bcell lines?\b", "Laboratory study"), (r"\breview\b", "Review"),
+)
+
+
+def extract(question: str, record: Record) -> Extraction | None:
+    """A short answer to a text column's question, or None when no field-based rule applies."""
+    q = question.lower()
+    if re.search(r"\bage range|\beligible ages?|\bage limits?|\bhow old", q):
+        if record.kind == "trial":
+            if record.partial:
+                return Extraction(None, "This record has no eligibility details.", [])
+            low, high = record.fields.get("minimum age", "no limit"), record.fields.get("maximum age", "no limit")
+            answer = ("No age limits" if "no limit" in low and "no limit" in high else
+                      f"{low} and older" if "no limit" in high else f"Up to {high}" if "no limit" in low
+                      else f"{low} to {high}")
+            return Extraction(answer, "From the minimum and maximum age fields.",
+                              _evidence(record, "minimum age") + _evidence(record, "maximum age"))
+        hit = find_any(["aged", "age "], sentences(record.body))
+        if hit:
+            return Extraction(hit[:300], "The abstract states the participants' ages.", [hit])
+        groups = [m for m in record.values("mesh terms") if m.lower() in
+                  {"adult", "middle aged", "young adult", *_AGE_GROUPS_OLD, *_AGE_GROUPS_YOUNG}]
+        return Extraction(", ".join(groups) if groups else None, "From the MeSH age groups." if groups else
+                          "Neither the abstract nor the MeSH terms give ages.", _evidence(record, "mesh terms")
+                          if groups else [])
+    if re.search(r"\bsample size|\bhow many (?:participants|patients|subjects)|\benrol", q):
+        if record.kind == "trial":
+            return _first_field(record, "enrollment") or Extraction(None, "The record gives no enrollment.", [])
+        for sentence in sentences(record.body):
+            if m := _COUNT.search(sentence):
+                return Extraction(m.group(0), "The abstract states how many took part.", [sentence])
+        return Extraction(None, "The abstract does not state a number of participants.", [])
+    if re.search(r"\bprimary (?:end ?point|outcome)", q):
+        if record.outcomes:
+            return Extraction(record.outcomes[0][:300], "The record's first primary outcome.", record.outcomes[:1])
+        hit = find_any(["primary end", "primary outcome", "primary endpoint"], sentences(record.body))
+        return Extraction(hit[:300] if hit else None, "The abstract names it." if hit else
+                          "The record names no primary endpoint.", [hit] if hit else [])
+    if re.search(r"\b(?:study )?design\b|\bstudy type\b", q):
+        if record.kind == "article":
+            types = [t for t in record.values("publication types") if t.lower() not in
+                     {"journal article", "english abstract", "comparative study"}
+                     and not t.lower().startswith("research support")]
+            if types:
+                return Extraction(", ".join(types), "From the publication types.",
+                                  _evidence(record, "publication types"))
+            for pattern, design in _DESIGNS:
+                hit = next((s for s in sentences(record.fields.get("title", "") + "\n" + record.body)
+                            if re.search(pattern, s, re.I)), None)
+                if hit:
+                    return Extraction(design, "The title or abstract describes the design.", [hit])
+            return Extraction(None, "Neither the publication types nor the abstract name a design.", [])
+        parts = [record.fields.get("study type", ""), record.fields.get("phase", "")]
+        return Extraction(", ".join(p for p in parts if p) or None, "From the study type and phase fields.",
+                          _evidence(record, "study type"))
+    if re.search(r"\b(?:which|what) drug|\bdrugs? (?:studied|tested)|\bintervention", q):
+        if record.kind == "trial":
+            return _first_field(record, "interventions") or Extraction(None, "The record lists no intervention.", [])
+        return None
+    if re.search(r"\bexclusion criteria", q) and record.kind == "trial":
+        items = sentences(record.exclusion)[:4]
+        return Extraction("; ".join(i[:120] for i in items) if items else None, "The first exclusion criteria."
+                          if items else "The record carries no exclusion criteria.", items[:4])
+    if re.search(r"\binclusion criteria", q) and record.kind == "trial":
+        items = sentences(record.inclusion)[:4]
+        return Extraction("; ".join(i[:120] for i in items) if items else None, "The first inclusion criteria."
+                          if items else "The record carries no inclusion criteria.", items[:4])
+    for pattern, labels in ((r"\bsponsor", ("sponsor",)), (r"\bphase\b", ("phase",)),
+                            (r"\bstatus\b", ("overall status",)), (r"\bconditions?\b", ("conditions",)),
+                            (r"\bjournal\b", ("journal",)), (r"\bsex\b|\bgender", ("sex",))):
+        if re.search(pattern, q) and (found := _first_field(record, *labels)):
+            return found
+    if re.search(r"\bcountr(?:y|ies)|\blocations?\b|\bsites?\b", q) and record.kind == "trial":
+        return Extraction(None, "The record as sent carries no locations.", [])
+    if re.search(r"\b(?:main |key )?(?:finding|conclusion|result)s?\b", q) and record.body:
+        lines = sentences(record.body)
+        hit = next((s for s in lines if re.match(r"(?:CONCLUSIONS?|INTERPRETATION)\b", s)), None) or lines[-1]
+        return Extraction(re.sub(r"^[A-Z ]+:\s*", "", hit)[:300], "The abstract's conclusion.", [hit])
+    return None
