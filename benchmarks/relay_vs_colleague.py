@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -214,21 +215,21 @@ async def one_stream(server: Server, message: str) -> Stream:
         if b" 200 " not in status:
             result.error = status.decode(errors="replace").strip()
             return result
-        carry, done = b"", None
+        tail, done = b"", None  # tail: the last bytes read, where a token or terminal may have begun
         while done is None:
             chunk = await reader.read(65536)
             if not chunk:
                 break
-            buf = carry + chunk
+            buf = tail + chunk
             ends = [i for i in (buf.find(t) for t in TERMINALS) if i != -1]
             cut = min(ends) if ends else len(buf)
-            seen = buf.count(token, 0, cut)
+            seen = buf.count(token, max(0, len(tail) - len(token) + 1), cut)  # not those counted before
             if seen and result.ttft is None:
                 result.ttft = time.perf_counter() - start
             result.deltas += seen
             if ends:
                 done = buf[cut:cut + 20]
-            carry = buf[max(cut - len(token) + 1, 0):cut] if not ends else b""
+            tail = buf[-20:]
         result.ended = time.perf_counter()
         if done is None:
             result.error = "ended without a terminal event"
@@ -265,11 +266,16 @@ class Level:
         return self.deltas / self.wall if self.wall else 0.0
 
 
-async def drive(server: Server, n: int, ramp: float) -> Level:
+async def drive(server: Server, n: int, ramp: float, profile: Path | None = None) -> Level:
     assert server.proc is not None
     pid = server.proc.pid
     await asyncio.gather(*(one_stream(server, f"warmup {i}") for i in range(5)))
     await asyncio.sleep(0.5)
+    spy = None
+    if profile is not None:  # py-spy (pip install py-spy): collapsed stacks of the server's processes
+        spy = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--subprocesses", "--nonblocking",
+                                "--rate", "50", "--format", "raw", "--output", str(profile)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rss0, cpu0 = rss_kb(pid), cpu_seconds(pid)
     peak = rss0
     t0 = time.perf_counter()
@@ -283,6 +289,9 @@ async def drive(server: Server, n: int, ramp: float) -> Level:
         peak = max(peak, rss_kb(pid))
         await asyncio.wait(tasks, timeout=0.5)
     cpu1 = cpu_seconds(pid)
+    if spy is not None:
+        spy.send_signal(signal.SIGINT)
+        spy.wait(30)
     out = Level(n=n)
     ends = []
     for t in tasks:
@@ -351,6 +360,8 @@ def main() -> None:
                                                        "counts run at the highest level")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra environment for Colleague (to compare a setting)")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="record each Colleague level with py-spy into DIR (collapsed stacks)")
     parser.add_argument("--stub", type=int, help=argparse.SUPPRESS)  # internal: run the stub on this port
     args = parser.parse_args()
     if args.stub:
@@ -400,7 +411,11 @@ def main() -> None:
                                json={"username": "bench", "password": "bench-pw"})
                 r.raise_for_status()
                 server.cookie = "; ".join(f"{k}={v}" for k, v in r.cookies.items())
-            return asyncio.run(drive(server, n, args.ramp))
+            profile = None
+            if args.profile and server.path.startswith("/api"):
+                args.profile.mkdir(parents=True, exist_ok=True)
+                profile = args.profile / f"colleague-{n}-{server.name[-1]}.txt"
+            return asyncio.run(drive(server, n, args.ramp, profile))
         finally:
             server.stop()
 
