@@ -107,7 +107,7 @@ class ChatService:
         self.limits = limits or LoopLimits()
         self.runners: dict[int, TurnRunner] = {}  # this worker's running turns, by conversation
         self.saves = ProgressWriter(db)  # their checkpoints, in one transaction every half second
-        self.poll_seconds = 1.0  # how often the watcher looks for Stop asked on another worker
+        self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker (one query for all)
         self.read_poll_seconds = 0.25  # how often a reader of another worker's turn looks for events
         self.closing = False
         self._watcher: asyncio.Task[None] | None = None

@@ -52,8 +52,9 @@ def _one_writer_at_a_time(engine: Engine) -> None:
     @event.listens_for(engine, "before_cursor_execute")
     def _write(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         if not conn.info.get("writing") and not statement.lstrip()[:6].upper().startswith(("SELECT", "PRAGMA")):
-            lock.acquire()
-            conn.info["writing"] = True
+            # Bounded like the busy timeout: a thread that nests a second writing session in its first
+            # one gets SQLite's own "database is locked" after it, as without the lock, not a hang.
+            conn.info["writing"] = lock.acquire(timeout=30)
 
     def _done(info: dict[str, Any]) -> None:
         if info.pop("writing", False):
