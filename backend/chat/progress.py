@@ -16,6 +16,7 @@ from typing import Any, Protocol, cast
 
 import anyio
 from sqlalchemy import Table, bindparam, insert, update
+from sqlalchemy.exc import IntegrityError
 
 from backend.chat.log import Frame, TurnLog
 from backend.db.models import ChatTurn, Message, TurnEvent
@@ -81,17 +82,37 @@ class ProgressWriter:
             # Shielded: a write that has started is counted before a turn's final save writes the rest.
             with anyio.CancelScope(shield=True):
                 try:
-                    await anyio.to_thread.run_sync(self._write, [p for _, p in batch])
+                    saved = await anyio.to_thread.run_sync(self._write, [p for _, p in batch])
                 except Exception:  # a missed checkpoint is retried with the next one
                     log.exception("progress save of %d turns failed", len(batch))
                 else:
                     for turn, p in batch:
-                        turn.log.saved = max(turn.log.saved, p.frames[-1].id)
+                        if p.turn_id in saved:
+                            turn.log.saved = max(turn.log.saved, p.frames[-1].id)
                 finally:
                     self._writing = set()
                     self._written.set()
 
-    def _write(self, batch: list[Progress]) -> None:
+    def _write(self, batch: list[Progress]) -> set[str]:
+        """The batch in one transaction; if a turn's events conflict (its lease lapsed under overload and
+        the sweep wrote its end), each turn alone, so that one turn never costs the others their saves.
+        Returns the ids of the turns saved."""
+        try:
+            self._write_together(batch)
+            return {p.turn_id for p in batch}
+        except IntegrityError:
+            if len(batch) == 1:
+                raise
+        saved = set()
+        for p in batch:
+            try:
+                self._write_together([p])
+                saved.add(p.turn_id)
+            except IntegrityError:
+                log.warning("progress of turn %s conflicts with what is stored; not saved", p.turn_id)
+        return saved
+
+    def _write_together(self, batch: list[Progress]) -> None:
         with self.db.session() as s:
             s.execute(_EVENTS, [{"turn_id": p.turn_id, "seq": f.id, "type": f.type, "data": f.data}
                                 for p in batch for f in p.frames])
