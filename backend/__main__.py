@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "serve":
         import uvicorn
+
+        from backend.db.migrate import upgrade
+        upgrade(settings.database_url)  # once, before any worker starts: a fresh database works at once
         uvicorn.run("backend.main:app", host=args.host, port=args.port, workers=args.workers,
                     timeout_graceful_shutdown=args.timeout_graceful_shutdown)
         return 0

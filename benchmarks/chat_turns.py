@@ -3,7 +3,7 @@
 Prints, for 1, 50 and 200 concurrent streams: turns/s, time to first token through the app, the fake
 model's own time to first token, the difference (what the app adds), and DB statements per turn.
 
-    .venv/bin/python benchmarks/chat_turns.py [--database-url URL] [--levels 1,50,200]
+    .venv/bin/python benchmarks/chat_turns.py [--database-url URL] [--levels 1,50,200] [--delay 0.15]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from sqlalchemy import event
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from backend.agent.demo.wire import Reply  # noqa: E402
 from backend.auth.service import ensure_user  # noqa: E402
 from backend.config import Settings  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
@@ -83,12 +84,14 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--database-url")
     parser.add_argument("--levels", default="1,50,200")
+    parser.add_argument("--delay", type=float, default=0.0,
+                        help="seconds between the fake's frames: turns long enough to checkpoint (0.15: ~2.5 s)")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp()
     db_url = args.database_url or f"sqlite:///{tmp}/bench.db"
     upgrade(db_url)
     fake, stop_fake = start_fake_anthropic()
-    fake.default = Script.text(ANSWER)
+    fake.default = Script.answer(Reply.text(ANSWER), delay=args.delay)
     settings = Settings(DATABASE_URL=db_url, ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=fake.url,
                         # one user drives the load: per-user quotas off
                         COLLEAGUE_MAX_CONCURRENT_STREAMS=0, COLLEAGUE_TURNS_PER_MINUTE=0,

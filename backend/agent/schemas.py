@@ -165,6 +165,10 @@ class TextDelta(WireEvent):
     text: str
     type: Literal["text_delta"] = "text_delta"
 
+    def to_data(self) -> dict[str, Any]:
+        """The most frequent event, built directly (the same dict as the generic dump, at a third of it)."""
+        return {"text": self.text, "type": "text_delta"}
+
 
 class ToolStarted(WireEvent):
     tool: str

@@ -1,11 +1,11 @@
 """One turn's generation on this worker, apart from any connection that reads it.
 
 The runner drives the agent loop, hides marker text, appends every event to the turn's `TurnLog`,
-and checkpoints: every `CHECKPOINT_SECONDS` the new events go to `turn_events` and the assistant
-message (which exists from the turn's start) gets the text so far, the finished tool pairs, the usage
-so far and a history the Messages API accepts — so a `kill -9` loses at most a checkpoint of text. The
-last save writes the answer, the turn's status, its remaining events and the terminal event in one
-transaction, and releases the conversation's lease.
+and checkpoints: every half second (with the worker's other turns, in one `ProgressWriter` batch) the
+new events go to `turn_events` and the assistant message (which exists from the turn's start) gets the
+text so far, the finished tool pairs, the usage so far and a history the Messages API accepts — so a
+`kill -9` loses at most a checkpoint of text. The last save writes the answer, the turn's status, its
+remaining events and the terminal event in one transaction, and releases the conversation's lease.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from backend.agent.schemas import (
 from backend.chat import turns
 from backend.chat.log import Frame, TurnLog, save_frames
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
+from backend.chat.progress import Progress, ProgressWriter
 from backend.chat.prompt import SystemPrompt
 from backend.chat.visible import visible_events
 from backend.db.base import utcnow
@@ -52,7 +53,6 @@ from backend.registry import Resolved, ToolContext
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_SECONDS = 0.5
 SHUTDOWN = ApiFailure(message="The server restarted while answering; what was written so far is kept. "
                               "Ask again to continue.", code="interrupted", retryable=True)
 
@@ -76,8 +76,9 @@ class Turn:
 
 
 class TurnRunner:
-    def __init__(self, db: Database, llm: LLM, limits: LoopLimits, turn: Turn) -> None:
+    def __init__(self, db: Database, llm: LLM, limits: LoopLimits, turn: Turn, saves: ProgressWriter) -> None:
         self.db = db
+        self.saves = saves
         self.llm = llm
         self.limits = limits
         self.turn = turn
@@ -88,7 +89,6 @@ class TurnRunner:
         self.failure: ApiFailure | None = None
         self.pump: Pump[AgentEvent] | None = None
         self.task: asyncio.Task[None] | None = None
-        self._ending = asyncio.Event()  # set when generation is over: the checkpoints end after their write
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"turn-{self.turn.turn_id}")
@@ -116,7 +116,7 @@ class TurnRunner:
         self.pump = Pump(run_turn(
             self.llm.client, model=self.llm.model, system=turn.system.blocks(), messages=turn.messages,
             tools=turn.resolved.tools, tool_ctx=turn.tool_ctx, state=self.state, limits=self.limits))
-        checkpoints = asyncio.create_task(self._checkpoints())
+        self.saves.join(self)
         try:
             try:
                 async for event in visible_events(self.pump, text_filter):
@@ -128,43 +128,20 @@ class TurnRunner:
             if rest := text_filter.finish():
                 self._append(TextDelta(text=rest))
         finally:
-            self._ending.set()  # not cancel(): a write under way would commit behind the final save's back
             await self.pump.aclose()
             with anyio.CancelScope(shield=True):
-                await asyncio.gather(checkpoints, return_exceptions=True)
+                await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest
                 await self._finish()
                 self.log.finish()
 
     # -- checkpoints ---------------------------------------------------------------------------------
-    async def _checkpoints(self) -> None:
-        while not self._ending.is_set():
-            with anyio.move_on_after(CHECKPOINT_SECONDS):
-                await self._ending.wait()
-            if self._ending.is_set():
-                return  # the final save writes the rest
-            frames = self.log.unsaved()
-            if not frames:
-                continue
-            extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
-            # Shielded: a write that has started must be counted before the final save writes the rest.
-            with anyio.CancelScope(shield=True):
-                try:
-                    await anyio.to_thread.run_sync(self._write_checkpoint, frames, self.visible, extras)
-                except Exception:  # a missed checkpoint is retried with the next one
-                    log.exception("checkpoint of turn %s failed", self.turn.turn_id)
-                    continue
-                self.log.saved = frames[-1].id
-
-    def _write_checkpoint(self, frames: list[Frame], text: str, extras: dict[str, Any]) -> None:
-        with self.db.session() as s:
-            save_frames(s, self.turn.turn_id, frames)
-            record = s.get(ChatTurn, self.turn.turn_id)
-            if record is not None:
-                record.last_event_id = frames[-1].id
-            message = s.get(Message, self.turn.assistant_message_id)
-            if message is not None and message.status == "running":
-                message.content = text
-                message.extras = extras
+    def progress(self) -> Progress | None:
+        """What the next checkpoint saves (the worker's `ProgressWriter` asks every half second)."""
+        frames = self.log.unsaved()
+        if not frames:
+            return None
+        extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
+        return Progress(self.turn.turn_id, self.turn.assistant_message_id, frames, self.visible, extras)
 
     # -- finish --------------------------------------------------------------------------------------
     def _extras(self, cards: list[Card], values: list[SuggestedValue], actions: list[SuggestedAction],

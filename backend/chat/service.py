@@ -38,6 +38,7 @@ from backend.chat import history as chat_history
 from backend.chat import turns
 from backend.chat.actions import ActionRequest, action_message, offered_action
 from backend.chat.log import Frame, follow_stored, stored_frames
+from backend.chat.progress import ProgressWriter
 from backend.chat.prompt import SystemPrompt, build_system_prompt
 from backend.chat.runner import SHUTDOWN, Turn, TurnRunner
 from backend.conversations.schemas import App
@@ -114,7 +115,8 @@ class ChatService:
         self.sources = sources
         self.limits = limits or LoopLimits()
         self.runners: dict[int, TurnRunner] = {}  # this worker's running turns, by conversation
-        self.poll_seconds = 1.0  # how often the watcher looks for Stop asked on another worker
+        self.saves = ProgressWriter(db)  # their checkpoints, in one transaction every half second
+        self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker (one query for all)
         self.read_poll_seconds = 0.25  # how often a reader of another worker's turn looks for events
         self.closing = False
         self._watcher: asyncio.Task[None] | None = None
@@ -198,7 +200,7 @@ class ChatService:
         begun = await anyio.to_thread.run_sync(self._begin, user_id, req, key)
         if isinstance(begun, str):
             return self.read(begun, 0)
-        runner = TurnRunner(self.db, self.llm, self.limits, begun)
+        runner = TurnRunner(self.db, self.llm, self.limits, begun, self.saves)
         self.runners[begun.conversation_id] = runner
         runner.start()
         assert runner.task is not None

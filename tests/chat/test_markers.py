@@ -5,12 +5,17 @@ test_card_limits.py; here the properties that need many texts or many chunkings.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
 import time
+from collections.abc import AsyncIterator
+from typing import Any
 
+from backend.agent.schemas import TextDelta, UsageUpdated
 from backend.chat.markers import MarkerFilter, extract
+from backend.chat.visible import visible_events
 from tests.fakes.fake_page import CARD
 
 MARKERS = ["TEST_CARD:", "SUGGESTED_VALUES:", "SUGGESTED_ACTIONS:"]
@@ -85,3 +90,24 @@ def test_marker_filter_is_linear() -> None:
     """8x the card, 8x the time (rescanning the whole text on every delta made it ~60x)."""
     small, large = stream_seconds(2_000), stream_seconds(16_000)
     assert large < 20 * small, (small, large)
+
+
+def test_a_marker_split_across_deltas_never_shows_and_the_prose_around_it_does() -> None:
+    """Through `visible_events` (the runner's per-delta path): the card split at every point, and one
+    character per delta. No delta carries a piece of the marker or its JSON; the prose arrives whole."""
+    text = 'Here is the card. TEST_CARD: {"title": "EGFR {T790M}"}\nAnd after it.'
+
+    async def shown(chunks: list[str]) -> list[str]:
+        async def source() -> AsyncIterator[Any]:
+            for chunk in chunks:
+                yield TextDelta(text=chunk)
+            yield UsageUpdated(input_tokens=1, output_tokens=1, cache_read_input_tokens=0,
+                               cache_creation_input_tokens=0, context_window=200_000)  # the call ends
+        return [e.text async for e in visible_events(source(), MarkerFilter(MARKERS)) if isinstance(e, TextDelta)]
+
+    splits = [[text[:i], text[i:]] for i in range(1, len(text))] + [list(text)]
+    for chunks in splits:
+        deltas = asyncio.run(shown(chunks))
+        assert "".join(deltas) == "Here is the card. \nAnd after it.", chunks
+        for delta in deltas:
+            assert not any(piece in delta for piece in ("TEST", "CARD", "{", "title", ":")), (chunks, delta)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
+from backend.chat import turns
+from backend.chat.service import ChatService
 from backend.db.base import utcnow
 from backend.db.models import Conversation
 from backend.db.session import Database
@@ -66,3 +69,55 @@ def test_an_expired_lease_does_not_block_the_conversation(alice: TestClient, fak
         conv.active_turn_id, conv.active_turn_expires_at = "dead" * 8, utcnow() - timedelta(seconds=1)
     r = alice.post("/api/chat/stream", json={"message": "two", "context": CONTEXT, "conversation_id": conv_id})
     assert r.status_code == 200 and "Second." in r.text
+
+
+def test_the_watcher_sees_stop_from_another_worker_within_a_second(app: Any, alice: TestClient,
+                                                                     other_worker: TestClient,
+                                                                     fake_llm: FakeAnthropic) -> None:
+    app.state.chat.poll_seconds = ChatService(app.state.db, app.state.llm).poll_seconds  # as in production
+    fake_llm.script(Script.slow("Partial. "))
+    stopped_at = ended_at = 0.0
+    with alice.stream("POST", "/api/chat/stream", json={"message": "long", "context": CONTEXT}) as r:
+        for event in parse_lines(r.iter_lines()):
+            if event.event == "conversation":
+                conv_id = event.data["conversation_id"]
+            if event.event == "text_delta" and not stopped_at:
+                assert other_worker.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+                stopped_at = time.monotonic()
+            if event.event in ("complete", "error"):
+                ended_at = time.monotonic()
+                assert event.data["payload"]["status"] == "interrupted"
+    # The fake streams for ~10 s unless stopped; the watcher polls every half second for all of its worker's
+    # turns, then the final save and the terminal event follow (bounded generously: the CI machine is shared).
+    assert stopped_at and ended_at - stopped_at < 1.5, ended_at - stopped_at
+
+
+def test_a_worker_renews_the_leases_of_its_running_turns(app: Any, alice: TestClient, other_worker: TestClient,
+                                                         fake_llm: FakeAnthropic, db: Database,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn that runs longer than a lease keeps its conversation: its worker renews the lease (one UPDATE
+    for all its turns), so another worker still finds the conversation busy after the first lease ran out."""
+    monkeypatch.setattr(turns, "LEASE", timedelta(seconds=1))
+    monkeypatch.setattr(turns, "RENEW_EVERY", timedelta(seconds=0.2))
+    fake_llm.script(Script.slow("Still going. "))
+    expiries = []
+    started = 0.0
+    with alice.stream("POST", "/api/chat/stream", json={"message": "long", "context": CONTEXT}) as r:
+        for event in parse_lines(r.iter_lines()):
+            if event.event == "conversation":
+                conv_id = event.data["conversation_id"]
+                started = time.monotonic()
+            if event.event != "text_delta":
+                continue
+            with db.session() as s:
+                conv = s.get(Conversation, conv_id)
+                assert conv is not None and conv.active_turn_expires_at is not None
+                expiries.append(conv.active_turn_expires_at)
+            if time.monotonic() - started > 2.0:  # twice the lease
+                busy = other_worker.post("/api/chat/stream", json={"message": "again", "context": CONTEXT,
+                                                                   "conversation_id": conv_id})
+                assert busy.status_code == 409
+                assert other_worker.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+                break
+    assert len(set(expiries)) >= 5 and expiries == sorted(expiries)  # renewed again and again, only forward
+    assert expiries[-1] > expiries[0] + timedelta(seconds=1)
