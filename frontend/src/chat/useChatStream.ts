@@ -4,7 +4,7 @@
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api, resumeChat, streamChat, type ChatEventHandler } from "../api/client";
-import type { App, ChatEvent, ChatRequest, ConversationDetail, Decision } from "../api/types";
+import type { App, ChatEvent, ChatRequest, ConfigUpdate, ConversationDetail, Decision } from "../api/types";
 import { chatReducer, initialChatState, type ChatError } from "./chatReducer";
 import { followTurn, wait } from "./turnStream";
 
@@ -199,7 +199,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   }, [restoreId, open]);
 
   const run = useCallback(
-    async (message: string, context: Record<string, unknown>, retry: boolean) => {
+    async (message: string, context: Record<string, unknown>, retry: boolean, config?: ConfigUpdate | null) => {
       if (turnRef.current) return;
       // Retry after a send that never heard back re-sends it under the same key: if the server did start
       // that turn, this attaches to it instead of starting a second one.
@@ -213,6 +213,8 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
                 context,
                 app,
                 ...(conversationRef.current != null ? { conversation_id: conversationRef.current } : {}),
+                // Settings chosen before the conversation existed are stored with its first message.
+                ...(conversationRef.current == null && config ? { config } : {}),
               },
               key: newKey(),
               unseen: true,
@@ -253,9 +255,9 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   }, [open]);
 
   const send = useCallback(
-    (message: string, context: Record<string, unknown>) => {
+    (message: string, context: Record<string, unknown>, config?: ConfigUpdate | null) => {
       const text = message.trim();
-      if (text) void run(text, context, false);
+      if (text) void run(text, context, false, config);
     },
     [run],
   );
