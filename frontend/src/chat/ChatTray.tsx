@@ -32,7 +32,7 @@ export interface PageChatBinding {
 interface ChatTrayProps {
   binding: PageChatBinding;
   onClose: () => void;
-  /** "demo model" when the demo model answers; the model's name otherwise. */
+  /** "demo model" when the demo model answers (badged); with Claude the settings button names the model. */
   modelLabel?: { text: string; demo: boolean } | null;
 }
 
@@ -144,7 +144,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
     >
       <header className="chat-header">
         <h2>Colleague</h2>
-        {modelLabel && (
+        {modelLabel?.demo && (
           <span className={modelLabel.demo ? "badge badge-demo" : "badge"} data-testid="model-label">
             {modelLabel.text}
           </span>
