@@ -46,7 +46,8 @@ TRIAL_SEARCH: {{"condition": "condition to search", "intervention": "interventio
 search will find"}}
 
 All fields except explanation are optional: condition, intervention, sponsor, phase, status, location, \
-sex (ALL, FEMALE, MALE), study_type (INTERVENTIONAL, OBSERVATIONAL), min_age and max_age (years, the patient's age), eligibility_keywords. Only include \
+sex (ALL, FEMALE, MALE), study_type (INTERVENTIONAL, OBSERVATIONAL), min_age and max_age (years, the \
+patient's age), eligibility_keywords. Only include \
 fields the user specified or that are clearly implied.
 Phase values: {", ".join(PHASES)}
 Status values: {", ".join(STATUSES)}

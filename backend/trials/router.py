@@ -21,7 +21,8 @@ async def search(
     condition: str | None = None, intervention: str | None = None, sponsor: str | None = None,
     eligibility_keywords: str | None = None,
     phase: Annotated[list[str] | None, Query()] = None, status: Annotated[list[str] | None, Query()] = None,
-    location: str | None = None, sex: str | None = None, study_type: str | None = None, min_age: int | None = None, max_age: int | None = None,
+    location: str | None = None, sex: str | None = None, study_type: str | None = None,
+    min_age: int | None = None, max_age: int | None = None,
     page_size: int = 25, page_token: str | None = None,
 ) -> TrialSearchPage:
     raw: dict[str, Any] = {

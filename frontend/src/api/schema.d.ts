@@ -1522,6 +1522,11 @@ export interface components {
              * @description Empty means any status
              */
             status?: ("RECRUITING" | "ACTIVE_NOT_RECRUITING" | "COMPLETED" | "NOT_YET_RECRUITING" | "TERMINATED" | "WITHDRAWN" | "SUSPENDED" | "ENROLLING_BY_INVITATION" | "UNKNOWN" | "AVAILABLE" | "NO_LONGER_AVAILABLE" | "TEMPORARILY_NOT_AVAILABLE" | "APPROVED_FOR_MARKETING" | "WITHHELD")[];
+            /**
+             * Study Type
+             * @description INTERVENTIONAL (treatments tested) or OBSERVATIONAL
+             */
+            study_type?: ("INTERVENTIONAL" | "OBSERVATIONAL") | null;
         };
         /**
          * TrialSummary
@@ -3273,6 +3278,7 @@ export interface operations {
                 status?: string[] | null;
                 location?: string | null;
                 sex?: string | null;
+                study_type?: string | null;
                 min_age?: number | null;
                 max_age?: number | null;
                 page_size?: number;
