@@ -54,6 +54,7 @@ describe("Tablizer context", () => {
           filter_active: true,
           filter: "yes",
           counts: { yes: 1, no: 0, unknown: 0, error: 0, pending: 1 },
+          verdicts: { "1": "yes" },
         },
       ],
       articles: [
