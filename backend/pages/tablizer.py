@@ -56,7 +56,7 @@ register_page(PageConfig(
     app="tablizer",
     context_builder=build_context,
     payloads=("pubmed_query_suggestion", "ai_column_suggestion"),
-    tools=("get_pubmed_article", "get_staged_items"),
+    tools=("get_pubmed_article", "get_full_text", "get_staged_items"),
     staged_keys=("articles",),
     client_actions=(
         ClientAction("run_query", "Run a PubMed query in the search box (data: {query})"),
