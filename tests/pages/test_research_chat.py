@@ -109,7 +109,7 @@ def test_tools_are_offered_and_refused_per_page(alice: TestClient, fake_llm: Fak
     fake_llm.script(Script.answer(tool_reply("search_trials", {"condition": "melanoma"})), Script.text("Sorry."))
     events = chat(alice, "find trials", context=TABLIZER)
     offered = [t["name"] for t in fake_llm.requests[0]["tools"]]
-    assert offered == ["search_pubmed", "get_pubmed_article", "get_staged_items"]
+    assert offered == ["search_pubmed", "get_pubmed_article", "get_full_text", "get_staged_items"]
     result = fake_llm.requests[1]["messages"][-1]["content"][0]
     assert result["is_error"] and "not available here" in result["content"]
     assert next(e for e in events if e.event == "tool_complete").data["is_error"]
