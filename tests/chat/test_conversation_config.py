@@ -130,3 +130,19 @@ def test_no_context_update_when_the_model_never_answered(alice: TestClient, fake
     fake_llm.script(Script.http_error(400, "invalid_request_error"))
     events = chat(alice, "fails")
     assert "context_update" not in [e.event for e in events] and events[-1].event == "error"
+
+
+def test_without_a_key_the_demo_model_is_the_only_choice(db_url: str, db: Database) -> None:
+    from backend.main import create_app
+    from tests.conftest import make_settings, signed_in
+
+    client = signed_in(create_app(make_settings(db_url)), db, "dana")
+    try:
+        body = client.get("/api/chat/models").json()
+        assert [(m["id"], m["label"]) for m in body["models"]] == [("colleague-demo-1", "demo model")]
+        assert body["demo"] is True and body["default"]["max_tokens"] == 16384
+        r = client.post("/api/chat/stream", json={"message": "hi", "context": CONTEXT,
+                                                  "config": {"model": "claude-opus-4-6"}})
+        assert r.status_code == 422 and "colleague-demo-1" in r.json()["detail"]
+    finally:
+        client.__exit__(None, None, None)
