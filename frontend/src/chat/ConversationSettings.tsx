@@ -5,7 +5,7 @@
  * keeps them here and sends them with its first message (`onPending`). A change during a turn applies to
  * the next one.
  */
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "../api/client";
 import type { ChatModels, ConfigUpdate, ConversationConfig } from "../api/types";
 
@@ -22,6 +22,8 @@ export function ConversationSettings({ conversationId, onPending }: Props) {
   const [open, setOpen] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const onPendingRef = useRef(onPending); // the tray passes a new function each render
+  onPendingRef.current = onPending;
 
   useEffect(() => {
     let live = true;
@@ -38,7 +40,7 @@ export function ConversationSettings({ conversationId, onPending }: Props) {
     setError(null);
     if (conversationId == null) {
       setCurrent(models?.default ?? null);
-      onPending(null);
+      onPendingRef.current(null);
     } else {
       api.getConversationConfig(conversationId).then(
         (c) => live && setCurrent(c),
@@ -48,7 +50,6 @@ export function ConversationSettings({ conversationId, onPending }: Props) {
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- onPending is the tray's setter
   }, [conversationId, models]);
 
   useEffect(() => {
