@@ -21,6 +21,9 @@ class Settings(BaseSettings):
     # Where the SDK sends requests when a key is set; tests point it at a fake Messages API server.
     anthropic_base_url: str | None = Field(default=None, alias="ANTHROPIC_BASE_URL")
     colleague_model: str = Field(default="claude-sonnet-4-6", alias="COLLEAGUE_MODEL")
+    # The models a conversation may switch to (comma-separated ids), besides COLLEAGUE_MODEL.
+    colleague_models: str = Field(default="claude-sonnet-4-6,claude-opus-4-6,claude-haiku-4-5",
+                                  alias="COLLEAGUE_MODELS")
     colleague_sources: Literal["offline", "live"] = Field(default="offline", alias="COLLEAGUE_SOURCES")
     # The offline corpus's search index, built on first use and cached here (rebuilt when the data changes).
     offline_index_dir: Path = Field(default=PROJECT_ROOT / "var", alias="COLLEAGUE_OFFLINE_INDEX_DIR")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import anthropic
@@ -10,16 +11,47 @@ import httpx2
 from backend.agent.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.config import Settings
 
+CONTEXT_WINDOW = 200_000  # tokens, for every model offered (Opus, Sonnet and Haiku 4.x)
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A model a conversation may use: its API id, what the tray calls it, how much it can read."""
+
+    id: str
+    label: str
+    context_window: int = CONTEXT_WINDOW
+
+
+def model_label(model_id: str) -> str:
+    """"claude-opus-4-6" → "Opus 4.6"; an id of another shape stays as it is."""
+    found = re.fullmatch(r"claude-([a-z]+)-(\d+)-(\d+)(?:-\d{8})?", model_id)
+    return f"{found[1].capitalize()} {found[2]}.{found[3]}" if found else model_id
+
 
 @dataclass(frozen=True)
 class LLM:
     client: anthropic.AsyncAnthropic
-    model: str
+    model: str  # the default model of a conversation
     mode: str  # "anthropic" | "demo"
+    choices: tuple[ModelChoice, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.choices:
+            object.__setattr__(self, "choices", (ModelChoice(self.model, self.label_for(self.model)),))
 
     @property
     def label(self) -> str:
-        return "demo model" if self.mode == "demo" else self.model
+        return self.label_for(self.model)
+
+    def label_for(self, model: str) -> str:
+        return "demo model" if self.mode == "demo" else model
+
+    def choice(self, model: str | None) -> ModelChoice:
+        """The offered model with this id; the default one for None or an id no longer offered (a
+        conversation set to Opus keeps working after the key is removed: it gets the demo model)."""
+        by_id = {c.id: c for c in self.choices}
+        return by_id.get(model or self.model) or by_id.get(self.model) or self.choices[0]
 
     def describe(self) -> dict[str, str]:
         return {"mode": self.mode, "model": self.model, "label": self.label}
@@ -31,9 +63,11 @@ def make_llm(settings: Settings) -> LLM:
         # shown (`loop._call_with_retries`); the SDK would retry a spend-limit 429 as if it were busy.
         client = anthropic.AsyncAnthropic(api_key=settings.anthropic_api_key,
                                           base_url=settings.anthropic_base_url, max_retries=0)
-        return LLM(client=client, model=settings.colleague_model, mode="anthropic")
+        ids = [settings.colleague_model, *(m.strip() for m in settings.colleague_models.split(","))]
+        choices = tuple(ModelChoice(i, model_label(i)) for i in dict.fromkeys(ids) if i)
+        return LLM(client=client, model=settings.colleague_model, mode="anthropic", choices=choices)
     transport = DemoTransport(delay=settings.demo_delay_ms / 1000)
     client = anthropic.AsyncAnthropic(api_key="demo", base_url="http://demo-model.local",
                                       http_client=httpx2.AsyncClient(transport=transport), max_retries=0)
-    return LLM(client=client, model=DEMO_MODEL_ID, mode="demo")
-
+    return LLM(client=client, model=DEMO_MODEL_ID, mode="demo",
+               choices=(ModelChoice(DEMO_MODEL_ID, "demo model"),))

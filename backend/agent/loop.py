@@ -58,7 +58,7 @@ class LoopLimits:
     tool_budget: int = 12  # tool calls per turn before the model is told to stop and summarise
     max_tool_result_chars: int = 24_000
     heartbeat_seconds: float = 8.0
-    max_tokens: int = 4096
+    max_tokens: int = 16_384  # per model call (the spec's); a conversation may set its own
     context_window: int = 200_000
     idle_timeout: float = 60.0  # seconds a model call may go without an upstream event (COLLEAGUE_MODEL_IDLE_TIMEOUT)
     model_retries: int = 2  # retries of a model call that failed retryably before any of it was shown
@@ -79,6 +79,7 @@ class TurnState:
     tool_history: list[ToolCall] = field(default_factory=list)
     tool_payloads: list[Card] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    last_input_tokens: int | None = None  # the last finished model call's whole input: the context's size
     stop_reason: str | None = None
     tool_calls: int = 0
     wrap_up: bool = False  # the next model call may not use tools: answer with what you have
@@ -219,6 +220,8 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
         cache_read_input_tokens=final.usage.cache_read_input_tokens or 0,
         cache_creation_input_tokens=final.usage.cache_creation_input_tokens or 0,
         context_window=limits.context_window)
+    state.last_input_tokens = ((final.usage.input_tokens or 0) + (final.usage.cache_read_input_tokens or 0)
+                               + (final.usage.cache_creation_input_tokens or 0))
     state.text += state.partial_text
     state.partial_text = ""
     state.stop_reason = final.stop_reason

@@ -2,7 +2,8 @@
 
     Card            a payload the user can Accept or Dismiss (from a tool result or the model's marker)
     ToolCall        one tool call of a turn, as the user and the next turn see it
-    Usage           tokens of the turn's model calls
+    Usage           tokens of the turn's model calls (its cost)
+    ContextUsage    how full the context window is: what the turn's last model call read
     TurnResult      the `complete` event's payload (ARCHITECTURE.md: ChatResponsePayload)
     MessageExtras   what an assistant message stores beside its text (PublicExtras: what the page sees)
 
@@ -64,6 +65,17 @@ class Usage(Record):
     context_window: int | None = None
 
 
+class ContextUsage(Record):
+    """What the next turn will carry: the input of this turn's final model call (uncached + cache read +
+    cache write), against the model's window. Unlike `Usage`, never a sum over calls."""
+
+    input_tokens: int
+    context_window: int
+    model: str
+    turns: int  # user turns in the conversation so far, this one included
+    compaction: bool = True
+
+
 class StreamRef(Record):
     """The research stream whose instructions shaped a turn."""
 
@@ -90,6 +102,7 @@ class PublicExtras(Record):
     suggested_actions: list[SuggestedAction] = Field(default_factory=list)
     tool_history: list[ToolCall] = Field(default_factory=list)
     usage: Usage | None = None
+    context_usage: ContextUsage | None = None
     model: str | None = None
     stop_reason: str | None = None
     payload_errors: list[str] = Field(default_factory=list)
@@ -203,6 +216,18 @@ class UsageUpdated(WireEvent):
     type: Literal["usage"] = "usage"
 
 
+class ContextUpdated(WireEvent):
+    """The context meter (spec: `context_update`): sent before the terminal event of a turn whose model
+    answered. `usage` stays the turn's cost; this is how full the next request will be."""
+
+    input_tokens: int
+    context_window: int
+    model: str
+    turns: int
+    compaction: bool
+    type: Literal["context_update"] = "context_update"
+
+
 class TurnCompleted(WireEvent):
     payload: TurnResult
     type: Literal["complete"] = "complete"
@@ -232,7 +257,7 @@ class Reconnect(WireEvent):
 AgentEvent = Status | TextDelta | ToolStarted | ToolProgressed | ToolCompleted | UsageUpdated
 ChatEvent = Annotated[
     ConversationOpened | Status | TextDelta | ToolStarted | ToolProgressed | ToolCompleted | UsageUpdated
-    | TurnCompleted | TurnErrored | Reconnect,
+    | ContextUpdated | TurnCompleted | TurnErrored | Reconnect,
     Field(discriminator="type"),
 ]
 chat_event_adapter: TypeAdapter[Any] = TypeAdapter(ChatEvent)

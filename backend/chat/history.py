@@ -48,10 +48,11 @@ def _as_blocks(content: Any) -> list[dict[str, Any]]:
 
 
 def build_history(rows: Sequence[Any], new_user_text: str | None = None,
-                  page_context: str | None = None) -> list[dict[str, Any]]:
+                  page_context: str | None = None, *, compact: bool = True) -> list[dict[str, Any]]:
     """`rows`: stored messages (role, content, extras), oldest first. Returns alternating API messages
     ending with the new user message when `new_user_text` is given: the note on card decisions, this
-    turn's `page_context` and the text (store `messages[-1]["content"]` to replay it exactly)."""
+    turn's `page_context` and the text (store `messages[-1]["content"]` to replay it exactly). With
+    `compact` off (the conversation's setting) the whole history goes, however long."""
     messages: list[dict[str, Any]] = []
     note: str | None = None
 
@@ -93,7 +94,7 @@ def build_history(rows: Sequence[Any], new_user_text: str | None = None,
         note = decision_note(extras.payloads)
     if new_user_text is not None:
         user(new_user_text, page_context)
-    return trim(messages)
+    return trim(messages) if compact else messages
 
 
 def trim(messages: list[dict[str, Any]], threshold: int = TRIM_THRESHOLD, keep: int = TRIM_KEEP,

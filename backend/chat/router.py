@@ -9,6 +9,8 @@ from sse_starlette import EventSourceResponse
 from backend.agent.schemas import ChatEvent
 from backend.chat.service import ChatRequest, ChatService
 from backend.chat.sse import sse_response
+from backend.conversations import config
+from backend.conversations.schemas import ChatModels
 from backend.db.ids import DbId
 from backend.db.session import Database
 from backend.deps import AdminUser, ChatDep, CurrentUser, DbDep
@@ -52,6 +54,13 @@ async def resume(conversation_id: DbId, user: CurrentUser, chat: ChatDep,
     them without it), then live ones until the terminal event. Never starts a generation."""
     after = int(last_event_id) if last_event_id and last_event_id.strip().isdigit() else 0
     return sse_response(await chat.resume(user.id, conversation_id, min(after, 10**9)), chat.close_readers)
+
+
+@router.get("/models")
+def models(user: CurrentUser, chat: ChatDep) -> ChatModels:
+    """The models a conversation may use and a new conversation's settings (the demo model alone when
+    there is no API key)."""
+    return config.choices(chat.llm)
 
 
 @router.get("/prompt-preview")

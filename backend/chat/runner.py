@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -25,6 +25,8 @@ from backend.agent.pump import Pump
 from backend.agent.schemas import (
     AgentEvent,
     Card,
+    ContextUpdated,
+    ContextUsage,
     ConversationOpened,
     MessageExtras,
     Status,
@@ -45,6 +47,7 @@ from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilt
 from backend.chat.progress import Progress, ProgressWriter
 from backend.chat.prompt import SystemPrompt
 from backend.chat.visible import visible_events
+from backend.conversations.schemas import ConversationConfig
 from backend.db.base import utcnow
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
@@ -71,6 +74,8 @@ class Turn:
     system: SystemPrompt
     resolved: Resolved
     tool_ctx: ToolContext
+    config: ConversationConfig  # the conversation's model settings, read when the turn began
+    turns: int  # user turns in the conversation, this one included
     notices: list[str] = field(default_factory=list)
     stream: StreamRef | None = None
 
@@ -80,7 +85,7 @@ class TurnRunner:
         self.db = db
         self.saves = saves
         self.llm = llm
-        self.limits = limits
+        self.limits = replace(limits, max_tokens=turn.config.max_tokens, context_window=turn.config.context_window)
         self.turn = turn
         self.log = TurnLog(turn.turn_id)
         self.state = TurnState()
@@ -114,7 +119,7 @@ class TurnRunner:
         markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
         text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
         self.pump = Pump(run_turn(
-            self.llm.client, model=self.llm.model, system=turn.system.blocks(), messages=turn.messages,
+            self.llm.client, model=turn.config.model, system=turn.system.blocks(), messages=turn.messages,
             tools=turn.resolved.tools, tool_ctx=turn.tool_ctx, state=self.state, limits=self.limits))
         self.saves.join(self)
         try:
@@ -151,10 +156,20 @@ class TurnRunner:
             turn_id=self.turn.turn_id, payloads=cards, suggested_values=values, suggested_actions=actions,
             tool_history=self.state.tool_history,
             usage=self.state.usage.model_copy(update={"context_window": self.limits.context_window}),
-            model=self.llm.label, stop_reason=self.state.stop_reason, payload_errors=errors,
+            context_usage=self._context_usage(),
+            model=self.llm.label_for(self.turn.config.model), stop_reason=self.state.stop_reason,
+            payload_errors=errors,
             stream=self.turn.stream, blocks=self.state.history(),
             error=TurnError(message=failure.message, code=failure.code, retryable=failure.retryable)
             if failure else None)
+
+    def _context_usage(self) -> ContextUsage | None:
+        """How full the next request will be; None until a model call of this turn finished."""
+        if self.state.last_input_tokens is None:
+            return None
+        config = self.turn.config
+        return ContextUsage(input_tokens=self.state.last_input_tokens, context_window=config.context_window,
+                            model=config.model, turns=self.turn.turns, compaction=config.compaction)
 
     async def _finish(self) -> None:
         turn, state = self.turn, self.state
@@ -180,6 +195,8 @@ class TurnRunner:
                 suggested_actions=extras.suggested_actions, tool_history=state.tool_history,
                 conversation_id=turn.conversation_id, message_id=turn.assistant_message_id, status=status,
                 usage=extras.usage or state.usage))
+        if extras.context_usage is not None:
+            self._append(ContextUpdated(**extras.context_usage.model_dump()))
         frames = [*self.log.unsaved(), self.log.peek_next(terminal)]
         try:
             await anyio.to_thread.run_sync(self._save, extraction.message, extras, status, frames)

@@ -41,7 +41,8 @@ from backend.chat.log import Frame, follow_stored, stored_frames
 from backend.chat.progress import ProgressWriter
 from backend.chat.prompt import SystemPrompt, build_system_prompt
 from backend.chat.runner import SHUTDOWN, Turn, TurnRunner
-from backend.conversations.schemas import App
+from backend.conversations import config
+from backend.conversations.schemas import App, ConfigUpdate
 from backend.conversations.service import get_owned
 from backend.db.base import utcnow
 from backend.db.ids import DbId
@@ -66,6 +67,7 @@ class ChatRequest(BaseModel):
     app: App | None = None
     # A clicked server action: `message` is its label (what the chat shows), this is what the model gets.
     action: ActionRequest | None = None
+    config: ConfigUpdate | None = None  # model settings to store on the conversation before this turn
 
     @field_validator("message")
     @classmethod
@@ -164,19 +166,23 @@ class ChatService:
             s.flush()
         else:
             conv = get_owned(s, user_id, req.conversation_id)
+        if req.config is not None:
+            config.apply(self.llm, conv, req.config)
+        settings = config.effective(self.llm, conv)
         if not turns.claim(s, conv.id, turn_id):
             raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
         turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
         rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id).order_by(Message.id)))
         action = offered_action(rows, req.action) if req.action is not None else None
         messages = chat_history.build_history(rows, action_message(action) if action else req.message,
-                                              system.page_context)
+                                              system.page_context, compact=settings.compaction)
         sent = MessageExtras(sent_content=messages[-1]["content"], action=action).model_dump(
             mode="json", exclude_defaults=True)
         user_msg = Message(conversation_id=conv.id, role="user", content=req.message, context=context,
                            extras=sent, status="complete")
         answer = Message(conversation_id=conv.id, role="assistant", content="", context=None, status="running",
-                         extras=MessageExtras(turn_id=turn_id, model=self.llm.label, stream=stream)
+                         extras=MessageExtras(turn_id=turn_id, model=self.llm.label_for(settings.model),
+                                              stream=stream)
                          .model_dump(mode="json"))
         s.add_all([user_msg, answer])
         conv.updated_at = utcnow()
@@ -191,6 +197,7 @@ class ChatService:
             messages=messages, system=system, resolved=resolved,
             tool_ctx=ToolContext(sources=self.sources, user_id=user_id, conversation_id=conv.id,
                                  page_context=context, staged=staged),
+            config=settings, turns=1 + sum(1 for r in rows if r.role == "user"),
             notices=notices, stream=stream)
 
     # -- submit and read -----------------------------------------------------------------------------

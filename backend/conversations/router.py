@@ -6,8 +6,17 @@ from anyio import from_thread
 from fastapi import APIRouter, Response
 
 from backend.agent.schemas import Card
-from backend.conversations import service
-from backend.conversations.schemas import App, ConversationDetail, ConversationRead, ConversationUpdate, DecisionCreate
+from backend.conversations import config, service
+from backend.conversations.schemas import (
+    App,
+    ConfigAck,
+    ConfigUpdate,
+    ConversationConfig,
+    ConversationDetail,
+    ConversationRead,
+    ConversationUpdate,
+    DecisionCreate,
+)
 from backend.db.ids import DbId
 from backend.deps import ChatDep, CurrentUser, DbDep
 from backend.errors import error_responses
@@ -34,6 +43,22 @@ def rename_conversation(conversation_id: DbId, body: ConversationUpdate, user: C
                         db: DbDep) -> ConversationRead:
     with db.session() as s:
         return service.rename(s, user.id, conversation_id, body.title)
+
+
+@router.get("/{conversation_id}/config", responses=OWNED)
+def get_config(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep) -> ConversationConfig:
+    """The model settings the conversation's next turn will use."""
+    with db.session() as s:
+        return config.read(s, chat.llm, user.id, conversation_id)
+
+
+@router.patch("/{conversation_id}/config", responses=WITH_BODY)
+def update_config(conversation_id: DbId, body: ConfigUpdate, user: CurrentUser, db: DbDep,
+                  chat: ChatDep) -> ConfigAck:
+    """`config_update` → `config_ack`: store the conversation's model, max_tokens or compaction; the next
+    turn uses them. A model that is not offered (`GET /api/chat/models`) is a 422."""
+    with db.session() as s:
+        return config.update(s, chat.llm, user.id, conversation_id, body)
 
 
 @router.delete("/{conversation_id}", status_code=204, response_class=Response, responses=OWNED)

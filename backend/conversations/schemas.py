@@ -7,6 +7,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backend.agent.schemas import Decision, PublicExtras
 
+MIN_MAX_TOKENS, MAX_MAX_TOKENS = 256, 64_000  # an answer's length limit; 64k is Sonnet's and Haiku's output cap
+DEFAULT_MAX_TOKENS = 16_384
+
 App = Literal["kh", "tablizer", "trialscout"]  # the product a conversation belongs to (kh: stream editor)
 
 
@@ -48,3 +51,46 @@ class ConversationUpdate(BaseModel):
 
 class DecisionCreate(BaseModel):
     decision: Decision
+
+
+class ConfigUpdate(BaseModel):
+    """`config_update`: change a conversation's model settings; fields left out keep their value. The
+    next turn uses them (a running turn keeps the settings it started with)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = Field(default=None, min_length=1, max_length=100)
+    max_tokens: int | None = Field(default=None, ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)
+    compaction: bool | None = None
+
+
+class ConversationConfig(BaseModel):
+    """A conversation's model settings as its next turn will use them."""
+
+    model: str
+    model_label: str
+    max_tokens: int
+    compaction: bool  # trim long histories (on) or send them whole until the window fills (off)
+    context_window: int
+
+
+class ConfigAck(ConversationConfig):
+    """`config_ack`: the settings applied by a `config_update`."""
+
+    type: Literal["config_ack"] = "config_ack"
+    conversation_id: int
+
+
+class ModelChoiceRead(BaseModel):
+    id: str
+    label: str
+    context_window: int
+
+
+class ChatModels(BaseModel):
+    """What a conversation may choose from (`GET /api/chat/models`) and the defaults of a new one."""
+
+    models: list[ModelChoiceRead]
+    default: ConversationConfig
+    max_tokens_range: tuple[int, int]
+    demo: bool

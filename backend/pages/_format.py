@@ -14,6 +14,7 @@ from backend.pages.budget import budget_chars, clip, fit_lines
 from backend.text import clip as text_clip
 
 SELECTED_SHOWN = 30
+AI_SHARE = 4  # the AI columns may fill a quarter of the page context budget, their verdicts included
 
 
 def short(value: Any, limit: int = 90) -> str:
@@ -27,12 +28,51 @@ def long_field(value: Any, limit: int) -> str:
 
 
 def ai_columns(context: Mapping[str, Any]) -> str:
-    columns = context.get("ai_columns") or []
-    if not isinstance(columns, list) or not columns:
+    """Each AI column with its counts and every row's verdict, so "which trials scored Yes?" needs no
+    filter first: boolean columns list the row ids under each verdict, text columns each row's answer.
+    The columns share a quarter of the budget; a list that does not fit says how much was left out."""
+    columns = [c for c in context.get("ai_columns") or [] if isinstance(c, Mapping)] \
+        if isinstance(context.get("ai_columns"), list) else []
+    if not columns:
         return "AI COLUMNS: none"
-    lines = (_column(c) for c in columns if isinstance(c, Mapping))
-    return "\n".join([f"AI COLUMNS: {len(columns)}",
-                      *fit_lines(lines, budget_chars() // 5, len(columns), "[{n} more AI columns not shown]")[0]])
+    share = max(300, budget_chars() // AI_SHARE // len(columns))
+    lines = [f"AI COLUMNS: {len(columns)}"]
+    for c in columns:
+        if sum(map(len, lines)) > budget_chars() // AI_SHARE:
+            lines.append(f"[{len(columns) - columns.index(c):,} more AI columns not shown]")
+            break
+        head = _column(c)
+        lines += [head, *_verdicts(c, share - len(head))]
+    return "\n".join(lines)
+
+
+def _verdicts(c: Mapping[str, Any], limit: int) -> list[str]:
+    verdicts = c.get("verdicts")
+    if not isinstance(verdicts, Mapping) or not verdicts:
+        return []
+    rows = [(short(row, 20), short(value, 160)) for row, value in verdicts.items()]
+    if c.get("type", "boolean") != "boolean":
+        return fit_lines((f"  {row}: {value}" for row, value in rows), limit, len(rows),
+                         "  [{n} more answers not shown]")[0]
+    groups: dict[str, list[str]] = {}
+    for row, value in rows:
+        groups.setdefault(value, []).append(row)
+    lines, _ = fit_lines((_id_list(f"  {value} ({len(ids):,}): ", ids, max(80, limit // len(groups)))
+                          for value, ids in groups.items()), limit, len(groups), "  [{n} more verdicts not shown]")
+    return lines
+
+
+def _id_list(head: str, ids: list[str], limit: int) -> str:
+    """`head` and as many ids as fit in `limit` characters, then how many more there are."""
+    shown: list[str] = []
+    used = len(head)
+    for row in ids:
+        if used + len(row) + 2 > limit - 16:
+            break
+        shown.append(row)
+        used += len(row) + 2
+    rest = len(ids) - len(shown)
+    return head + ", ".join(shown) + (f" [+{rest:,} more]" if rest else "")
 
 
 def _column(c: Mapping[str, Any]) -> str:

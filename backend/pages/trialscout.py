@@ -38,7 +38,8 @@ def build_context(context: Mapping[str, Any]) -> str:
         f"- Phase: {field('phase', 'any')}",
         f"- Status: {field('status', 'any')}",
         f"- Location: {field('location', 'any')}",
-        f"- Sex: {field('sex', 'any', 20)} | Ages: {field('min_age', 'any', 20)} to {field('max_age', 'any', 20)}",
+        f"- Sex: {field('sex', 'any', 20)} | Study type: {field('study_type', 'any', 20)} | "
+        f"Ages: {field('min_age', 'any', 20)} to {field('max_age', 'any', 20)}",
         f"- Eligibility keywords: {field('eligibility_keywords', limit=1000)}",
         f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
         f"{short(context.get('total_matched', 0), 12)} total",

@@ -46,7 +46,8 @@ TRIAL_SEARCH: {{"condition": "condition to search", "intervention": "interventio
 search will find"}}
 
 All fields except explanation are optional: condition, intervention, sponsor, phase, status, location, \
-sex (ALL, FEMALE, MALE), min_age and max_age (years, the patient's age), eligibility_keywords. Only include \
+sex (ALL, FEMALE, MALE), study_type (INTERVENTIONAL, OBSERVATIONAL), min_age and max_age (years, the \
+patient's age), eligibility_keywords. Only include \
 fields the user specified or that are clearly implied.
 Phase values: {", ".join(PHASES)}
 Status values: {", ".join(STATUSES)}
@@ -61,6 +62,7 @@ inhibitor OR PD-1 OR PD-L1", "phase": ["PHASE3"], "status": ["RECRUITING", "ACTI
         "phase": {"type": "array", "items": {"enum": PHASES}, "uniqueItems": True},
         "status": {"type": "array", "items": {"enum": STATUSES}, "uniqueItems": True},
         "location": {"type": "string"}, "sex": {"enum": ["ALL", "FEMALE", "MALE"]},
+        "study_type": {"enum": ["INTERVENTIONAL", "OBSERVATIONAL"]},
         "min_age": {"type": "integer", "minimum": 0, "maximum": 120},
         "max_age": {"type": "integer", "minimum": 0, "maximum": 120},
         "eligibility_keywords": {"type": "string"},

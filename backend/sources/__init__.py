@@ -32,10 +32,12 @@ from backend.sources.models import (
     TrialSummary,
 )
 from backend.sources.offline import OfflineClinicalTrialsService, OfflinePubMedService
+from backend.sources.pmc import FullText, FullTextMissing
 from backend.sources.pubmed import PubMedService
 
 __all__ = [
-    "Article", "ArticleSearchPage", "ArticleSearchParams", "ArticleSummary", "PubMedSource", "Sources",
+    "Article", "ArticleSearchPage", "ArticleSearchParams", "ArticleSummary", "FullText", "FullTextMissing",
+    "PubMedSource", "Sources",
     "TrialDetail", "TrialSearchPage", "TrialSearchParams", "TrialSummary", "TrialsSource", "close_sources",
     "describe", "get_sources",
 ]
@@ -61,6 +63,8 @@ class PubMedSource(Protocol):
     async def get_articles(self, pmids: Sequence[str]) -> list[Article]: ...
 
     async def get_article_summaries(self, pmids: Sequence[str]) -> list[ArticleSummary]: ...
+
+    async def get_full_text(self, pmid: str) -> FullText | FullTextMissing: ...
 
     async def aclose(self) -> None: ...
 

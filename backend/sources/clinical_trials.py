@@ -3,8 +3,9 @@
 Parameter mapping follows spec/prescreen-sequence-diagrams.md, diagram 2:
 
     condition → query.cond     intervention → query.intr     location → query.locn
-    eligibility_keywords, min_age, max_age → query.term, AND-composed:
-        "(keywords) AND (AREA[MinimumAge]RANGE[MIN, 45 years] AND AREA[MaximumAge]RANGE[45 years, MAX])"
+    eligibility_keywords, min_age, max_age, study_type → query.term, AND-composed:
+        "(keywords) AND (AREA[MinimumAge]RANGE[MIN, 45 years] AND AREA[MaximumAge]RANGE[45 years, MAX]
+        AND AREA[StudyType]Interventional)" (filter.studyType is no API parameter: ADR-010)
     phase, sex → aggFilters ("phase:2 3,sex:f")     status → filter.overallStatus (comma-joined)
     page_size → pageSize (≤ 100)     plus countTotal=true, format=json, pageToken
 
@@ -77,18 +78,20 @@ def build_search_query(params: TrialSearchParams, *, page_token: str | None = No
     if params.sponsor:
         query["query.spons"] = escape_essie(params.sponsor)
 
-    ages = []
+    areas = []  # Essie AREA clauses: the patient's age, the study type
     if params.min_age is not None:
-        ages.append(f"AREA[MinimumAge]RANGE[MIN, {params.min_age} years]")
+        areas.append(f"AREA[MinimumAge]RANGE[MIN, {params.min_age} years]")
     if params.max_age is not None:
-        ages.append(f"AREA[MaximumAge]RANGE[{params.max_age} years, MAX]")
-    age_clause = " AND ".join(ages)
+        areas.append(f"AREA[MaximumAge]RANGE[{params.max_age} years, MAX]")
+    if params.study_type:
+        areas.append(f"AREA[StudyType]{params.study_type.capitalize()}")
+    area_clause = " AND ".join(areas)
     keywords = escape_essie(params.eligibility_keywords) if params.eligibility_keywords else ""
-    if keywords and age_clause:
+    if keywords and area_clause:
         # Parenthesised so that "EGFR OR ALK" stays one operand of the AND.
-        query["query.term"] = f"({keywords}) AND ({age_clause})"
-    elif keywords or age_clause:
-        query["query.term"] = keywords or age_clause
+        query["query.term"] = f"({keywords}) AND ({area_clause})"
+    elif keywords or area_clause:
+        query["query.term"] = keywords or area_clause
 
     agg = []
     if params.phase:

@@ -24,6 +24,7 @@ OverallStatus = Literal[
     "AVAILABLE", "NO_LONGER_AVAILABLE", "TEMPORARILY_NOT_AVAILABLE", "APPROVED_FOR_MARKETING", "WITHHELD",
 ]
 Sex = Literal["ALL", "FEMALE", "MALE"]
+StudyType = Literal["INTERVENTIONAL", "OBSERVATIONAL"]
 
 NCT_ID = re.compile(r"^NCT0*([1-9]\d{0,7})$", re.IGNORECASE)
 PMID = re.compile(r"^[1-9]\d{0,9}$")
@@ -75,6 +76,7 @@ class TrialSearchParams(_Params):
     status: list[OverallStatus] = Field(default_factory=list, description="Empty means any status")
     location: str | None = Field(None, max_length=200, description="Facility, city, state or country")
     sex: Sex | None = Field(None, description="Sex of the patient; ALL means no filter")
+    study_type: StudyType | None = Field(None, description="INTERVENTIONAL (treatments tested) or OBSERVATIONAL")
     min_age: int | None = Field(None, ge=0, le=120, description="Patient age lower bound, years")
     max_age: int | None = Field(None, ge=0, le=120, description="Patient age upper bound, years")
     page_size: int = Field(10, ge=1, le=100)
@@ -84,6 +86,11 @@ class TrialSearchParams(_Params):
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value or None
+
+    @field_validator("study_type", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
 
     @field_validator("phase", "status")
     @classmethod

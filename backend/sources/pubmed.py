@@ -1,4 +1,5 @@
-"""Live PubMed backend over NCBI E-utilities (esearch, efetch, esummary).
+"""Live PubMed backend over NCBI E-utilities (esearch, efetch, esummary; elink + efetch db=pmc for
+full text, `pmc.py`).
 
 A search is esearch (JSON: count, PMIDs of the page, the query translation) followed by efetch
 (XML: the records; PubMed has no JSON efetch). NCBI allows 3 requests/s per IP, 10 with an API
@@ -22,6 +23,7 @@ from backend.sources.models import (
     ArticleSummary,
     checked_pmid,
 )
+from backend.sources.pmc import FullText, FullTextMissing, PMCFormatError, parse_elink, parse_pmc_article
 from backend.sources.pubmed_records import PubMedXMLError, parse_efetch, parse_esummary
 from backend.sources.throttle import RateLimiter, RetryPolicy, send
 
@@ -158,6 +160,29 @@ class PubMedService:
         wanted = list(dict.fromkeys(checked_pmid(p) for p in pmids))
         by_id = {a.pmid: a for a in await self.efetch(wanted)} if wanted else {}
         return [by_id[p] for p in wanted if p in by_id]
+
+    async def get_full_text(self, pmid: str) -> FullText | FullTextMissing:
+        """The article's PubMed Central full text: elink pubmed→pmc, then efetch db=pmc (JATS XML)."""
+        pmid = checked_pmid(pmid)
+        body = await self._get_json("elink.fcgi", {"dbfrom": "pubmed", "db": "pmc", "id": pmid,
+                                                   "linkname": "pubmed_pmc", "retmode": "json"})
+        try:
+            pmc_ids = parse_elink(body)
+        except PMCFormatError as exc:
+            raise UpstreamError(f"{UPSTREAM} elink: {exc}") from exc
+        if not pmc_ids:
+            return FullTextMissing(pmid=pmid, reason=f"PMID {pmid} has no PubMed Central version, so only its "
+                                                     "abstract is available (get_pubmed_article).")
+        response = await self._get("efetch.fcgi", {"db": "pmc", "id": pmc_ids[0], "retmode": "xml"})
+        try:
+            text = parse_pmc_article(response.content, pmid)
+        except PMCFormatError as exc:
+            raise UpstreamError(f"{UPSTREAM} efetch db=pmc: {exc}") from exc
+        if text is None or not text.sections:
+            return FullTextMissing(pmid=pmid, reason=f"PMC{pmc_ids[0]} (PMID {pmid}) is in PubMed Central but "
+                                                     "not in its open-access subset: the publisher does not "
+                                                     "allow the full text to be downloaded.")
+        return text
 
     async def get_article_summaries(self, pmids: Sequence[str]) -> list[ArticleSummary]:
         wanted = list(dict.fromkeys(checked_pmid(p) for p in pmids))

@@ -1,4 +1,4 @@
-"""PubMed tools: `search_pubmed` (everywhere) and `get_pubmed_article` (Tablizer)."""
+"""PubMed tools: `search_pubmed` (everywhere), `get_pubmed_article` and `get_full_text` (Tablizer)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ from pydantic import BaseModel, Field
 
 from backend.registry import ToolConfig, ToolContext, ToolProgress, ToolResult, register_tool
 from backend.sources.models import Article, ArticleSearchParams, checked_pmid
+from backend.sources.pmc import FullTextMissing, Section
 from backend.text import clip
 
 TITLE_CHARS = 150
 ABSTRACT_CHARS = 4000
+FULL_TEXT_CHARS = 20_000  # the sections' share of a tool result (the loop cuts any result at 24,000)
+PROGRESS_CHARS = 10_000  # a text longer than this reports its progress every this many characters
 
 
 def article_line(a: Article) -> str:
@@ -27,6 +30,12 @@ class SearchPubMedInput(ArticleSearchParams):
 
 class PmidInput(BaseModel):
     pmid: str = Field(max_length=20, description="The PubMed id, digits only")
+
+
+class FullTextInput(PmidInput):
+    sections: list[str] | None = Field(
+        None, max_length=20, description="Only the sections whose title contains one of these words "
+                                         "(case-insensitive), e.g. ['methods', 'results']; all by default")
 
 
 async def search_pubmed(search: SearchPubMedInput, ctx: ToolContext) -> AsyncIterator[ToolProgress | ToolResult]:
@@ -55,6 +64,53 @@ async def get_pubmed_article(params: PmidInput, ctx: ToolContext) -> str:
     ])
 
 
+def fit_sections(sections: list[Section], budget: int) -> list[int]:
+    """How many characters of each section fit: short sections whole, the rest an equal share of what
+    is left, so one long Results section cannot crowd out the Methods."""
+    allowed = [0] * len(sections)
+    left, pending = budget, sorted(range(len(sections)), key=lambda i: len(sections[i].text))
+    while pending:
+        share = left // len(pending)
+        i = pending.pop(0)
+        allowed[i] = min(len(sections[i].text), share)
+        left -= allowed[i]
+    return allowed
+
+
+async def get_full_text(params: FullTextInput, ctx: ToolContext) -> AsyncIterator[ToolProgress | ToolResult]:
+    pmid = checked_pmid(params.pmid)
+    yield ToolProgress(stage="linking", message="Looking for a PubMed Central version…", progress=0.1)
+    found = await ctx.require_sources().pubmed.get_full_text(pmid)
+    if isinstance(found, FullTextMissing):
+        yield ToolResult(text=found.reason)
+        return
+    sections = found.sections
+    if params.sections:
+        words = [w.lower() for w in params.sections]
+        sections = [s for s in sections if any(w in s.title.lower() for w in words)]
+        if not sections:
+            titles = ", ".join(s.title for s in found.sections)
+            yield ToolResult(text=f"No section of PMID {pmid} matches {params.sections}. Its sections: {titles}.")
+            return
+    allowed = fit_sections(sections, FULL_TEXT_CHARS)
+    total = sum(len(s.text) for s in sections)
+    lines = [f"Full text of PMID {pmid} ({found.pmcid}, PubMed Central): {found.title}",
+             f"License: {found.license or 'not stated'}",
+             f"Sections ({len(sections)} of {len(found.sections)}, {total:,} characters): "
+             + ", ".join(s.title for s in sections)]
+    done = 0
+    for section, keep in zip(sections, allowed, strict=True):
+        if total > PROGRESS_CHARS and done // PROGRESS_CHARS != (done + len(section.text)) // PROGRESS_CHARS:
+            yield ToolProgress(stage="reading", message=f"Reading {section.title} ({done:,} of {total:,} characters)…",
+                               progress=round(0.2 + 0.7 * done / total, 2))
+        done += len(section.text)
+        asked = repr([section.title]).replace("{", "{{").replace("}", "}}")  # the note is a format string
+        lines += ["", f"## {section.title}", clip(section.text, keep, note=(
+            f" [trimmed: {{rest:,}} more characters; call get_full_text with sections={asked} "
+            "to read this section alone]"))]
+    yield ToolResult(text="\n".join(lines))
+
+
 register_tool(ToolConfig(
     name="search_pubmed",
     description="Search PubMed for research articles. Supports PubMed syntax (MeSH tags, AND/OR/NOT, quotes).",
@@ -69,5 +125,15 @@ register_tool(ToolConfig(
     description="Get one PubMed article by PMID: title, authors, journal, MeSH terms, linked trials and abstract.",
     input_model=PmidInput,
     executor=get_pubmed_article,
+    is_global=False,
+))
+
+register_tool(ToolConfig(
+    name="get_full_text",
+    description=("Read the full text of a PubMed article that has an open-access PubMed Central version, "
+                 "section by section (long sections are trimmed; ask for `sections` to read one whole). "
+                 "Articles without one have only their abstract (get_pubmed_article)."),
+    input_model=FullTextInput,
+    executor=get_full_text,
     is_global=False,
 ))

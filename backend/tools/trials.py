@@ -17,6 +17,7 @@ from backend.text import clip
 MAX_TRIALS_TO_MODEL = 15
 TITLE_CHARS = 120
 MAX_INTERVENTIONS = 3
+MAX_CONDITIONS = 3  # spec (PRESCREEN diagram 2): compact rows carry conditions[:3]
 MAX_LOCATIONS = 10
 ELIGIBILITY_CHARS = 6000
 
@@ -25,7 +26,10 @@ def trial_line(t: TrialSummary) -> str:
     phase = "/".join(t.phase) or "no phase"
     interventions = ", ".join(t.interventions[:MAX_INTERVENTIONS]) or "—"
     more = f" +{len(t.interventions) - MAX_INTERVENTIONS}" if len(t.interventions) > MAX_INTERVENTIONS else ""
-    return (f"- {t.nct_id}: {clip(t.title, TITLE_CHARS, squash=True)} | {phase} | {t.status or 'status unknown'} | "
+    conditions = "; ".join(t.conditions[:MAX_CONDITIONS]) or "—"
+    study_type = f" | {t.study_type.lower()}" if t.study_type else ""
+    return (f"- {t.nct_id}: {clip(t.title, TITLE_CHARS, squash=True)} | {phase}{study_type} | "
+            f"{t.status or 'status unknown'} | conditions: {conditions} | "
             f"n={t.enrollment if t.enrollment is not None else '?'} | sponsor: {t.sponsor or '—'} | "
             f"interventions: {interventions}{more}" + (f" | status as of {t.snapshot_date}" if t.snapshot_date else ""))
 
@@ -106,7 +110,8 @@ async def get_trial(params: NctIdInput, ctx: ToolContext) -> ToolResult:
 register_tool(ToolConfig(
     name="search_trials",
     description=("Search ClinicalTrials.gov (API v2). Returns total matches and up to 15 trials with phase, "
-                 "status, enrollment and sponsor. Status defaults to RECRUITING; pass status=[] for any."),
+                 "status, conditions, enrollment and sponsor. Status defaults to RECRUITING; pass status=[] for "
+                 "any. study_type narrows to INTERVENTIONAL or OBSERVATIONAL studies."),
     input_model=SearchTrialsInput,
     executor=search_trials,
     is_global=False,

@@ -21,13 +21,14 @@ async def search(
     condition: str | None = None, intervention: str | None = None, sponsor: str | None = None,
     eligibility_keywords: str | None = None,
     phase: Annotated[list[str] | None, Query()] = None, status: Annotated[list[str] | None, Query()] = None,
-    location: str | None = None, sex: str | None = None, min_age: int | None = None, max_age: int | None = None,
+    location: str | None = None, sex: str | None = None, study_type: str | None = None,
+    min_age: int | None = None, max_age: int | None = None,
     page_size: int = 25, page_token: str | None = None,
 ) -> TrialSearchPage:
     raw: dict[str, Any] = {
         "condition": condition, "intervention": intervention, "sponsor": sponsor,
         "eligibility_keywords": eligibility_keywords, "phase": phase or [], "status": status or [],
-        "location": location, "sex": sex or None, "min_age": min_age, "max_age": max_age,
+        "location": location, "sex": sex or None, "study_type": study_type, "min_age": min_age, "max_age": max_age,
         "page_size": page_size, "page_token": page_token}
     try:
         params = TrialSearchParams(**{k: v for k, v in raw.items() if v not in (None, "")})

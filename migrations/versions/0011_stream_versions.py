@@ -3,7 +3,7 @@
 Existing rows are numbered per stream in the order they were saved (by id, which grows with time).
 
 Revision ID: 0011_stream_versions
-Revises: 0008_chat_turns
+Revises: 0010_conversation_settings
 Create Date: 2026-11-23
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011_stream_versions"
-down_revision = "0008_chat_turns"
+down_revision = "0010_conversation_settings"
 branch_labels = None
 depends_on = None
 

@@ -157,12 +157,15 @@ def test_ai_columns_fill_in_filter_and_explain_themselves(demo_journey: Journey)
     expect(details).to_have_count(0)
     expect(cell).to_be_focused()
 
-    # -- the chat sees both columns, the filter and the counts -----------------------------------------------
+    # -- the chat sees both columns, the filter, the counts and each row's verdict ---------------------------
     with page.expect_request("**/api/chat/stream") as asked:
         page.get_by_test_id("chat-input").fill("How many trials are left?")
         page.get_by_test_id("chat-send").click()
     context = asked.value.post_data_json["context"]
     columns = {c["name"]: c for c in context["ai_columns"]}
+    verdicts = columns[name].pop("verdicts")
+    assert set(verdicts) == set(ids)
+    assert sorted(i for i, v in verdicts.items() if v == "yes") == sorted(kept)  # the rows the Yes filter kept
     assert columns[name] == {
         "name": name, "type": "boolean", "criteria": criteria, "filter_active": True, "filter": "yes",
         "counts": {"yes": counts["yes"], "no": counts["no"], "unknown": counts["unknown"], "error": counts["error"],

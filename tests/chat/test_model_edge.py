@@ -149,7 +149,7 @@ def test_overloaded_before_any_text_is_retried(where: str, fast: Any, alice: Tes
     fake_llm.script(first, Script.answer(Reply.text("Recovered.", input_tokens=BILLED, output_tokens=40)))
     events = chat(alice, "hi")
     assert len(fake_llm.requests) == 2
-    assert types(events) == ["conversation", "status", "status", "text_delta", "usage", "complete"]
+    assert types(events) == ["conversation", "status", "status", "text_delta", "usage", "context_update", "complete"]
     assert "retrying (2 of 3)" in events[2].data["message"]
     assert text_of(events) == "Recovered."
     usage_event = next(e.data for e in events if e.event == "usage")  # per call, as before

@@ -35,7 +35,7 @@ def follow_up_works(client: TestClient, fake: FakeAnthropic, conversation_id: in
 def test_plain_answer(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
     fake_llm.script(Script.text("EGFR is a receptor tyrosine kinase."))
     events = chat(alice, "What is EGFR?")
-    assert types(events) == ["conversation", "status", "text_delta", "usage", "complete"]
+    assert types(events) == ["conversation", "status", "text_delta", "usage", "context_update", "complete"]
     assert text_of(events) == "EGFR is a receptor tyrosine kinase."
     done = events[-1].data["payload"]
     assert done["status"] == "complete" and done["message"] == "EGFR is a receptor tyrosine kinase."
@@ -58,7 +58,7 @@ def test_tool_call_with_progress_and_payload(alice: TestClient, fake_llm: FakeAn
     fake_llm.script(Script.answer(tool_reply("lookup", {"q": "osimertinib"})), Script.text("Two items found."))
     events = chat(alice, "look it up")
     assert types(events) == ["conversation", "status", "text_delta", "usage", "tool_start", "tool_progress",
-                             "tool_progress", "tool_complete", "text_delta", "usage", "complete"]
+                             "tool_progress", "tool_complete", "text_delta", "usage", "context_update", "complete"]
     start = next(e for e in events if e.event == "tool_start").data
     assert start == {"tool": "lookup", "input": {"q": "osimertinib"}, "index": 0, "type": "tool_start"}
     progress = [e.data for e in events if e.event == "tool_progress"]

@@ -35,7 +35,7 @@ def payloads(events: list[Any]) -> list[dict[str, Any]]:
 
 def test_demo_fills_a_trial_search(demo: TestClient) -> None:
     events = chat(demo, "Find Phase 3 immunotherapy trials for NSCLC", context=TRIALSCOUT)
-    assert types(events) == ["conversation", "status", "text_delta", "usage", "complete"]
+    assert types(events) == ["conversation", "status", "text_delta", "usage", "context_update", "complete"]
     assert "TRIAL_SEARCH" not in text_of(events)
     [card] = payloads(events)
     assert card["type"] == "trial_search_suggestion" and card["source"] == "llm"
@@ -91,7 +91,7 @@ def test_demo_counts_phases_from_staged_trials(demo: TestClient) -> None:
 def test_demo_looks_up_a_trial_and_summarises_it(demo: TestClient) -> None:
     events = chat(demo, "Tell me about NCT06382129", context=TRIALSCOUT)
     assert types(events) == ["conversation", "status", "text_delta", "usage", "tool_start", "tool_complete",
-                             "text_delta", "usage", "complete"]
+                             "text_delta", "usage", "context_update", "complete"]
     done = events[-1].data["payload"]
     [card] = done["payloads"]
     assert card["type"] == "trial_details" and card["source"] == "tool" and card["data"]["nct_id"] == "NCT06382129"
@@ -116,7 +116,7 @@ def test_tools_are_offered_and_refused_per_page(alice: TestClient, fake_llm: Fak
     fake_llm.script(Script.answer(tool_reply("search_trials", {"condition": "melanoma"})), Script.text("Sorry."))
     events = chat(alice, "find trials", context=TABLIZER)
     offered = [t["name"] for t in fake_llm.requests[0]["tools"]]
-    assert offered == ["search_pubmed", "get_pubmed_article", "get_staged_items"]
+    assert offered == ["search_pubmed", "get_pubmed_article", "get_full_text", "get_staged_items"]
     result = fake_llm.requests[1]["messages"][-1]["content"][0]
     assert result["is_error"] and "not available here" in result["content"]
     assert next(e for e in events if e.event == "tool_complete").data["is_error"]

@@ -101,7 +101,8 @@ def efetch_corpus() -> tuple[bytes, dict[str, bytes]]:
 
 
 class FakeEUtils:
-    """esearch / efetch / esummary. esearch answers in the recorded JSON shape (see `search_ids`)."""
+    """esearch / efetch / esummary, and elink + efetch db=pmc for full text. esearch answers in the
+    recorded JSON shape (see `search_ids`); elink and PMC articles come from `fixtures/pubmed`, by id."""
 
     def __init__(self) -> None:
         self.doctype, self.records = efetch_corpus()
@@ -114,6 +115,10 @@ class FakeEUtils:
         endpoint, q = request.url.path.rsplit("/", 1)[1], request.url.params
         if endpoint == "esearch.fcgi":
             return self._esearch(q)
+        if endpoint == "elink.fcgi" and (q.get("dbfrom"), q.get("db"), q.get("retmode")) == ("pubmed", "pmc", "json"):
+            return _fixture(f"elink_pubmed_pmc_{q.get('id')}", "json")
+        if endpoint == "efetch.fcgi" and q.get("db") == "pmc":
+            return _fixture(f"efetch_pmc_{q.get('id')}", "xml")
         if endpoint == "efetch.fcgi":
             ids = q.get("id", "").split(",")
             body = b"".join(self.records[i] for i in ids if i in self.records)
@@ -134,6 +139,15 @@ class FakeEUtils:
             idlist=self.search_ids[start:start + size], querytranslation=f"{term}[All Fields]",
         )
         return httpx.Response(200, json=body)
+
+
+def _fixture(stem: str, ext: str) -> httpx.Response:
+    """The recorded body whose name starts with `stem` (the rest of the name says what it shows)."""
+    found = sorted((FIXTURES / "pubmed").glob(f"{stem}.{ext}")) + sorted((FIXTURES / "pubmed").glob(f"{stem}_*.{ext}"))
+    if not found:
+        return httpx.Response(400, json={"error": f"fake E-utilities has no recording {stem}.{ext}"})
+    media = "application/json" if ext == "json" else "text/xml"
+    return httpx.Response(200, content=found[0].read_bytes(), headers={"Content-Type": media})
 
 
 # Terms whose esearch answer was recorded (the zero-hit body stands in for any "nothing found" term).

@@ -31,6 +31,7 @@ class RawTrial:
     places: tuple[str, ...]  # city + facility of each location
     cond_text: str  # titles, acronym, conditions, keywords, condition MeSH: what query.cond searches
     intr_text: str  # interventions, their MeSH terms, arm labels: what query.intr searches
+    study_type: str | None = None
 
 
 @dataclass
@@ -61,7 +62,8 @@ def _raw_trial(study: dict[str, Any]) -> RawTrial:
         " ".join([sponsors.get("leadSponsor", {}).get("name", ""),
                   *(c.get("name", "") for c in sponsors.get("collaborators", []))]),
         tuple(loc.get("city", "") + loc.get("facility", "") for loc in locations),
-        " \n ".join(filter(None, cond)), " \n ".join(filter(None, intr)))
+        " \n ".join(filter(None, cond)), " \n ".join(filter(None, intr)),
+        proto.get("designModule", {}).get("studyType"))
 
 
 def read_raw_corpus(data_dir: Path = DATA_DIR) -> RawCorpus:

@@ -49,6 +49,19 @@ class TestParameterMapping:
         assert q(min_age=18, max_age=65)["query.term"] == (
             "AREA[MinimumAge]RANGE[MIN, 18 years] AND AREA[MaximumAge]RANGE[65 years, MAX]")
 
+    @pytest.mark.parametrize(("study_type", "area"), [
+        ("INTERVENTIONAL", "AREA[StudyType]Interventional"), ("observational", "AREA[StudyType]Observational")])
+    def test_study_type_becomes_an_area_clause_in_the_term(self, study_type: str, area: str) -> None:
+        assert q(study_type=study_type)["query.term"] == area
+
+    def test_study_type_is_and_composed_with_keywords_and_ages(self) -> None:
+        assert q(eligibility_keywords="EGFR OR ALK", min_age=50, study_type="INTERVENTIONAL")["query.term"] == (
+            "(EGFR OR ALK) AND (AREA[MinimumAge]RANGE[MIN, 50 years] AND AREA[StudyType]Interventional)")
+
+    def test_an_unknown_study_type_is_refused(self) -> None:
+        with pytest.raises(ValueError, match="INTERVENTIONAL"):
+            TrialSearchParams(study_type="EXPANDED_ACCESS")
+
     def test_eligibility_keywords_alone_are_the_term(self) -> None:
         assert q(eligibility_keywords="EGFR L858R")["query.term"] == "EGFR L858R"
 
@@ -92,7 +105,8 @@ class TestParameterMapping:
         assert q(intervention="drug [x]")["query.intr"] == r"drug \[x\]"
 
     def test_filter_phase_and_study_type_parameters_are_never_sent(self) -> None:
-        query = q(condition="x", phase=["PHASE2"], status=["RECRUITING"], sex="MALE", min_age=1)
+        query = q(condition="x", phase=["PHASE2"], status=["RECRUITING"], sex="MALE", min_age=1,
+                  study_type="OBSERVATIONAL")
         assert not {"filter.phase", "filter.studyType", "filter.sex"} & set(query)
 
     async def test_the_request_carries_the_mapping(self, live_trials: ClinicalTrialsService,

@@ -71,6 +71,14 @@ class TestTrialFilters:
         assert set(ids) == scan(raw, lambda t: t.sex in ("ALL", "MALE", None) and t.status in RARE)
         assert totals == {len(ids)} and not set(ids) & scan(raw, lambda t: t.sex == "FEMALE")
 
+    @pytest.mark.parametrize("study_type", ["INTERVENTIONAL", "OBSERVATIONAL"])
+    async def test_study_type_keeps_only_that_kind_of_study(self, raw: RawCorpus, study_type: str) -> None:
+        ids, totals = await every_page(TrialSearchParams(study_type=study_type, status=RARE, page_size=100))
+        expected = scan(raw, lambda t: t.study_type == study_type and t.status in RARE)
+        assert set(ids) == expected and totals == {len(expected)} and len(expected) > 20
+        everything, _ = await every_page(TrialSearchParams(status=RARE, page_size=100))
+        assert len(everything) > len(expected)
+
     async def test_ages_treat_a_missing_limit_as_no_limit(self, raw: RawCorpus) -> None:
         ids, totals = await every_page(TrialSearchParams(min_age=70, max_age=70, status=RARE, page_size=100))
 

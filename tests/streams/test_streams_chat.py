@@ -68,7 +68,7 @@ def test_active_stream_is_told_to_the_page_and_kept(admin: TestClient, alice: Te
                                                     fake_llm: FakeAnthropic) -> None:
     created = make_stream(admin, "EGFR resistance", SAVED)
     events = turn(alice, fake_llm, {"current_page": "tablizer", "stream_id": created["id"]})
-    assert types(events) == ["conversation", "status", "text_delta", "usage", "complete"]
+    assert types(events) == ["conversation", "status", "text_delta", "usage", "context_update", "complete"]
     active = {"id": created["id"], "name": "EGFR resistance", "version_id": created["current_version_id"],
               "version_number": 1, "draft": False, "applied": True}
     assert events[0].data["stream"] == active
@@ -98,7 +98,7 @@ def test_draft_sandbox_uses_the_draft_and_saves_nothing(admin: TestClient, fake_
     shown_post = admin.post("/api/chat/prompt-preview", json={"context": context}).json()
     before = snapshot(db)
     events = turn(admin, fake_llm, context)
-    assert types(events) == ["conversation", "status", "status", "text_delta", "usage", "complete"]
+    assert types(events) == ["conversation", "status", "status", "text_delta", "usage", "context_update", "complete"]
     notice = events[1].data["message"]
     assert notice == ('Sandbox: draft instructions for "EGFR resistance" are used for this turn only; the saved '
                       "instructions are unchanged.")
@@ -165,7 +165,7 @@ def test_unusable_streams_are_reported(admin: TestClient, alice: TestClient, fak
         stream_id = make_stream(admin, "Statins", "Report NNT.")["id"]
         admin.patch(f"/api/streams/{stream_id}", json={"archived": True})
     events = turn(alice, fake_llm, {"current_page": "tablizer", "stream_id": stream_id})
-    assert types(events) == ["conversation", "status", "status", "text_delta", "usage", "complete"]
+    assert types(events) == ["conversation", "status", "status", "text_delta", "usage", "context_update", "complete"]
     assert "stream" not in events[0].data
     assert [e.data["message"] for e in events if e.event == "status"] == [notice, "Thinking…"]
     assert "Instructions for the research stream" not in sent_prompt(fake_llm)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text, false
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, false, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from backend.db.base import Base, UTCDateTime, utcnow
@@ -27,6 +27,11 @@ class Conversation(Base):
     active_turn_id: Mapped[str | None] = mapped_column(String(32), default=None)
     active_turn_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
     stop_requested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Per-conversation model settings (backend/conversations/config.py); None: the app's default, so a
+    # conversation follows a changed default until someone picks a value for it.
+    model: Mapped[str | None] = mapped_column(String(100), default=None)
+    max_tokens: Mapped[int | None] = mapped_column(Integer, default=None)
+    compaction: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     messages: Mapped[list[Message]] = relationship(
         back_populates="conversation", order_by="Message.id", cascade="all, delete-orphan",

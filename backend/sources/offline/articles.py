@@ -15,6 +15,7 @@ from backend.errors import InvalidInput, NotFound
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, ArticleSummary, checked_pmid
 from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineIndex, aget_index
 from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts, to_text
+from backend.sources.pmc import FullText, FullTextMissing
 
 _TIAB = ("title", "abstract")
 _MESH = ("mesh", "keywords")
@@ -48,6 +49,15 @@ class OfflinePubMedService:
 
     async def aclose(self) -> None:
         return None
+
+    async def get_full_text(self, pmid: str) -> FullText | FullTextMissing:
+        """The embedded corpus has abstracts, not full texts: say so, once the PMID is known to be real."""
+        article = await self.get_article(pmid)
+        return FullTextMissing(pmid=article.pmid, reason=(
+            f"Full text is not in the embedded corpus: offline, Colleague has PubMed records and abstracts "
+            f"only. PMID {article.pmid}"
+            + (f" has a PubMed Central version ({article.pmcid}); with live sources it could be read."
+               if article.pmcid else " has no PubMed Central id on record.")))
 
     async def search_articles(self, params: ArticleSearchParams) -> ArticleSearchPage:
         index = await self._get_index()

@@ -79,7 +79,7 @@ def _pack(record: BaseModel) -> bytes:
 def _create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(f"""
         CREATE TABLE trials (rowid INTEGER PRIMARY KEY, nct_id TEXT UNIQUE NOT NULL, phases TEXT NOT NULL,
-            status TEXT, sex TEXT, min_age REAL, max_age REAL, start_date TEXT);
+            status TEXT, sex TEXT, min_age REAL, max_age REAL, start_date TEXT, study_type TEXT);
         CREATE INDEX trials_newest ON trials (start_date IS NULL, start_date DESC, nct_id);
         -- Records apart from the filter columns, so scanning filters reads a few pages, not the records.
         CREATE TABLE trials_docs (rowid INTEGER PRIMARY KEY, summary BLOB NOT NULL, detail BLOB NOT NULL);
@@ -94,9 +94,9 @@ def _create_schema(conn: sqlite3.Connection) -> None:
 
 def _insert_trial(conn: sqlite3.Connection, rowid: int, t: TrialDetail) -> None:
     conn.execute(
-        "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (rowid, t.nct_id, "|" + "|".join(t.phase) + "|", t.status, t.sex, age_in_years(t.minimum_age),
-         age_in_years(t.maximum_age), t.start_date),
+         age_in_years(t.maximum_age), t.start_date, t.study_type),
     )
     conn.execute("INSERT INTO trials_docs VALUES (?, ?, ?)", (rowid, _pack(t.to_summary()), _pack(t)))
     conn.execute(

@@ -72,6 +72,9 @@ def build_trial_filter(params: TrialSearchParams) -> tuple[str | None, list[str]
     if params.sex in ("FEMALE", "MALE"):
         where.append("(t.sex IS NULL OR t.sex IN ('ALL', ?))")
         args.append(params.sex)
+    if params.study_type:  # live: AREA[StudyType]
+        where.append("t.study_type = ?")
+        args.append(params.study_type)
     # Same meaning as diagram 2's AREA[MinimumAge]RANGE[MIN, x] / AREA[MaximumAge]RANGE[y, MAX].
     if params.min_age is not None:
         where.append("(t.min_age IS NULL OR t.min_age <= ?)")

@@ -10,7 +10,11 @@ import type {
   Article,
   ArticleSearchResponse,
   ChatEvent,
+  ChatModels,
   ChatRequest,
+  ConfigAck,
+  ConfigUpdate,
+  ConversationConfig,
   ConversationDetail,
   ConversationSummary,
   Decision,
@@ -172,6 +176,10 @@ export const api = {
   renameConversation: (id: number, title: string) =>
     request<ConversationSummary>("PATCH", `/api/conversations/${id}`, { body: { title } }),
   deleteConversation: (id: number) => request<void>("DELETE", `/api/conversations/${id}`),
+  chatModels: () => request<ChatModels>("GET", "/api/chat/models"),
+  getConversationConfig: (id: number) => request<ConversationConfig>("GET", `/api/conversations/${id}/config`),
+  updateConversationConfig: (id: number, body: ConfigUpdate) =>
+    request<ConfigAck>("PATCH", `/api/conversations/${id}/config`, { body }),
   stopTurn: (id: number) => request<unknown>("POST", `/api/conversations/${id}/stop`),
   recordDecision: (conversationId: number, payloadId: string, decision: Decision) =>
     request<unknown>(

@@ -132,6 +132,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chat/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Models
+         * @description The models a conversation may use and a new conversation's settings (the demo model alone when
+         *     there is no API key).
+         */
+        get: operations["models_api_chat_models_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chat/prompt-preview": {
         parameters: {
             query?: never;
@@ -216,6 +237,31 @@ export interface paths {
         head?: never;
         /** Rename Conversation */
         patch: operations["rename_conversation_api_conversations__conversation_id__patch"];
+        trace?: never;
+    };
+    "/api/conversations/{conversation_id}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Config
+         * @description The model settings the conversation's next turn will use.
+         */
+        get: operations["get_config_api_conversations__conversation_id__config_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update Config
+         * @description `config_update` → `config_ack`: store the conversation's model, max_tokens or compaction; the next
+         *     turn uses them. A model that is not offered (`GET /api/chat/models`) is a 422.
+         */
+        patch: operations["update_config_api_conversations__conversation_id__config_patch"];
         trace?: never;
     };
     "/api/conversations/{conversation_id}/export": {
@@ -680,11 +726,28 @@ export interface components {
             /** Value */
             value: number;
         };
+        /**
+         * ChatModels
+         * @description What a conversation may choose from (`GET /api/chat/models`) and the defaults of a new one.
+         */
+        ChatModels: {
+            default: components["schemas"]["ConversationConfig"];
+            /** Demo */
+            demo: boolean;
+            /** Max Tokens Range */
+            max_tokens_range: [
+                number,
+                number
+            ];
+            /** Models */
+            models: components["schemas"]["ModelChoiceRead"][];
+        };
         /** ChatRequest */
         ChatRequest: {
             action?: components["schemas"]["ActionRequest"] | null;
             /** App */
             app?: ("kh" | "tablizer" | "trialscout") | null;
+            config?: components["schemas"]["ConfigUpdate"] | null;
             /** Context */
             context?: {
                 [key: string]: unknown;
@@ -751,6 +814,101 @@ export interface components {
              * @enum {string}
              */
             type: "progress";
+        };
+        /**
+         * ConfigAck
+         * @description `config_ack`: the settings applied by a `config_update`.
+         */
+        ConfigAck: {
+            /** Compaction */
+            compaction: boolean;
+            /** Context Window */
+            context_window: number;
+            /** Conversation Id */
+            conversation_id: number;
+            /** Max Tokens */
+            max_tokens: number;
+            /** Model */
+            model: string;
+            /** Model Label */
+            model_label: string;
+            /**
+             * Type
+             * @default config_ack
+             * @constant
+             */
+            type?: "config_ack";
+        };
+        /**
+         * ConfigUpdate
+         * @description `config_update`: change a conversation's model settings; fields left out keep their value. The
+         *     next turn uses them (a running turn keeps the settings it started with).
+         */
+        ConfigUpdate: {
+            /** Compaction */
+            compaction?: boolean | null;
+            /** Max Tokens */
+            max_tokens?: number | null;
+            /** Model */
+            model?: string | null;
+        };
+        /**
+         * ContextUpdated
+         * @description The context meter (spec: `context_update`): sent before the terminal event of a turn whose model
+         *     answered. `usage` stays the turn's cost; this is how full the next request will be.
+         */
+        ContextUpdated: {
+            /** Compaction */
+            compaction: boolean;
+            /** Context Window */
+            context_window: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Model */
+            model: string;
+            /** Turns */
+            turns: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "context_update";
+        };
+        /**
+         * ContextUsage
+         * @description What the next turn will carry: the input of this turn's final model call (uncached + cache read +
+         *     cache write), against the model's window. Unlike `Usage`, never a sum over calls.
+         */
+        ContextUsage: {
+            /**
+             * Compaction
+             * @default true
+             */
+            compaction?: boolean;
+            /** Context Window */
+            context_window: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Model */
+            model: string;
+            /** Turns */
+            turns: number;
+        };
+        /**
+         * ConversationConfig
+         * @description A conversation's model settings as its next turn will use them.
+         */
+        ConversationConfig: {
+            /** Compaction */
+            compaction: boolean;
+            /** Context Window */
+            context_window: number;
+            /** Max Tokens */
+            max_tokens: number;
+            /** Model */
+            model: string;
+            /** Model Label */
+            model_label: string;
         };
         /** ConversationDetail */
         ConversationDetail: {
@@ -976,6 +1134,15 @@ export interface components {
             /** Status */
             status: string;
         };
+        /** ModelChoiceRead */
+        ModelChoiceRead: {
+            /** Context Window */
+            context_window: number;
+            /** Id */
+            id: string;
+            /** Label */
+            label: string;
+        };
         /** Outcome */
         Outcome: {
             /** Description */
@@ -1040,6 +1207,7 @@ export interface components {
          */
         PublicExtras: {
             action?: components["schemas"]["SuggestedAction"] | null;
+            context_usage?: components["schemas"]["ContextUsage"] | null;
             error?: components["schemas"]["TurnError"] | null;
             /** Model */
             model?: string | null;
@@ -1677,6 +1845,11 @@ export interface components {
              * @description Empty means any status
              */
             status?: ("RECRUITING" | "ACTIVE_NOT_RECRUITING" | "COMPLETED" | "NOT_YET_RECRUITING" | "TERMINATED" | "WITHDRAWN" | "SUSPENDED" | "ENROLLING_BY_INVITATION" | "UNKNOWN" | "AVAILABLE" | "NO_LONGER_AVAILABLE" | "TEMPORARILY_NOT_AVAILABLE" | "APPROVED_FOR_MARKETING" | "WITHHELD")[];
+            /**
+             * Study Type
+             * @description INTERVENTIONAL (treatments tested) or OBSERVATIONAL
+             */
+            study_type?: ("INTERVENTIONAL" | "OBSERVATIONAL") | null;
         };
         /**
          * TrialSummary
@@ -2189,6 +2362,53 @@ export interface operations {
             };
         };
     };
+    models_api_chat_models_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatModels"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     prompt_preview_api_chat_prompt_preview_get: {
         parameters: {
             query?: {
@@ -2327,7 +2547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
+                    "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["ContextUpdated"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
                 };
             };
             /** @description Bad Request */
@@ -2596,6 +2816,119 @@ export interface operations {
             };
         };
     };
+    get_config_api_conversations__conversation_id__config_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationConfig"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_config_api_conversations__conversation_id__config_patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigAck"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     export_conversation_api_conversations__conversation_id__export_get: {
         parameters: {
             query?: {
@@ -2785,7 +3118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
+                    "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["ContextUpdated"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
                 };
             };
             /** @description Unauthorized */
@@ -3550,6 +3883,7 @@ export interface operations {
                 status?: string[] | null;
                 location?: string | null;
                 sex?: string | null;
+                study_type?: string | null;
                 min_age?: number | null;
                 max_age?: number | null;
                 page_size?: number;

@@ -18,6 +18,7 @@ const CHAT_TYPES: Record<ChatEventType, true> = {
   tool_progress: true,
   tool_complete: true,
   usage: true,
+  context_update: true,
   complete: true,
   error: true,
   reconnect: true,

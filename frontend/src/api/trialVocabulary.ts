@@ -11,6 +11,14 @@ export const STATUSES = [
   "SUSPENDED",
 ] as const;
 export const SEXES = ["ALL", "FEMALE", "MALE"] as const;
+/** ClinicalTrials.gov's study types a search can narrow to (live: `AREA[StudyType]`). */
+export const STUDY_TYPES = ["INTERVENTIONAL", "OBSERVATIONAL"] as const;
+
+/** "INTERVENTIONAL" → "Interventional". */
+export function studyTypeLabel(value: unknown): string {
+  const v = String(value ?? "");
+  return v ? v[0] + v.slice(1).toLowerCase() : "";
+}
 
 const PHASE_LABELS: Record<string, string> = {
   EARLY_PHASE1: "Early Phase 1",

@@ -31,6 +31,13 @@ export type SuggestedValue = Schemas["SuggestedValue"];
 export type SuggestedAction = Schemas["SuggestedAction"];
 export type ToolHistoryEntry = Schemas["ToolCall"];
 export type Usage = Schemas["Usage"];
+/** How full the context window is: the last request's input (`context_update`), never a sum over calls. */
+export type ContextUsage = Schemas["ContextUsage"];
+/** A conversation's model settings (`config_update` → `config_ack`). */
+export type ConversationConfig = Schemas["ConversationConfig"];
+export type ConfigUpdate = Schemas["ConfigUpdate"];
+export type ConfigAck = Schemas["ConfigAck"];
+export type ChatModels = Schemas["ChatModels"];
 export type MessageStatus = Schemas["TurnResult"]["status"];
 /** The `complete` event's payload (ARCHITECTURE.md: ChatResponsePayload). */
 export type ChatResponsePayload = Schemas["TurnResult"];

@@ -1,4 +1,4 @@
-import { phaseLabel, statusLabel } from "../api/trialVocabulary";
+import { phaseLabel, statusLabel, studyTypeLabel } from "../api/trialVocabulary";
 import { CardShell } from "./CardShell";
 import { asText, displayValue } from "./display";
 import type { CardProps } from "./types";
@@ -11,6 +11,7 @@ const FIELDS: Array<[key: string, label: string, format?: (v: unknown) => string
   ["status", "Status", statusLabel],
   ["location", "Location"],
   ["sex", "Sex"],
+  ["study_type", "Study type", studyTypeLabel],
   ["min_age", "Min age", (v) => `${displayValue(v)} years`],
   ["max_age", "Max age", (v) => `${displayValue(v)} years`],
   ["eligibility_keywords", "Eligibility keywords"],

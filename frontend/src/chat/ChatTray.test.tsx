@@ -33,6 +33,17 @@ function controlled() {
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
+const sonnet = { model: "claude-sonnet-4-6", model_label: "Sonnet 4.6", max_tokens: 16384, compaction: true, context_window: 200000 };
+const models = {
+  models: [
+    { id: "claude-sonnet-4-6", label: "Sonnet 4.6", context_window: 200000 },
+    { id: "claude-opus-4-6", label: "Opus 4.6", context_window: 200000 },
+  ],
+  default: sonnet,
+  max_tokens_range: [256, 64000],
+  demo: false,
+};
+
 const suggestion = { id: "p1", type: "pubmed_query_suggestion", data: { query: "egfr[MeSH]", explanation: "EGFR" }, source: "llm" };
 
 const turn = (over: Record<string, unknown> = {}) => [
@@ -40,6 +51,7 @@ const turn = (over: Record<string, unknown> = {}) => [
   { type: "status", message: "Thinking…" },
   { type: "text_delta", text: "Try this query for PMID 123." },
   { type: "usage", input_tokens: 1500, output_tokens: 40, cache_read_input_tokens: 500, cache_creation_input_tokens: 0, context_window: 200000 },
+  { type: "context_update", input_tokens: 2000, context_window: 200000, model: "claude-sonnet-4-6", turns: 1, compaction: true },
   {
     type: "complete",
     payload: {
@@ -83,6 +95,13 @@ beforeEach(() => {
         return (resumeResponses.shift() ?? (() => json({ error: "not_found", detail: "no turn" }, 404)))();
       }
       if (url.startsWith("/api/conversations?")) return json([{ id: 5, app: "tablizer", title: "EGFR", created_at: "", updated_at: "" }]);
+      if (url === "/api/chat/models") return json(models);
+      if (/^\/api\/conversations\/\d+\/config$/.test(url)) {
+        if (method === "GET") return json(sonnet);
+        const b = body as Record<string, unknown>;
+        const label = models.models.find((m) => m.id === b.model)?.label;
+        return json({ ...sonnet, ...b, model_label: label, type: "config_ack", conversation_id: 5 });
+      }
       if (url.endsWith("/stop")) return json({ stopped: true });
       if (url.includes("/decision")) return json({ ok: true });
       return json({ error: "not_found", detail: "no route" }, 404);
@@ -128,9 +147,58 @@ describe("ChatTray", () => {
     expect(streamCalls()).toHaveLength(1);
     expect(streamCalls()[0].body).toEqual({ message: "Find EGFR papers", context: { current_page: "tablizer", query: "egfr" }, app: "tablizer" });
     expect(screen.getByTestId("message-assistant").textContent).toContain("Try this query");
-    expect(screen.getByTestId("usage-indicator").textContent).toContain("Context 2.0k / 200k");
+    expect(screen.getByTestId("context-meter").textContent).toContain("Context 2.0k / 200k · 1%");
+    expect(screen.queryByTestId("context-warning")).toBeNull();
     expect(within(screen.getByTestId("message-context")).getByText(/"query": "egfr"/)).toBeTruthy();
     expect((screen.getByTestId("chat-input") as HTMLTextAreaElement).value).toBe("");
+  });
+
+  it("shows the last request's input as the context, not the turn's sum, and warns when the window nearly fills", async () => {
+    streamResponses.push(() =>
+      sse(
+        turn().map((e) =>
+          e.type === "usage"
+            ? { ...e, input_tokens: 90000, cache_read_input_tokens: 90000 } // the turn's cost: 180k over two calls
+            : e.type === "context_update"
+              ? { ...e, input_tokens: 170000, compaction: false }
+              : e,
+        ),
+      ),
+    );
+    setup();
+    await sendMessage("long");
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    expect(screen.getByTestId("context-meter").textContent).toContain("Context 170k / 200k · 85%");
+    expect(screen.getByTestId("context-warning").textContent).toContain("start a new conversation or turn compaction on");
+  });
+
+  it("settings chosen before the first message go with it; later ones are stored and acknowledged", async () => {
+    setup();
+    fireEvent.click(await screen.findByTestId("chat-settings-toggle"));
+    await screen.findByTestId("chat-settings");
+    fireEvent.change(screen.getByTestId("chat-settings-model"), { target: { value: "claude-opus-4-6" } });
+    fireEvent.change(screen.getByTestId("chat-settings-max-tokens"), { target: { value: "2048" } });
+    fireEvent.click(screen.getByTestId("chat-settings-save"));
+    expect(screen.getByTestId("chat-settings-toggle").textContent).toContain("Opus 4.6");
+    await sendMessage("one");
+    await screen.findByTestId("card-pubmed_query_suggestion");
+    expect((streamCalls()[0].body as Record<string, unknown>).config).toEqual({
+      model: "claude-opus-4-6",
+      max_tokens: 2048,
+      compaction: true,
+    });
+
+    fireEvent.click(screen.getByTestId("chat-settings-toggle"));
+    await screen.findByTestId("chat-settings");
+    fireEvent.click(screen.getByTestId("chat-settings-compaction"));
+    fireEvent.click(screen.getByTestId("chat-settings-save"));
+    await waitFor(() => expect(requestsTo("/api/conversations/5/config").some((c) => c.method === "PATCH")).toBe(true));
+    const patch = requestsTo("/api/conversations/5/config").find((c) => c.method === "PATCH");
+    expect(patch?.body).toMatchObject({ compaction: false });
+    expect((await screen.findByTestId("chat-settings-note")).textContent).toContain("compaction off");
+    fireEvent.click(screen.getByTestId("suggested-value"));
+    await waitFor(() => expect(streamCalls()).toHaveLength(2));
+    expect((streamCalls()[1].body as Record<string, unknown>).config).toBeUndefined();
   });
 
   it("sends the next turn in the same conversation", async () => {

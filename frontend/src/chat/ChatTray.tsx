@@ -4,12 +4,14 @@
  * trial or article; the tray does the rest.
  */
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
-import type { App, Payload, StreamInfo, SuggestedAction, Usage } from "../api/types";
+import type { App, ConfigUpdate, Payload, StreamInfo, SuggestedAction } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
 import { useAnswerAnnouncement } from "./announce";
 import { canRunAction, type ClientActions } from "./clientActions";
+import { ContextMeter } from "./ContextMeter";
 import { ConversationExport } from "./ConversationExport";
 import { ConversationList } from "./ConversationList";
+import { ConversationSettings } from "./ConversationSettings";
 import type { OpenEntity } from "./EntityLink";
 import { MessageView, type MessageCallbacks } from "./MessageView";
 import { useChatStream } from "./useChatStream";
@@ -34,30 +36,8 @@ export interface PageChatBinding {
 interface ChatTrayProps {
   binding: PageChatBinding;
   onClose: () => void;
-  /** "demo model" when the demo model answers; the model's name otherwise. */
+  /** "demo model" when the demo model answers (badged); with Claude the settings button names the model. */
   modelLabel?: { text: string; demo: boolean } | null;
-}
-
-function compact(n: number): string {
-  return n >= 1000 ? `${(n / 1000).toFixed(n >= 10000 ? 0 : 1)}k` : String(n);
-}
-
-export function UsageIndicator({ usage }: { usage: Usage }) {
-  const used = (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
-  const windowSize = usage.context_window ?? 0;
-  const share = windowSize > 0 ? Math.min(1, used / windowSize) : null;
-  const title = `Input ${used.toLocaleString()} tokens (cache read ${usage.cache_read_input_tokens ?? 0}, cache write ${
-    usage.cache_creation_input_tokens ?? 0
-  }) · output ${(usage.output_tokens ?? 0).toLocaleString()}${windowSize ? ` · context window ${windowSize.toLocaleString()}` : ""}`;
-  return (
-    <div className="usage" data-testid="usage-indicator" title={title}>
-      {share != null && <meter min={0} max={1} value={share} aria-label="Context used" />}
-      <span>
-        Context {compact(used)}
-        {windowSize ? ` / ${compact(windowSize)}` : ""} · out {compact(usage.output_tokens ?? 0)}
-      </span>
-    </div>
-  );
 }
 
 /** Which stream's instructions shaped the latest answer: "Stream: EGFR · instructions v3", "… · draft". */
@@ -90,6 +70,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const announcement = useAnswerAnnouncement(state.messages);
   const trayRef = useRef<HTMLElement>(null);
   const [showList, setShowList] = useState(false);
+  const pendingConfig = useRef<ConfigUpdate | null>(null); // settings for a conversation not started yet
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const logRef = useRef<HTMLDivElement>(null);
   const bindingRef = useRef(binding);
@@ -109,7 +90,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const sendText = useCallback(
     (text: string) => {
       if (state.streaming || !text.trim()) return;
-      chat.send(text, bindingRef.current.getContext());
+      chat.send(text, bindingRef.current.getContext(), pendingConfig.current);
       pinned.current = true;
     },
     [chat, state.streaming],
@@ -184,12 +165,13 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
     >
       <header className="chat-header">
         <h2>Colleague</h2>
-        {modelLabel && (
+        {modelLabel?.demo && (
           <span className={modelLabel.demo ? "badge badge-demo" : "badge"} data-testid="model-label">
             {modelLabel.text}
           </span>
         )}
         <div className="chat-header-actions">
+          <ConversationSettings conversationId={state.conversationId} onPending={(c) => (pendingConfig.current = c)} />
           <button
             type="button"
             aria-expanded={showList}
@@ -278,7 +260,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
       </div>
 
       <footer className="chat-footer">
-        {state.usage && <UsageIndicator usage={state.usage} />}
+        {state.context && <ContextMeter context={state.context} usage={state.usage} />}
         <form
           className="chat-form"
           onSubmit={(e) => {

@@ -6,6 +6,7 @@ import type {
   ChatEvent,
   ChatRequest,
   ChatResponsePayload,
+  ContextUsage,
   ConversationDetail,
   Decision,
   Payload,
@@ -76,7 +77,10 @@ export interface ChatState {
   reconnecting: boolean;
   /** Latest status line ("Thinking…", heartbeats of long tools). */
   statusText: string | null;
+  /** The last turn's cost (tokens of all its model calls). */
   usage: Usage | null;
+  /** How full the context window is: the last request's input (`context_update`). */
+  context: ContextUsage | null;
   error: ChatError | null;
   /** What was last sent, so Retry can send it again. */
   lastRequest: ChatRequestDraft | null;
@@ -102,6 +106,7 @@ export const initialChatState: ChatState = {
   reconnecting: false,
   statusText: null,
   usage: null,
+  context: null,
   error: null,
   lastRequest: null,
 };
@@ -208,6 +213,15 @@ function lastUsage(messages: StoredMessage[]): Usage | null {
   return null;
 }
 
+/** The newest answer's context meter reading (an answer from before the meter existed has none). */
+function lastContext(messages: StoredMessage[]): ContextUsage | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const context = messages[i].extras?.context_usage;
+    if (context && typeof context === "object" && typeof context.input_tokens === "number") return context;
+  }
+  return null;
+}
+
 function applyEvent(state: ChatState, event: ChatEvent): ChatState {
   switch (event.type) {
     case "conversation": {
@@ -268,6 +282,10 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       const { type: _type, ...usage } = event;
       return { ...state, usage };
     }
+    case "context_update": {
+      const { type: _type, ...context } = event;
+      return { ...state, context };
+    }
     case "complete": {
       const payload = event.payload ?? ({ message: "" } as ChatResponsePayload);
       const status: DisplayStatus = payload.status === "interrupted" || payload.status === "failed"
@@ -321,6 +339,7 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         conversationId: action.conversation.id,
         messages,
         usage: lastUsage(asArray<StoredMessage>(action.conversation.messages)),
+        context: lastContext(asArray<StoredMessage>(action.conversation.messages)),
       });
     }
     case "send": {

@@ -4,7 +4,7 @@
  */
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api, resumeChat, streamChat, type ChatEventHandler } from "../api/client";
-import type { App, ChatEvent, ChatRequest, ConversationDetail, Decision, SuggestedAction } from "../api/types";
+import type { App, ChatEvent, ChatRequest, ConfigUpdate, ConversationDetail, Decision, SuggestedAction } from "../api/types";
 import { chatReducer, initialChatState, type ChatError } from "./chatReducer";
 import { followTurn, wait } from "./turnStream";
 
@@ -199,7 +199,12 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   }, [restoreId, open]);
 
   const run = useCallback(
-    async (message: string, context: Record<string, unknown>, retry: boolean, action?: ChatRequest["action"]) => {
+    async (
+      message: string,
+      context: Record<string, unknown>,
+      retry: boolean,
+      { action, config }: { action?: ChatRequest["action"]; config?: ConfigUpdate | null } = {},
+    ) => {
       if (turnRef.current) return;
       // Retry after a send that never heard back re-sends it under the same key: if the server did start
       // that turn, this attaches to it instead of starting a second one.
@@ -214,6 +219,8 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
                 app,
                 ...(conversationRef.current != null ? { conversation_id: conversationRef.current } : {}),
                 ...(action ? { action } : {}),
+                // Settings chosen before the conversation existed are stored with its first message.
+                ...(conversationRef.current == null && config ? { config } : {}),
               },
               key: newKey(),
               unseen: true,
@@ -254,9 +261,9 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   }, [open]);
 
   const send = useCallback(
-    (message: string, context: Record<string, unknown>) => {
+    (message: string, context: Record<string, unknown>, config?: ConfigUpdate | null) => {
       const text = message.trim();
-      if (text) void run(text, context, false);
+      if (text) void run(text, context, false, { config });
     },
     [run],
   );
@@ -264,13 +271,15 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   /** A clicked server action: the chat shows its label, the server gets the action (it checks the offer). */
   const sendAction = useCallback(
     (offer: SuggestedAction, context: Record<string, unknown>) =>
-      void run(offer.label, context, false, { action: offer.action, ...(offer.data && Object.keys(offer.data).length ? { data: offer.data } : {}) }),
+      void run(offer.label, context, false, {
+        action: { action: offer.action, ...(offer.data && Object.keys(offer.data).length ? { data: offer.data } : {}) },
+      }),
     [run],
   );
 
   const retry = useCallback(() => {
     if (state.error?.resume && state.conversationId != null) void open(state.conversationId, true);
-    else if (state.lastRequest) void run(state.lastRequest.message, state.lastRequest.context, true, state.lastRequest.action);
+    else if (state.lastRequest) void run(state.lastRequest.message, state.lastRequest.context, true, { action: state.lastRequest.action });
   }, [open, run, state.error, state.conversationId, state.lastRequest]);
 
   /** Stop the running turn: keep the partial answer, tell the server, drop the stream. */

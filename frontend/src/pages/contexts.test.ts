@@ -54,6 +54,7 @@ describe("Tablizer context", () => {
           filter_active: true,
           filter: "yes",
           counts: { yes: 1, no: 0, unknown: 0, error: 0, pending: 1 },
+          verdicts: { "1": "yes" },
         },
       ],
       articles: [
@@ -98,7 +99,7 @@ describe("TrialScout context and form", () => {
     });
     expect(Object.keys(context).sort()).toEqual(
       [
-        "current_page", "condition", "intervention", "sponsor", "phase", "status", "location", "sex", "min_age", "max_age",
+        "current_page", "condition", "intervention", "sponsor", "phase", "status", "location", "sex", "study_type", "min_age", "max_age",
         "eligibility_keywords", "total_matched", "loaded_count", "ai_columns", "trials", "selected_nct_ids", "sort", "pagination", "viewer",
       ].sort(),
     );
@@ -110,6 +111,14 @@ describe("TrialScout context and form", () => {
   it("a suggestion fills the whole form, normalising enums and dropping unknown values", () => {
     const form = formFromSuggestion({ condition: " melanoma ", phase: ["phase 2", "PHASE3", "PHASE9"], status: "RECRUITING", sex: "female", min_age: 18, max_age: "75 Years", explanation: "x" });
     expect(form).toEqual({ ...emptyTrialForm, condition: "melanoma", phase: ["PHASE2", "PHASE3"], status: ["RECRUITING"], sex: "FEMALE", min_age: "18", max_age: "75" });
+  });
+
+  it("a study type in a suggestion reaches the form, the search params and the context", () => {
+    const form = formFromSuggestion({ condition: "asthma", study_type: "observational", explanation: "x" });
+    expect(form.study_type).toBe("OBSERVATIONAL");
+    expect(trialSearchParams(form, 25, null)).toMatchObject({ condition: "asthma", study_type: "OBSERVATIONAL" });
+    expect(formFromSuggestion({ study_type: "EXPANDED_ACCESS" }).study_type).toBe("");
+    expect(trialSearchParams(emptyTrialForm, 25, null).study_type).toBe("");
   });
 
   it("search params repeat phase/status and treat sex ALL as no filter", () => {

@@ -1,9 +1,9 @@
 /**
  * The fields of a ClinicalTrials.gov search, in three rows: condition, intervention, sponsor; phase and
- * status; location, sex, ages and eligibility keywords. TrialScout's search form and a stream's default trial
+ * status; location, sex, study type, ages and eligibility keywords. TrialScout's search form and a stream's default trial
  * search (Streams admin) both edit a `TrialForm` with them; only their test ids and placeholders differ.
  */
-import { PHASES, SEXES, STATUSES, phaseLabel, statusLabel } from "../../api/trialVocabulary";
+import { PHASES, SEXES, STATUSES, STUDY_TYPES, phaseLabel, statusLabel, studyTypeLabel } from "../../api/trialVocabulary";
 import type { TrialForm } from "../trialscout/trialscoutContext";
 
 type TextKey = "condition" | "intervention" | "sponsor" | "location" | "min_age" | "max_age" | "eligibility_keywords";
@@ -89,6 +89,17 @@ export function TrialFilterFields({ form, onChange, testIdPrefix, placeholders =
             {SEXES.map((s) => (
               <option key={s} value={s}>
                 {s === "ALL" ? "All" : s[0] + s.slice(1).toLowerCase()}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="narrow">
+          Study type
+          <select data-testid={`${testIdPrefix}-study-type`} value={form.study_type} onChange={(e) => set("study_type", e.target.value)}>
+            <option value="">Any</option>
+            {STUDY_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {studyTypeLabel(t)}
               </option>
             ))}
           </select>

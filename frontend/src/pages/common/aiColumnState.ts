@@ -193,7 +193,23 @@ export function applyAIFilters<T>(rows: T[], columns: AIColumn[], idOf: (row: T)
   return rows.filter((row) => active.every((c) => matchesFilter(c, idOf(row))));
 }
 
-/** The context shape both specs use for AI columns. `filter_active` stays for older readers. */
+/** A text column's answer as the assistant reads it: enough to quote, not a whole abstract. */
+const VERDICT_CHARS = 160;
+
+/** Each finished row's verdict, in table order: yes / no / unknown for boolean columns, the answer for text
+ * columns. The assistant reads them per row ("which trials scored Yes?"), within the page context budget. */
+function columnVerdicts(column: AIColumn): Record<string, string> {
+  const verdicts: Record<string, string> = {};
+  for (const id of column.run.ids) {
+    const cell = column.run.cells[id];
+    if (cell?.status !== "done") continue;
+    verdicts[id] = column.type === "boolean" ? cellCategory(column.type, cell) : (cell.display ?? "").slice(0, VERDICT_CHARS);
+  }
+  return verdicts;
+}
+
+/** The context shape both specs use for AI columns, plus each row's verdict. `filter_active` stays for older
+ * readers. */
 export function aiColumnsContext(columns: AIColumn[]) {
   return columns.map((c) => ({
     name: c.name,
@@ -202,5 +218,6 @@ export function aiColumnsContext(columns: AIColumn[]) {
     filter_active: c.filter !== null,
     filter: c.filter,
     counts: columnCounts(c),
+    verdicts: columnVerdicts(c),
   }));
 }

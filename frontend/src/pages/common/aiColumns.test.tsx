@@ -169,7 +169,15 @@ describe("aiColumnsReducer", () => {
     expect(shown("unknown")).toEqual([]); // C is still evaluating
     const filtered = aiColumnsReducer(evaluated, { type: "filter", id: "c", filter: "no" });
     expect(aiColumnsContext(filtered)).toEqual([
-      { name: "Adults", type: "boolean", criteria: "Aged 18 or older", filter_active: true, filter: "no", counts: { yes: 1, no: 1, unknown: 0, error: 0, pending: 1 } },
+      {
+        name: "Adults",
+        type: "boolean",
+        criteria: "Aged 18 or older",
+        filter_active: true,
+        filter: "no",
+        counts: { yes: 1, no: 1, unknown: 0, error: 0, pending: 1 },
+        verdicts: { A: "yes", B: "no" }, // C is still evaluating
+      },
     ]);
     expect(aiColumnsContext(aiColumnsReducer(filtered, { type: "filter", id: "c", filter: null }))[0]).toMatchObject({ filter_active: false, filter: null });
   });
@@ -184,6 +192,7 @@ describe("aiColumnsReducer", () => {
     expect(cells(c)).toEqual({ A: "10 mg", B: "Unknown" });
     expect(columnCounts(c)).toEqual({ answered: 1, unknown: 1, error: 0, pending: 0 });
     expect(applyAIFilters([{ id: "A" }, { id: "B" }], [{ ...c, filter: "answered" }], (r) => r.id)).toEqual([{ id: "A" }]);
+    expect(aiColumnsContext([c])[0].verdicts).toEqual({ A: "10 mg", B: "Unknown" });
   });
 });
 

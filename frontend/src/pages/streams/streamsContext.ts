@@ -48,6 +48,7 @@ export function trialSettings(form: TrialForm): Record<string, unknown> | undefi
   if (form.phase.length) out.phase = form.phase;
   if (form.status.length) out.status = form.status;
   if (form.sex !== "ALL") out.sex = form.sex;
+  if (form.study_type) out.study_type = form.study_type;
   if (form.min_age !== "") out.min_age = Number(form.min_age);
   if (form.max_age !== "") out.max_age = Number(form.max_age);
   return out;

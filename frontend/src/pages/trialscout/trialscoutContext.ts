@@ -2,7 +2,7 @@
  * TrialScout's search form, its query parameters, and the spec's TrialScout
  * context built from live state.
  */
-import { PHASES, SEXES, STATUSES, phaseLabel, statusLabel } from "../../api/trialVocabulary";
+import { PHASES, SEXES, STATUSES, STUDY_TYPES, phaseLabel, statusLabel } from "../../api/trialVocabulary";
 import type { TrialSummary } from "../../api/types";
 import { aiColumnsContext, type AIColumn } from "../common/aiColumns";
 
@@ -14,6 +14,8 @@ export interface TrialForm {
   status: string[];
   location: string;
   sex: string;
+  /** "" (any), INTERVENTIONAL or OBSERVATIONAL. */
+  study_type: string;
   min_age: string;
   max_age: string;
   eligibility_keywords: string;
@@ -27,6 +29,7 @@ export const emptyTrialForm: TrialForm = {
   status: [],
   location: "",
   sex: "ALL",
+  study_type: "",
   min_age: "",
   max_age: "",
   eligibility_keywords: "",
@@ -69,6 +72,7 @@ export function describeTrialForm(form: TrialForm): string {
 /** A `trial_search_suggestion` fills the whole form: fields it does not name are cleared. */
 export function formFromSuggestion(data: Record<string, unknown>): TrialForm {
   const sex = text(data.sex).toUpperCase();
+  const studyType = text(data.study_type).toUpperCase();
   return {
     condition: text(data.condition),
     intervention: text(data.intervention),
@@ -77,6 +81,7 @@ export function formFromSuggestion(data: Record<string, unknown>): TrialForm {
     status: enumList(data.status, STATUSES),
     location: text(data.location),
     sex: (SEXES as readonly string[]).includes(sex) ? sex : "ALL",
+    study_type: (STUDY_TYPES as readonly string[]).includes(studyType) ? studyType : "",
     min_age: years(data.min_age),
     max_age: years(data.max_age),
     eligibility_keywords: text(data.eligibility_keywords),
@@ -85,7 +90,8 @@ export function formFromSuggestion(data: Record<string, unknown>): TrialForm {
 
 export function isFormEmpty(form: TrialForm): boolean {
   return !form.condition && !form.intervention && !form.sponsor && !form.location && !form.eligibility_keywords &&
-    form.phase.length === 0 && form.status.length === 0 && !form.min_age && !form.max_age && form.sex === "ALL";
+    form.phase.length === 0 && form.status.length === 0 && !form.min_age && !form.max_age && form.sex === "ALL" &&
+    !form.study_type;
 }
 
 /** Query parameters for GET /api/trials/search (arrays repeat their key; "ALL" sex is no filter). */
@@ -98,6 +104,7 @@ export function trialSearchParams(form: TrialForm, pageSize: number, pageToken: 
     status: form.status,
     location: form.location,
     sex: form.sex === "ALL" ? "" : form.sex,
+    study_type: form.study_type,
     min_age: years(form.min_age),
     max_age: years(form.max_age),
     eligibility_keywords: form.eligibility_keywords,
@@ -148,6 +155,7 @@ export function buildTrialScoutContext(s: TrialScoutState): Record<string, unkno
     status: s.form.status,
     location: s.form.location,
     sex: s.form.sex,
+    study_type: s.form.study_type || null,
     min_age: yearsOrNull(s.form.min_age),
     max_age: yearsOrNull(s.form.max_age),
     eligibility_keywords: s.form.eligibility_keywords,
