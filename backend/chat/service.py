@@ -39,6 +39,7 @@ from backend.chat import turns
 from backend.chat.log import Frame, follow_stored, stored_frames
 from backend.chat.prompt import SystemPrompt, build_system_prompt
 from backend.chat.runner import SHUTDOWN, Turn, TurnRunner
+from backend.chat.workers import WorkerPresence
 from backend.conversations.schemas import App
 from backend.conversations.service import get_owned
 from backend.db.base import utcnow
@@ -105,6 +106,7 @@ class ChatService:
         self.sources = sources
         self.limits = limits or LoopLimits()
         self.runners: dict[int, TurnRunner] = {}  # this worker's running turns, by conversation
+        self.presence = WorkerPresence(db)  # this worker's liveness lock (held from start-up: `hold`)
         self.poll_seconds = 1.0  # how often the watcher looks for Stop asked on another worker
         self.read_poll_seconds = 0.25  # how often a reader of another worker's turn looks for events
         self.closing = False
@@ -153,7 +155,7 @@ class ChatService:
             s.flush()
         else:
             conv = get_owned(s, user_id, req.conversation_id)
-        if not turns.claim(s, conv.id, turn_id):
+        if not turns.claim(s, conv.id, turn_id, self.presence):
             raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
         turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
         rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id).order_by(Message.id)))
@@ -169,7 +171,8 @@ class ChatService:
         s.flush()
         s.add(ChatTurn(id=turn_id, conversation_id=conv.id, user_id=user_id, idempotency_key=key,
                        request_hash=fingerprint, status="running", user_message_id=user_msg.id,
-                       assistant_message_id=answer.id, last_event_id=0))
+                       assistant_message_id=answer.id, last_event_id=0,
+                       worker_id=self.presence.id if self.presence.held else None))
         s.flush()
         return Turn(
             user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
@@ -258,12 +261,14 @@ class ChatService:
         with self.db.session() as s:
             record = s.get(ChatTurn, turn_id)
             if record is not None and record.status == "running":
-                turns.interrupt_stale(s, record.conversation_id)
+                turns.interrupt_stale(s, record.conversation_id, workers=self.presence)
 
     # -- stop, watch, sweep, shut down ---------------------------------------------------------------
     async def stop(self, user_id: int, conversation_id: int) -> bool:
         """Stop the running turn of a conversation, on this worker at once or on another through the
-        database (the caller has checked ownership). False when no turn is running."""
+        database (the caller has checked ownership). False when no turn is running. A turn whose worker
+        is gone is marked interrupted here and then (True): it generates no more, and the conversation
+        takes the next turn at once."""
         runner = self.runners.get(conversation_id)
         if runner is not None and runner.turn.user_id == user_id:
             runner.stop()
@@ -271,6 +276,8 @@ class ChatService:
 
         def ask() -> bool:
             with self.db.session() as s:
+                if turns.stop_dead(s, user_id, conversation_id, self.presence):
+                    return True
                 return turns.request_stop(s, user_id, conversation_id)
 
         return await anyio.to_thread.run_sync(ask)
@@ -305,7 +312,7 @@ class ChatService:
         """Turns left running by a worker that is gone are marked interrupted; old event logs are purged.
         Run at startup and periodically."""
         with self.db.session() as s:
-            count = turns.interrupt_stale(s)
+            count = turns.interrupt_stale(s, workers=self.presence)
             turns.purge_events(s, utcnow() - timedelta(days=1))
         return count
 
@@ -313,6 +320,7 @@ class ChatService:
         while True:
             await asyncio.sleep(every)
             try:
+                await anyio.to_thread.run_sync(self.presence.keep)
                 await anyio.to_thread.run_sync(self.sweep)
             except Exception:
                 log.exception("turn sweep failed")
