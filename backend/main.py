@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
             await anyio.to_thread.run_sync(seed_demo, db)
         chat: ChatService = app.state.chat
         await anyio.to_thread.run_sync(chat.presence.hold)  # this worker's liveness lock (chat/workers.py)
-        await anyio.to_thread.run_sync(chat.sweep)  # turns a dead worker left running are interrupted
+        await chat.sweep_and_continue()  # turns a worker left: continued here, or marked interrupted
         sweeper = asyncio.create_task(chat.sweep_forever())
         yield
         sweeper.cancel()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
@@ -29,6 +30,7 @@ from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
 from backend.quotas import record_usage
 
 LEASE = timedelta(seconds=10)
+MAX_CONTINUATIONS = 2  # times a turn may be taken over by another worker (chat/runner.py: from_checkpoint)
 RENEW_EVERY = timedelta(seconds=2)
 INTERRUPTED = TurnError(message="The answer was interrupted (the server stopped while answering); what was "
                                 "written so far is kept. Ask again to continue.", code="interrupted",
@@ -115,7 +117,7 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
     worker saved. Each turn is taken with a conditional UPDATE, so two sweepers never both end it."""
     now = now or utcnow()
     query = (select(ChatTurn, Conversation).join(Conversation, Conversation.id == ChatTurn.conversation_id)
-             .where(ChatTurn.status == "running"))
+             .where(ChatTurn.status.in_(("running", "suspended"))))
     if conversation_id is not None:
         query = query.where(ChatTurn.conversation_id == conversation_id)
     found = s.execute(query).all()
@@ -124,9 +126,9 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
     for turn, conv in found:
         lapsed = (conv.active_turn_id != turn.id or conv.active_turn_expires_at is None
                   or conv.active_turn_expires_at < now)
-        if not (lapsed or turn.worker_id in dead):
+        if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
             continue
-        seq = s.scalar(update(ChatTurn).where(ChatTurn.id == turn.id, ChatTurn.status == "running")
+        seq = s.scalar(update(ChatTurn).where(ChatTurn.id == turn.id, ChatTurn.status == turn.status)
                        .values(status="interrupted", last_event_id=ChatTurn.last_event_id + 1)
                        .returning(ChatTurn.last_event_id).execution_options(synchronize_session=False))
         if seq is None:
@@ -145,6 +147,51 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
         if conv.active_turn_id == turn.id:
             release(conv, turn.id)
     return count
+
+
+def continuable(saved: dict[str, Any] | None) -> bool:
+    """Whether a turn can go on from its saved state: before its first answer, mid-text, or with its
+    tool calls all answered. Not mid-tool (a tool's effects can't be replayed safely) nor after its last
+    model call ended (there is nothing to continue)."""
+    if saved is None:
+        return False
+    messages = saved.get("messages") or []
+    return not messages or messages[-1]["role"] == "user"
+
+
+def take_over(s: Session, turn_id: str, workers: WorkerPresence) -> ChatTurn | None:
+    """Claim a turn another worker left, for this worker to go on with it: one that worker `suspended` at
+    shutdown, or one still `running` whose worker is provably dead — if its saved state is continuable,
+    it was taken over fewer than `MAX_CONTINUATIONS` times, and no newer turn has its conversation.
+    Conditional UPDATEs make it one winner among racing readers and sweeps. None when not taken."""
+    record = s.get(ChatTurn, turn_id)
+    if (record is None or not workers.held or record.continued >= MAX_CONTINUATIONS
+            or not continuable(record.resume_state)):
+        return None
+    if record.status != "suspended" and not (
+            record.status == "running" and record.worker_id in workers.dead(s, [record.worker_id])):
+        return None
+    now = utcnow()
+    conv = s.execute(
+        update(Conversation)
+        .where(Conversation.id == record.conversation_id,
+               or_(Conversation.active_turn_id.is_(None), Conversation.active_turn_id == turn_id,
+                   Conversation.active_turn_expires_at < now))
+        .values(active_turn_id=turn_id, active_turn_expires_at=now + LEASE, stop_requested=False,
+                updated_at=Conversation.updated_at)
+        .execution_options(synchronize_session=False))
+    if conv.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    won = s.execute(
+        update(ChatTurn)
+        .where(ChatTurn.id == turn_id, ChatTurn.status == record.status, ChatTurn.continued == record.continued)
+        .values(status="running", worker_id=workers.id, continued=record.continued + 1)
+        .execution_options(synchronize_session=False))
+    if won.rowcount != 1:  # type: ignore[attr-defined]
+        s.rollback()
+        return None
+    s.refresh(record)
+    return record
 
 
 def purge_events(s: Session, older_than: datetime) -> None:

@@ -1,4 +1,5 @@
-"""Worker liveness: a running turn names the worker process that runs it (`backend/chat/workers.py`).
+"""Worker liveness and continuation: a running turn names the worker process that runs it
+(`backend/chat/workers.py`) and keeps its raw state, so a live worker can go on with it (`continued` times).
 
 Revision ID: 0009_turn_workers
 Revises: 0008_chat_turns
@@ -19,8 +20,12 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("chat_turns") as batch:
         batch.add_column(sa.Column("worker_id", sa.String(32)))
+        batch.add_column(sa.Column("resume_state", sa.JSON))
+        batch.add_column(sa.Column("continued", sa.Integer, nullable=False, server_default="0"))
 
 
 def downgrade() -> None:
     with op.batch_alter_table("chat_turns") as batch:
+        batch.drop_column("continued")
+        batch.drop_column("resume_state")
         batch.drop_column("worker_id")
