@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +62,8 @@ from backend.registry import Resolved, ToolContext
 log = logging.getLogger(__name__)
 
 CHECKPOINT_SECONDS = 0.5
+PERSIST_THREADS = 4  # threads a worker's turns may write in at once (see `persist_limiter`)
+_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
 SHUTDOWN = ApiFailure(message="The server restarted while answering; what was written so far is kept. "
                               "Ask again to continue.", code="interrupted", retryable=True)
 
@@ -173,7 +176,8 @@ class TurnRunner:
             # Shielded: a write that has started must be counted before the final save writes the rest.
             with anyio.CancelScope(shield=True):
                 try:
-                    await anyio.to_thread.run_sync(self._write_checkpoint, frames, self.visible, extras)
+                    await anyio.to_thread.run_sync(self._write_checkpoint, frames, self.visible, extras,
+                                                   limiter=persist_limiter())
                 except Exception:  # a missed checkpoint is retried with the next one
                     log.exception("checkpoint of turn %s failed", self.turn.turn_id)
                     continue
@@ -234,7 +238,8 @@ class TurnRunner:
                 usage=extras.usage or state.usage))
         frames = [*self.log.unsaved(), self.log.peek_next(terminal)]
         try:
-            await anyio.to_thread.run_sync(self._save, extraction.message, extras, status, frames)
+            await anyio.to_thread.run_sync(self._save, extraction.message, extras, status, frames,
+                                           limiter=persist_limiter())
         except Exception:  # the sweep will mark the turn interrupted from its last checkpoint
             log.exception("saving turn %s failed", turn.turn_id)
         self.log.append(terminal)
@@ -245,7 +250,8 @@ class TurnRunner:
         frames, text, saved = self.log.unsaved(), self.visible, resume_state(self.state)
         extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
         try:
-            await anyio.to_thread.run_sync(self._write_suspended, frames, text, extras, saved)
+            await anyio.to_thread.run_sync(self._write_suspended, frames, text, extras, saved,
+                                           limiter=persist_limiter())
         except Exception:  # the sweep will mark the turn interrupted (or continue it) from its last checkpoint
             log.exception("suspending turn %s failed", self.turn.turn_id)
             return
@@ -290,6 +296,17 @@ class TurnRunner:
             save_frames(s, self.turn.turn_id, frames)
             conv.updated_at = utcnow()
             turns.release(conv, self.turn.turn_id)
+
+
+def persist_limiter() -> anyio.CapacityLimiter:
+    """The worker's own few threads for turn writes (checkpoints, final saves). Without them, 100 streams
+    checkpointing twice a second fill AnyIO's shared pool (40 threads) with writes queued on the
+    database's write lock, and every sync route — `/api/health`, the conversation list — waits seconds
+    for a thread. With them a turn's checkpoints just come further apart under load."""
+    loop = asyncio.get_running_loop()
+    if (limiter := _limiters.get(loop)) is None:
+        limiter = _limiters[loop] = anyio.CapacityLimiter(PERSIST_THREADS)
+    return limiter
 
 
 def resume_state(state: TurnState) -> dict[str, Any]:
