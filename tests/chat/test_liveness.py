@@ -138,3 +138,42 @@ def test_a_live_worker_is_never_taken_for_dead(alice: TestClient, app: Any, db: 
         # the lease stays the fallback: once it lapses the turn is stale whoever holds a lock
         assert turns.interrupt_stale(s, conv_id, now=utcnow() + turns.LEASE + timedelta(seconds=1),
                                      workers=presence) == 1
+
+
+def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """kill -9 mid-answer, then the client resumes: this worker takes the turn over from its checkpoint
+    (events 1-3 stored, "Half an ans" shown) and the model continues the partial as a prefill."""
+    from backend.agent.schemas import ConversationOpened, TextDelta
+    from backend.chat.log import Frame, save_frames
+
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    with db.session() as s:
+        turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
+        turn.resume_state = {"messages": [], "text": "", "partial_text": "Half an ans", "tool_calls": 0,
+                             "usage": {}, "tool_history": [], "tool_payloads": []}
+        opened = ConversationOpened(conversation_id=conv_id, turn_id=turn.id, user_message_id=answer_id - 1)
+        save_frames(s, turn.id, [Frame(1, opened.type, opened.to_data()),
+                                 Frame(2, "text_delta", TextDelta(text="Half ").to_data()),
+                                 Frame(3, "text_delta", TextDelta(text="an ans").to_data())])
+    proc.kill()
+    proc.wait(10)
+    fake_llm.script(Script.text("wer."))
+    r = alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"})
+    events = parse(r.text)
+    assert [int(e.id or 0) for e in events] == list(range(4, 4 + len(events)))
+    assert events[-1].event == "complete" and events[-1].data["payload"]["message"] == "Half an answer."
+    prefill = fake_llm.requests[-1]["messages"][-1]
+    assert prefill == {"role": "assistant", "content": [{"type": "text", "text": "Half an ans",
+                                                         "cache_control": {"type": "ephemeral"}}]}
+    assert not fake_llm.violations
+    with db.session() as s:
+        turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
+        assert turn.status == "complete" and turn.continued == 1
+        answer = s.get(Message, answer_id)
+        assert answer is not None and answer.status == "complete" and answer.content == "Half an answer."
+    # a second reader after the end replays; it never generates again
+    again = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
+    assert [(e.id, e.data) for e in again] == [(e.id, e.data) for e in events]
+    assert len(fake_llm.requests) == 1
