@@ -272,7 +272,11 @@ class ChatService:
         None when it isn't such a turn, can't be continued, or another worker took it first."""
         if self.closing or not self.presence.held:
             return None
-        taken = await anyio.to_thread.run_sync(self._take_over, turn_id)
+        try:
+            taken = await anyio.to_thread.run_sync(self._take_over, turn_id)
+        except Exception:  # rolled back: the turn stays as it was, for the sweep to mark interrupted
+            log.exception("continuing turn %s failed", turn_id)
+            return None
         if taken is None:
             return None
         turn, frames, visible, saved = taken
