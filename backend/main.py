@@ -54,11 +54,13 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
             from backend.seed import seed_demo
             await anyio.to_thread.run_sync(seed_demo, db)
         chat: ChatService = app.state.chat
-        await anyio.to_thread.run_sync(chat.sweep)  # turns a dead worker left running are interrupted
+        await anyio.to_thread.run_sync(chat.presence.hold)  # this worker's liveness lock (chat/workers.py)
+        await chat.sweep_and_continue()  # turns a worker left: continued here, or marked interrupted
         sweeper = asyncio.create_task(chat.sweep_forever())
         yield
         sweeper.cancel()
         await chat.shutdown()  # running turns save what they have; their readers are told to resume
+        await anyio.to_thread.run_sync(chat.presence.release)
         await close_sources()
         db.dispose()
 

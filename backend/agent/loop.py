@@ -120,8 +120,12 @@ async def run_turn(
     tool_defs = [t.to_anthropic() for t in tools]
     yield Status(message="Thinking…")
     for iteration in range(limits.max_iterations):
+        # A turn continued on another worker starts with the partial answer it had: the model goes on from
+        # it as an assistant prefill (the API refuses one that ends in whitespace).
+        prefill = [{"role": "assistant", "content": [{"type": "text", "text": state.partial_text.rstrip()}]}] \
+            if state.partial_text.strip() else []
         request: dict[str, Any] = {"model": model, "max_tokens": limits.max_tokens, "system": system,
-                                   "messages": with_cache_breakpoint(messages + state.messages)}
+                                   "messages": with_cache_breakpoint(messages + state.messages + prefill)}
         if tool_defs:
             request["tools"] = tool_defs
             if state.wrap_up or iteration == limits.max_iterations - 1:
@@ -200,6 +204,8 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
     this generator is never cancelled by it."""
     idle = limits.idle_timeout
     billed = Usage()  # this call's usage so far; the API sends cumulative numbers
+    prefilled = state.partial_text  # a continued answer's text so far (see run_turn)
+    trim = prefilled != prefilled.rstrip()  # its trailing space was shown already: don't double it
     async with AsyncExitStack() as stack:
         stream = await _within(idle, stack.enter_async_context(client.messages.stream(**request)))
         events = aiter(stream)
@@ -210,6 +216,10 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
                 _count(state.usage, billed, event.usage)
             elif event.type == "text":
                 text = event.text
+                if trim:
+                    text, trim = text.lstrip(), not text.strip()
+                    if not text:
+                        continue
                 if not state.partial_text and state.text and not state.text.endswith("\n\n"):
                     text = "\n\n" + text  # keep the answers of successive model calls apart
                 state.partial_text += text
@@ -229,6 +239,12 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
     # of kinds we don't know is upstream data we have no business replaying.
     content = [_block_param(b) for b in final.content
                if (b.type == "text" and b.text) or b.type == "tool_use"]
+    if prefilled.strip():  # the API's message holds only what came after the prefill
+        if content and content[0]["type"] == "text":
+            rest = content[0]["text"]
+            content[0] = {"type": "text", "text": prefilled + (rest.lstrip() if prefilled[-1].isspace() else rest)}
+        else:
+            content.insert(0, {"type": "text", "text": prefilled.rstrip()})
     if content:
         state.messages.append({"role": "assistant", "content": content})
 

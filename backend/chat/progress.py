@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -23,6 +24,19 @@ from backend.db.models import ChatTurn, Message, TurnEvent
 from backend.db.session import Database
 
 log = logging.getLogger(__name__)
+PERSIST_THREADS = 4  # threads a worker's turns may write in at once (see `persist_limiter`)
+_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
+
+
+def persist_limiter() -> anyio.CapacityLimiter:
+    """The worker's own few threads for turn writes (checkpoints, final saves). Without them, 100 streams
+    whose writes queue on the database's write lock fill AnyIO's shared pool (40 threads), and every sync
+    route — `/api/health`, the conversation list — waits seconds for a thread. With them a turn's saves
+    just come further apart under load."""
+    loop = asyncio.get_running_loop()
+    if (limiter := _limiters.get(loop)) is None:
+        limiter = _limiters[loop] = anyio.CapacityLimiter(PERSIST_THREADS)
+    return limiter
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,7 @@ class Progress:
     frames: list[Frame]
     text: str
     extras: dict[str, Any]
+    resume_state: dict[str, Any] | None = None  # the raw `TurnState`, for a worker that goes on with the turn
 
 
 class Saving(Protocol):
@@ -47,7 +62,8 @@ class Saving(Protocol):
 
 _TURNS, _MESSAGES = cast(Table, ChatTurn.__table__), cast(Table, Message.__table__)  # Core: executemany
 _EVENTS = insert(TurnEvent)
-_LAST_EVENT = update(_TURNS).where(_TURNS.c.id == bindparam("b_turn")).values(last_event_id=bindparam("b_last"))
+_LAST_EVENT = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
+               .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
 _ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.status == "running")
            .values(content=bindparam("b_content"), extras=bindparam("b_extras")))
 
@@ -82,7 +98,8 @@ class ProgressWriter:
             # Shielded: a write that has started is counted before a turn's final save writes the rest.
             with anyio.CancelScope(shield=True):
                 try:
-                    saved = await anyio.to_thread.run_sync(self._write, [p for _, p in batch])
+                    saved = await anyio.to_thread.run_sync(self._write, [p for _, p in batch],
+                                                           limiter=persist_limiter())
                 except Exception:  # a missed checkpoint is retried with the next one
                     log.exception("progress save of %d turns failed", len(batch))
                 else:
@@ -116,6 +133,7 @@ class ProgressWriter:
         with self.db.session() as s:
             s.execute(_EVENTS, [{"turn_id": p.turn_id, "seq": f.id, "type": f.type, "data": f.data}
                                 for p in batch for f in p.frames])
-            s.execute(_LAST_EVENT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id} for p in batch])
+            s.execute(_LAST_EVENT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id, "b_state": p.resume_state}
+                                    for p in batch])
             s.execute(_ANSWER, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}
                                 for p in batch])

@@ -6,6 +6,12 @@ new events go to `turn_events` and the assistant message (which exists from the 
 text so far, the finished tool pairs, the usage so far and a history the Messages API accepts — so a
 `kill -9` loses at most a checkpoint of text. The last save writes the answer, the turn's status, its
 remaining events and the terminal event in one transaction, and releases the conversation's lease.
+
+A turn can go on where another worker left it (issue 10, item 6): every checkpoint also stores the raw
+`TurnState` (`chat_turns.resume_state`); a turn stopped by a shutdown between tool calls is saved
+`suspended` instead of interrupted, and a live worker that takes it over (`ChatService.continue_turn`)
+starts a runner `from_checkpoint`: the saved events are its log's first frames (ids go on from there),
+and the model continues the saved partial answer as an assistant prefill.
 """
 
 from __future__ import annotations
@@ -34,17 +40,19 @@ from backend.agent.schemas import (
     SuggestedAction,
     SuggestedValue,
     TextDelta,
+    ToolCall,
     TurnCompleted,
     TurnError,
     TurnErrored,
     TurnResult,
     TurnStatus,
+    Usage,
     WireEvent,
 )
 from backend.chat import turns
 from backend.chat.log import Frame, TurnLog, save_frames
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
-from backend.chat.progress import Progress, ProgressWriter
+from backend.chat.progress import Progress, ProgressWriter, persist_limiter
 from backend.chat.prompt import SystemPrompt
 from backend.chat.visible import visible_events
 from backend.conversations.schemas import ConversationConfig
@@ -94,6 +102,20 @@ class TurnRunner:
         self.failure: ApiFailure | None = None
         self.pump: Pump[AgentEvent] | None = None
         self.task: asyncio.Task[None] | None = None
+        self.continued = False  # this runner goes on with a turn another worker started
+
+    def from_checkpoint(self, frames: list[Frame], visible: str, saved: dict[str, Any]) -> None:
+        """Continue a turn another worker left: its stored events, the text its readers saw, its state."""
+        self.log.frames = list(frames)
+        self.log.saved = len(frames)
+        self.visible = visible
+        self.continued = True
+        self.state = TurnState(
+            messages=saved.get("messages", []), text=saved.get("text", ""),
+            partial_text=saved.get("partial_text", ""), tool_calls=saved.get("tool_calls", 0),
+            tool_history=[ToolCall.model_validate(t) for t in saved.get("tool_history", [])],
+            tool_payloads=[Card.model_validate(c) for c in saved.get("tool_payloads", [])],
+            usage=Usage.model_validate(saved.get("usage", {})))
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"turn-{self.turn.turn_id}")
@@ -112,10 +134,11 @@ class TurnRunner:
 
     async def _run(self) -> None:
         turn = self.turn
-        self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
-                                        user_message_id=turn.user_message_id, stream=turn.stream))
-        for notice in turn.notices:
-            self._append(Status(message=notice, notice=True))
+        if not self.continued:
+            self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
+                                            user_message_id=turn.user_message_id, stream=turn.stream))
+            for notice in turn.notices:
+                self._append(Status(message=notice, notice=True))
         markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
         text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
         self.pump = Pump(run_turn(
@@ -146,7 +169,8 @@ class TurnRunner:
         if not frames:
             return None
         extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
-        return Progress(self.turn.turn_id, self.turn.assistant_message_id, frames, self.visible, extras)
+        return Progress(self.turn.turn_id, self.turn.assistant_message_id, frames, self.visible, extras,
+                        resume_state(self.state))
 
     # -- finish --------------------------------------------------------------------------------------
     def _extras(self, cards: list[Card], values: list[SuggestedValue], actions: list[SuggestedAction],
@@ -174,6 +198,10 @@ class TurnRunner:
     async def _finish(self) -> None:
         turn, state = self.turn, self.state
         failure = self.failure or state.failure
+        if (failure is SHUTDOWN and not self.stopped and self.llm.mode != "demo"
+                and turns.continuable(resume_state(state))):
+            await self._suspend()
+            return
         status: TurnStatus = "interrupted" if self.stopped or failure is SHUTDOWN else (
             "failed" if failure else "complete")
         extraction = extract(state.text + state.partial_text, turn.resolved.llm_payloads)
@@ -199,11 +227,43 @@ class TurnRunner:
             self._append(ContextUpdated(**extras.context_usage.model_dump()))
         frames = [*self.log.unsaved(), self.log.peek_next(terminal)]
         try:
-            await anyio.to_thread.run_sync(self._save, extraction.message, extras, status, frames)
+            await anyio.to_thread.run_sync(self._save, extraction.message, extras, status, frames,
+                                           limiter=persist_limiter())
         except Exception:  # the sweep will mark the turn interrupted from its last checkpoint
             log.exception("saving turn %s failed", turn.turn_id)
         self.log.append(terminal)
         self.log.saved = len(self.log.frames)
+
+    async def _suspend(self) -> None:
+        """Shutdown between tool calls: save where the turn is, for a live worker to go on with it."""
+        frames, text, saved = self.log.unsaved(), self.visible, resume_state(self.state)
+        extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
+        try:
+            await anyio.to_thread.run_sync(self._write_suspended, frames, text, extras, saved,
+                                           limiter=persist_limiter())
+        except Exception:  # the sweep will mark the turn interrupted (or continue it) from its last checkpoint
+            log.exception("suspending turn %s failed", self.turn.turn_id)
+            return
+        self.log.saved = len(self.log.frames)
+
+    def _write_suspended(self, frames: list[Frame], text: str, extras: dict[str, Any],
+                         saved: dict[str, Any]) -> None:
+        with self.db.session() as s:
+            record = s.get(ChatTurn, self.turn.turn_id)
+            conv = s.get(Conversation, self.turn.conversation_id)
+            if record is None or conv is None or record.status != "running":
+                return
+            frames = [f for f in frames if f.id > record.last_event_id]
+            save_frames(s, self.turn.turn_id, frames)
+            if frames:
+                record.last_event_id = frames[-1].id
+            record.status = "suspended"
+            record.resume_state = saved
+            message = s.get(Message, self.turn.assistant_message_id)
+            if message is not None and message.status == "running":
+                message.content = text
+                message.extras = extras
+            turns.release(conv, self.turn.turn_id)
 
     def _save(self, content: str, extras: MessageExtras, status: TurnStatus, frames: list[Frame]) -> None:
         with self.db.session() as s:
@@ -240,3 +300,12 @@ def _page_actions(raw: list[dict[str, Any]], resolved: Resolved) -> tuple[list[S
         else:
             kept.append(action)
     return kept, errors
+
+
+def resume_state(state: TurnState) -> dict[str, Any]:
+    """What a worker needs to go on with the turn: its `TurnState` as JSON."""
+    return {"messages": state.messages, "text": state.text, "partial_text": state.partial_text,
+            "tool_calls": state.tool_calls, "usage": state.usage.model_dump(mode="json"),
+            "tool_history": [t.model_dump(mode="json") for t in state.tool_history],
+            "tool_payloads": [c.model_dump(mode="json") for c in state.tool_payloads]}
+

@@ -41,6 +41,7 @@ from backend.chat.log import Frame, follow_stored, stored_frames
 from backend.chat.progress import ProgressWriter
 from backend.chat.prompt import SystemPrompt, build_system_prompt
 from backend.chat.runner import SHUTDOWN, Turn, TurnRunner
+from backend.chat.workers import WorkerPresence
 from backend.conversations import config
 from backend.conversations.schemas import App, ConfigUpdate
 from backend.conversations.service import get_owned
@@ -118,6 +119,7 @@ class ChatService:
         self.limits = limits or LoopLimits()
         self.runners: dict[int, TurnRunner] = {}  # this worker's running turns, by conversation
         self.saves = ProgressWriter(db)  # their checkpoints, in one transaction every half second
+        self.presence = WorkerPresence(db)  # this worker's liveness lock (held from start-up: `hold`)
         self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker (one query for all)
         self.read_poll_seconds = 0.25  # how often a reader of another worker's turn looks for events
         self.closing = False
@@ -169,7 +171,7 @@ class ChatService:
         if req.config is not None:
             config.apply(self.llm, conv, req.config)
         settings = config.effective(self.llm, conv)
-        if not turns.claim(s, conv.id, turn_id):
+        if not turns.claim(s, conv.id, turn_id, self.presence):
             raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
         turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
         rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id).order_by(Message.id)))
@@ -189,7 +191,8 @@ class ChatService:
         s.flush()
         s.add(ChatTurn(id=turn_id, conversation_id=conv.id, user_id=user_id, idempotency_key=key,
                        request_hash=fingerprint, status="running", user_message_id=user_msg.id,
-                       assistant_message_id=answer.id, last_event_id=0))
+                       assistant_message_id=answer.id, last_event_id=0,
+                       worker_id=self.presence.id if self.presence.held else None))
         s.flush()
         return Turn(
             user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
@@ -237,6 +240,7 @@ class ChatService:
         """Frames with id > `after` until the terminal one: from memory when the turn runs here, else from
         the database. Ends by raising `Closing` when this server shuts down first."""
         runner = next((r for r in self.runners.values() if r.turn.turn_id == turn_id), None)
+        runner = runner or await self.continue_turn(turn_id)  # a turn its worker left: go on with it here
         if runner is not None:
             async for frame in runner.log.follow(after):
                 yield frame
@@ -249,8 +253,9 @@ class ChatService:
         async def idle() -> None:
             nonlocal checks
             checks += 1
-            if checks % 8 == 0:  # every ~2 s: a turn whose worker is gone gets its terminal event
-                await anyio.to_thread.run_sync(self._interrupt_if_stale, turn_id)
+            if checks % 8 == 0:  # every ~2 s: a turn whose worker is gone goes on here, or gets its end
+                if await self.continue_turn(turn_id) is None:
+                    await anyio.to_thread.run_sync(self._interrupt_if_stale, turn_id)
 
         async for frame in follow_stored(fetch, after, poll_seconds=self.read_poll_seconds, idle=idle,
                                          closing=lambda: self.closing):
@@ -266,7 +271,7 @@ class ChatService:
                 return [Frame(id=after + 1, type="error", data={"message": "This turn has no more events.",
                                                                 "code": "no_more_events", "retryable": False,
                                                                 "type": "error"})]
-            if record.status == "running":
+            if record.status in ("running", "suspended"):  # suspended: a worker will go on with it
                 return []
             # Events that are gone (a dead worker never saved them, or they were purged after a day) don't
             # hide the turn's end: its stored terminal event, else one rebuilt from the stored answer,
@@ -278,13 +283,79 @@ class ChatService:
     def _interrupt_if_stale(self, turn_id: str) -> None:
         with self.db.session() as s:
             record = s.get(ChatTurn, turn_id)
-            if record is not None and record.status == "running":
-                turns.interrupt_stale(s, record.conversation_id)
+            if record is not None and record.status in ("running", "suspended"):
+                turns.interrupt_stale(s, record.conversation_id, workers=self.presence)
+
+    # -- continue a turn another worker left ----------------------------------------------------------
+    async def continue_turn(self, turn_id: str) -> TurnRunner | None:
+        """Go on with a turn whose worker shut down (`suspended`) or died, from its last checkpoint, on
+        this worker: the model continues the saved partial answer, the log goes on with the next id.
+        None when it isn't such a turn, can't be continued, or another worker took it first."""
+        if self.closing or not self.presence.held:
+            return None
+        try:
+            taken = await anyio.to_thread.run_sync(self._take_over, turn_id)
+        except Exception:  # rolled back: the turn stays as it was, for the sweep to mark interrupted
+            log.exception("continuing turn %s failed", turn_id)
+            return None
+        if taken is None:
+            return None
+        turn, frames, visible, saved = taken
+        runner = TurnRunner(self.db, self.llm, self.limits, turn, self.saves)
+        runner.from_checkpoint(frames, visible, saved)
+        log.info("turn %s continues on worker %s from event %d", turn_id, self.presence.id, len(frames))
+        self.runners[turn.conversation_id] = runner
+        runner.start()
+        assert runner.task is not None
+        self._tasks.add(runner.task)
+        runner.task.add_done_callback(lambda task: self._ended(turn.conversation_id, runner, task))
+        self._ensure_watcher()
+        return runner
+
+    def _take_over(self, turn_id: str) -> tuple[Turn, list[Frame], str, dict[str, Any]] | None:
+        with self.db.session() as s:
+            record = turns.take_over(s, turn_id, self.presence)
+            if record is None or record.resume_state is None:
+                return None
+            user_msg = s.get(Message, record.user_message_id)
+            answer = s.get(Message, record.assistant_message_id)
+            conv = s.get(Conversation, record.conversation_id)
+            assert user_msg is not None and answer is not None and conv is not None
+            context = user_msg.context or {}
+            resolved, system, staged, _notices, stream = self.prepare_prompt(s, context)
+            rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id,
+                                                        Message.id <= user_msg.id).order_by(Message.id)))
+            settings = config.effective(self.llm, conv)
+            frames: list[Frame] = []
+            while batch := stored_frames(s, turn_id, frames[-1].id if frames else 0):
+                frames.extend(batch)
+            turn = Turn(
+                user_id=record.user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
+                user_message_id=user_msg.id, assistant_message_id=answer.id,
+                messages=chat_history.build_history(rows, compact=settings.compaction), system=system,
+                resolved=resolved, config=settings, turns=sum(1 for r in rows if r.role == "user"),
+                tool_ctx=ToolContext(sources=self.sources, user_id=record.user_id, conversation_id=conv.id,
+                                     page_context=context, staged=staged), stream=stream)
+            return turn, frames, answer.content, record.resume_state
+
+    async def sweep_and_continue(self) -> int:
+        """The sweep, after this worker went on with every turn it can take over (a rolling restart's
+        suspended turns, a dead worker's): nobody needs to be reading for an answer to finish."""
+        def candidates() -> list[str]:
+            with self.db.session() as s:
+                return list(s.scalars(select(ChatTurn.id).where(ChatTurn.status.in_(("running", "suspended")),
+                                                                ChatTurn.continued < turns.MAX_CONTINUATIONS)))
+        for turn_id in await anyio.to_thread.run_sync(candidates):
+            if not any(r.turn.turn_id == turn_id for r in self.runners.values()):
+                await self.continue_turn(turn_id)
+        return await anyio.to_thread.run_sync(self.sweep)
 
     # -- stop, watch, sweep, shut down ---------------------------------------------------------------
     async def stop(self, user_id: int, conversation_id: int) -> bool:
         """Stop the running turn of a conversation, on this worker at once or on another through the
-        database (the caller has checked ownership). False when no turn is running."""
+        database (the caller has checked ownership). False when no turn is running. A turn whose worker
+        is gone is marked interrupted here and then (True): it generates no more, and the conversation
+        takes the next turn at once."""
         runner = self.runners.get(conversation_id)
         if runner is not None and runner.turn.user_id == user_id:
             runner.stop()
@@ -292,6 +363,8 @@ class ChatService:
 
         def ask() -> bool:
             with self.db.session() as s:
+                if turns.stop_dead(s, user_id, conversation_id, self.presence):
+                    return True
                 return turns.request_stop(s, user_id, conversation_id)
 
         return await anyio.to_thread.run_sync(ask)
@@ -326,7 +399,7 @@ class ChatService:
         """Turns left running by a worker that is gone are marked interrupted; old event logs are purged.
         Run at startup and periodically."""
         with self.db.session() as s:
-            count = turns.interrupt_stale(s)
+            count = turns.interrupt_stale(s, workers=self.presence)
             turns.purge_events(s, utcnow() - timedelta(days=1))
         return count
 
@@ -334,7 +407,8 @@ class ChatService:
         while True:
             await asyncio.sleep(every)
             try:
-                await anyio.to_thread.run_sync(self.sweep)
+                await anyio.to_thread.run_sync(self.presence.keep)
+                await self.sweep_and_continue()
             except Exception:
                 log.exception("turn sweep failed")
 

@@ -7,29 +7,46 @@ worker that dies (kill -9, a crash, a restart) stops renewing and its turns' lea
 progress it had saved, a history the Messages API accepts, and a terminal event for its readers. Stop
 from any worker sets `stop_requested` on a live lease only, so a stale turn is never "stopped".
 (`updated_at` is kept as it is: bookkeeping is not activity.)
+
+The lease is the fallback. A turn also names its worker (`chat/workers.py`), whose liveness lock a dead
+process can't hold: a turn of a provably dead worker counts as stale at once, so the next turn claims
+its conversation without waiting for the lease, and Stop marks it interrupted instead of asking a dead
+worker to stop.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import MessageExtras, TurnError, TurnErrored
+from backend.chat.workers import WorkerPresence
 from backend.db.base import utcnow
 from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
 from backend.quotas import record_usage
 
 LEASE = timedelta(seconds=10)
+MAX_CONTINUATIONS = 2  # times a turn may be taken over by another worker (chat/runner.py: from_checkpoint)
 RENEW_EVERY = timedelta(seconds=2)
 INTERRUPTED = TurnError(message="The answer was interrupted (the server stopped while answering); what was "
                                 "written so far is kept. Ask again to continue.", code="interrupted",
                       retryable=True)
 
 
-def claim(s: Session, conversation_id: int, turn_id: str) -> bool:
+def claim(s: Session, conversation_id: int, turn_id: str, workers: WorkerPresence | None = None) -> bool:
+    """Take the conversation for `turn_id`: free, its lease lapsed, or its turn's worker provably dead
+    (that turn is interrupted first, keeping its progress)."""
+    if _take(s, conversation_id, turn_id):
+        return True
+    return workers is not None and interrupt_stale(s, conversation_id, workers=workers) > 0 and _take(
+        s, conversation_id, turn_id)
+
+
+def _take(s: Session, conversation_id: int, turn_id: str) -> bool:
     now = utcnow()
     result = s.execute(
         update(Conversation)
@@ -75,6 +92,15 @@ def request_stop(s: Session, user_id: int, conversation_id: int) -> bool:
     return result.rowcount == 1  # type: ignore[attr-defined]
 
 
+def stop_dead(s: Session, user_id: int, conversation_id: int, workers: WorkerPresence) -> bool:
+    """Stop for a turn whose worker is gone (or whose lease lapsed): nothing can ask it to stop, so it is
+    marked interrupted here, with what it had saved. True when there was such a turn."""
+    if s.scalar(select(Conversation.id).where(Conversation.id == conversation_id,
+                                              Conversation.user_id == user_id)) is None:
+        return False
+    return interrupt_stale(s, conversation_id, workers=workers) > 0
+
+
 def by_key(s: Session, user_id: int, key: str) -> ChatTurn | None:
     return s.scalar(select(ChatTurn).where(ChatTurn.user_id == user_id, ChatTurn.idempotency_key == key))
 
@@ -84,20 +110,30 @@ def latest(s: Session, conversation_id: int) -> ChatTurn | None:
                     .order_by(ChatTurn.created_at.desc()).limit(1))
 
 
-def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetime | None = None) -> int:
-    """Mark turns that still say `running` but whose worker no longer holds their lease as interrupted.
-    Returns how many. Their assistant message keeps the progress its worker saved."""
+def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetime | None = None,
+                    workers: WorkerPresence | None = None) -> int:
+    """Mark turns that still say `running` but whose worker no longer holds their lease, or is provably
+    dead (`workers`), as interrupted. Returns how many. Their assistant message keeps the progress its
+    worker saved. Each turn is taken with a conditional UPDATE, so two sweepers never both end it."""
     now = now or utcnow()
-    lapsed = or_(Conversation.active_turn_id.is_(None), Conversation.active_turn_id != ChatTurn.id,
-                 Conversation.active_turn_expires_at < now)
     query = (select(ChatTurn, Conversation).join(Conversation, Conversation.id == ChatTurn.conversation_id)
-             .where(and_(ChatTurn.status == "running", lapsed)))
+             .where(ChatTurn.status.in_(("running", "suspended"))))
     if conversation_id is not None:
         query = query.where(ChatTurn.conversation_id == conversation_id)
+    found = s.execute(query).all()
+    dead = workers.dead(s, {turn.worker_id for turn, _ in found}) if workers is not None and found else set()
     count = 0
-    for turn, conv in s.execute(query).all():
+    for turn, conv in found:
+        lapsed = (conv.active_turn_id != turn.id or conv.active_turn_expires_at is None
+                  or conv.active_turn_expires_at < now)
+        if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
+            continue
+        seq = s.scalar(update(ChatTurn).where(ChatTurn.id == turn.id, ChatTurn.status == turn.status)
+                       .values(status="interrupted", last_event_id=ChatTurn.last_event_id + 1)
+                       .returning(ChatTurn.last_event_id).execution_options(synchronize_session=False))
+        if seq is None:
+            continue  # another worker ended it meanwhile
         count += 1
-        turn.status = "interrupted"
         message = s.get(Message, turn.assistant_message_id) if turn.assistant_message_id else None
         if message is not None and message.status == "running":
             extras = MessageExtras.model_validate(message.extras or {})
@@ -107,11 +143,55 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
                 record_usage(s, turn.user_id, extras.usage.model_dump())
         terminal = TurnErrored(message=INTERRUPTED.message, code=INTERRUPTED.code, retryable=INTERRUPTED.retryable,
                                conversation_id=conv.id, message_id=turn.assistant_message_id)
-        turn.last_event_id += 1
-        s.add(TurnEvent(turn_id=turn.id, seq=turn.last_event_id, type=terminal.type, data=terminal.to_data()))
+        s.add(TurnEvent(turn_id=turn.id, seq=seq, type=terminal.type, data=terminal.to_data()))
         if conv.active_turn_id == turn.id:
             release(conv, turn.id)
     return count
+
+
+def continuable(saved: dict[str, Any] | None) -> bool:
+    """Whether a turn can go on from its saved state: before its first answer, mid-text, or with its
+    tool calls all answered. Not mid-tool (a tool's effects can't be replayed safely) nor after its last
+    model call ended (there is nothing to continue)."""
+    if saved is None:
+        return False
+    messages = saved.get("messages") or []
+    return not messages or messages[-1]["role"] == "user"
+
+
+def take_over(s: Session, turn_id: str, workers: WorkerPresence) -> ChatTurn | None:
+    """Claim a turn another worker left, for this worker to go on with it: one that worker `suspended` at
+    shutdown, or one still `running` whose worker is provably dead — if its saved state is continuable,
+    it was taken over fewer than `MAX_CONTINUATIONS` times, and no newer turn has its conversation.
+    Conditional UPDATEs make it one winner among racing readers and sweeps. None when not taken."""
+    record = s.get(ChatTurn, turn_id)
+    if (record is None or not workers.held or record.continued >= MAX_CONTINUATIONS
+            or not continuable(record.resume_state)):
+        return None
+    if record.status != "suspended" and not (
+            record.status == "running" and record.worker_id in workers.dead(s, [record.worker_id])):
+        return None
+    now = utcnow()
+    conv = s.execute(
+        update(Conversation)
+        .where(Conversation.id == record.conversation_id,
+               or_(Conversation.active_turn_id.is_(None), Conversation.active_turn_id == turn_id,
+                   Conversation.active_turn_expires_at < now))
+        .values(active_turn_id=turn_id, active_turn_expires_at=now + LEASE, stop_requested=False,
+                updated_at=Conversation.updated_at)
+        .execution_options(synchronize_session=False))
+    if conv.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    won = s.execute(
+        update(ChatTurn)
+        .where(ChatTurn.id == turn_id, ChatTurn.status == record.status, ChatTurn.continued == record.continued)
+        .values(status="running", worker_id=workers.id, continued=record.continued + 1)
+        .execution_options(synchronize_session=False))
+    if won.rowcount != 1:  # type: ignore[attr-defined]
+        s.rollback()
+        return None
+    s.refresh(record)
+    return record
 
 
 def purge_events(s: Session, older_than: datetime) -> None:

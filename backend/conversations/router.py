@@ -71,7 +71,9 @@ def delete_conversation(conversation_id: DbId, user: CurrentUser, db: DbDep, cha
 
 @router.post("/{conversation_id}/stop", responses=OWNED)
 def stop_turn(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep) -> dict[str, bool]:
-    """Stop the running turn; its partial answer is saved as `interrupted`. Not running: stopped=false."""
+    """Stop the running turn; its partial answer is saved as `interrupted`. `stopped: true` means no turn
+    generates in this conversation any more (a turn whose worker process died is marked interrupted at
+    once, and the next turn may start); `stopped: false` means none was running."""
     with db.session() as s:
         service.get_owned(s, user.id, conversation_id)
     return {"stopped": from_thread.run(chat.stop, user.id, conversation_id)}

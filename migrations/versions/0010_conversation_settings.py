@@ -1,7 +1,7 @@
 """Per-conversation model settings: the model, the answer's max_tokens, history compaction on or off.
 
 Revision ID: 0010_conversation_settings
-Revises: 0008_chat_turns
+Revises: 0009_turn_workers
 Create Date: 2026-11-23
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0010_conversation_settings"
-down_revision = "0008_chat_turns"
+down_revision = "0009_turn_workers"
 branch_labels = None
 depends_on = None
 

@@ -74,7 +74,14 @@ def validate_request(body: dict[str, Any]) -> list[str]:
             for block in content:
                 if block.get("type") == "tool_result" and block.get("tool_use_id") not in prev_uses:
                     problems.append(f"messages.{i}: unexpected `tool_use_id` found in `tool_result` blocks")
-    if messages and messages[-1].get("role") != "user":
+    last = messages[-1] if messages else {}
+    if last.get("role") == "assistant":  # a prefill: the model continues it
+        blocks = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+        if any(b.get("type") != "text" for b in blocks):
+            problems.append("a final assistant message (prefill) may hold text only")
+        elif blocks and blocks[-1].get("text", "") != blocks[-1].get("text", "").rstrip():
+            problems.append("final assistant content cannot end with trailing whitespace")
+    elif messages and last.get("role") != "user":
         problems.append("the last message must be from the user")
     return problems
 

@@ -29,6 +29,9 @@ class ChatTurn(Base):
     user_message_id: Mapped[int | None] = mapped_column(Integer, default=None)
     assistant_message_id: Mapped[int | None] = mapped_column(Integer, default=None)
     last_event_id: Mapped[int] = mapped_column(Integer, default=0)  # the highest id written to turn_events
+    worker_id: Mapped[str | None] = mapped_column(String(32), default=None)  # chat/workers.py: whose lock says alive
+    resume_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)  # chat/runner.py: to go on
+    continued: Mapped[int] = mapped_column(Integer, default=0)  # times another worker went on with it
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 

@@ -309,7 +309,9 @@ export interface paths {
         put?: never;
         /**
          * Stop Turn
-         * @description Stop the running turn; its partial answer is saved as `interrupted`. Not running: stopped=false.
+         * @description Stop the running turn; its partial answer is saved as `interrupted`. `stopped: true` means no turn
+         *     generates in this conversation any more (a turn whose worker process died is marked interrupted at
+         *     once, and the next turn may start); `stopped: false` means none was running.
          */
         post: operations["stop_turn_api_conversations__conversation_id__stop_post"];
         delete?: never;

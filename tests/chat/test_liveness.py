@@ -1,0 +1,179 @@
+"""Worker liveness (issue 10, item 4): a turn left `running` by a worker process that died holds its
+conversation only while that worker's lock says it lives — not for the whole lease. The dead worker is a
+real process (it takes its lock, then gets `kill -9`), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from backend.agent.schemas import MessageExtras
+from backend.chat import turns
+from backend.db.base import utcnow
+from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
+from backend.db.session import Database
+from tests.fakes.anthropic_server import FakeAnthropic, Script
+from tests.fakes.fake_page import CONTEXT
+from tests.sse import parse
+
+pytestmark = pytest.mark.usefixtures("test_registry")
+
+GHOST = """
+import sys, time
+from backend.chat.workers import WorkerPresence
+from backend.db.session import Database
+presence = WorkerPresence(Database(sys.argv[1]))
+presence.hold()
+assert presence.held
+print(presence.id, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.fixture
+def ghost(db_url: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Another worker process holding its liveness lock; the test kills it."""
+    proc = subprocess.Popen([sys.executable, "-c", GHOST, db_url], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    worker_id = proc.stdout.readline().strip()
+    assert worker_id.isdigit(), worker_id
+    yield proc, worker_id
+    proc.kill()
+    proc.wait(10)
+    proc.stdout.close()
+
+
+def running_turn_of(db: Database, user_id: int, worker_id: str) -> tuple[int, int]:
+    """What a worker leaves in the database mid-answer: the user message, the assistant message with its
+    last checkpoint, the running turn naming the worker, and the conversation's live 10 s lease."""
+    turn_id = uuid.uuid4().hex
+    with db.session() as s:
+        conv = Conversation(user_id=user_id, app="kh", title="ghost", active_turn_id=turn_id,
+                            active_turn_expires_at=utcnow() + turns.LEASE)
+        s.add(conv)
+        s.flush()
+        user = Message(conversation_id=conv.id, role="user", content="question", status="complete")
+        answer = Message(conversation_id=conv.id, role="assistant", content="Half an ans", status="running",
+                         extras=MessageExtras(turn_id=turn_id).model_dump(mode="json"))
+        s.add_all([user, answer])
+        s.flush()
+        s.add(ChatTurn(id=turn_id, conversation_id=conv.id, user_id=user_id, request_hash="x", status="running",
+                       user_message_id=user.id, assistant_message_id=answer.id, last_event_id=3,
+                       worker_id=worker_id))
+        return conv.id, answer.id
+
+
+def user_id(db: Database, name: str = "alice") -> int:
+    from backend.db.models import User
+    with db.session() as s:
+        return s.query(User).filter_by(username=name).one().id
+
+
+def ask(client: TestClient, conversation_id: int) -> Any:
+    return client.post("/api/chat/stream", json={"message": "next", "context": CONTEXT,
+                                                 "conversation_id": conversation_id})
+
+
+def test_a_dead_workers_turn_frees_its_conversation_at_once(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    assert ask(alice, conv_id).status_code == 409  # its worker lives: the turn keeps its conversation
+
+    proc.kill()
+    proc.wait(10)
+    fake_llm.script(Script.text("A fresh answer."))
+    r = ask(alice, conv_id)  # well inside the dead worker's 10 s lease
+    assert r.status_code == 200, r.text
+    events = parse(r.text)
+    assert events[-1].event == "complete" and events[-1].data["payload"]["message"] == "A fresh answer."
+    with db.session() as s:
+        old = s.get(Message, answer_id)
+        assert old is not None and old.status == "interrupted" and old.content == "Half an ans"
+        assert old.extras["error"]["code"] == "interrupted"
+        dead_turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
+        assert dead_turn.status == "interrupted" and dead_turn.last_event_id == 4
+        end = s.get(TurnEvent, (dead_turn.id, 4))
+        assert end is not None and end.type == "error" and end.data["code"] == "interrupted"
+    # the model saw a valid history: the interrupted answer, then the new question
+    sent = fake_llm.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+
+
+def test_stop_on_a_dead_workers_turn_tells_the_truth(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    proc.kill()
+    proc.wait(10)
+    assert alice.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+    with db.session() as s:  # stopped means stopped: marked, and the conversation is free
+        old = s.get(Message, answer_id)
+        assert old is not None and old.status == "interrupted"
+        conv = s.get(Conversation, conv_id)
+        assert conv is not None and conv.active_turn_id is None and not conv.stop_requested
+    assert alice.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": False}
+    fake_llm.script(Script.text("Next."))
+    assert ask(alice, conv_id).status_code == 200
+
+
+def test_a_live_worker_is_never_taken_for_dead(alice: TestClient, app: Any, db: Database,
+                                               ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """The check is by lock, not by guess: this worker, a live one elsewhere and an unknown id stay alive
+    for liveness purposes unless their lock is free."""
+    _proc, worker_id = ghost
+    presence = app.state.chat.presence
+    assert presence.held
+    with db.session() as s:
+        assert presence.dead(s, [presence.id, worker_id, None, ""]) == set()
+        conv_id, _ = running_turn_of(db, user_id(db), worker_id)
+        assert turns.interrupt_stale(s, conv_id, workers=presence) == 0
+        # the lease stays the fallback: once it lapses the turn is stale whoever holds a lock
+        assert turns.interrupt_stale(s, conv_id, now=utcnow() + turns.LEASE + timedelta(seconds=1),
+                                     workers=presence) == 1
+
+
+def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """kill -9 mid-answer, then the client resumes: this worker takes the turn over from its checkpoint
+    (events 1-3 stored, "Half an ans" shown) and the model continues the partial as a prefill."""
+    from backend.agent.schemas import ConversationOpened, TextDelta
+    from backend.chat.log import Frame, save_frames
+
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    with db.session() as s:
+        turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
+        turn.resume_state = {"messages": [], "text": "", "partial_text": "Half an ans", "tool_calls": 0,
+                             "usage": {}, "tool_history": [], "tool_payloads": []}
+        opened = ConversationOpened(conversation_id=conv_id, turn_id=turn.id, user_message_id=answer_id - 1)
+        save_frames(s, turn.id, [Frame(1, opened.type, opened.to_data()),
+                                 Frame(2, "text_delta", TextDelta(text="Half ").to_data()),
+                                 Frame(3, "text_delta", TextDelta(text="an ans").to_data())])
+    proc.kill()
+    proc.wait(10)
+    fake_llm.script(Script.text("wer."))
+    r = alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"})
+    events = parse(r.text)
+    assert [int(e.id or 0) for e in events] == list(range(4, 4 + len(events)))
+    assert events[-1].event == "complete" and events[-1].data["payload"]["message"] == "Half an answer."
+    prefill = fake_llm.requests[-1]["messages"][-1]
+    assert prefill == {"role": "assistant", "content": [{"type": "text", "text": "Half an ans",
+                                                         "cache_control": {"type": "ephemeral"}}]}
+    assert not fake_llm.violations
+    with db.session() as s:
+        turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
+        assert turn.status == "complete" and turn.continued == 1
+        answer = s.get(Message, answer_id)
+        assert answer is not None and answer.status == "complete" and answer.content == "Half an answer."
+    # a second reader after the end replays; it never generates again
+    again = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
+    assert [(e.id, e.data) for e in again] == [(e.id, e.data) for e in events]
+    assert len(fake_llm.requests) == 1

@@ -1,0 +1,83 @@
+"""The event loop's thread pool stays free beside many streams (issue 10, item 8): turn writes
+(checkpoints, final saves) run in a few threads of their own, so when the database's write lock is slow
+they queue there, not in the shared pool that sync routes such as `/api/health` need. Deterministic: the
+test holds the write lock itself and counts the shared pool's borrowed threads (the timings are in
+`benchmarks/durable_streams.py`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+import sqlalchemy as sa
+from starlette.testclient import TestClient
+
+from backend.agent.demo.wire import Reply
+from backend.db.session import Database
+from backend.main import create_app
+from tests.conftest import make_settings, signed_in
+from tests.fakes.anthropic_server import FakeAnthropic, Script
+from tests.fakes.fake_page import CONTEXT
+from tests.sse import parse_lines
+
+pytestmark = pytest.mark.usefixtures("test_registry")
+
+TURNS = 45  # more than AnyIO's 40 default threads
+
+
+@pytest.fixture
+def unlimited(db_url: str, fake_llm: FakeAnthropic, db: Database) -> Iterator[TestClient]:
+    """Alice on an app without per-user quotas, so one user can run TURNS answers at once."""
+    app = create_app(make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url,
+                                   COLLEAGUE_MAX_CONCURRENT_STREAMS=0, COLLEAGUE_TURNS_PER_MINUTE=0,
+                                   COLLEAGUE_DAILY_TOKEN_BUDGET=0))
+    client = signed_in(app, db, "alice")
+    yield client
+    client.__exit__(None, None, None)
+
+
+def write_lock(db_url: str) -> tuple[Any, Any]:
+    """Hold the database's write lock from another connection (what a slow disk or a long writer does)."""
+    engine = sa.create_engine(db_url)
+    conn = engine.connect()
+    if db_url.startswith("sqlite"):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql("LOCK TABLE turn_events, chat_turns IN ACCESS EXCLUSIVE MODE")
+    return engine, conn
+
+
+def test_turn_writes_leave_the_shared_thread_pool_free(unlimited: TestClient, fake_llm: FakeAnthropic,
+                                                       db_url: str) -> None:
+    fake_llm.default = Script.answer(Reply.text(" ".join(["Still going."] * 3000)), delay=0.05)
+    conversations = []
+    for i in range(TURNS):  # start each turn, read its first event, leave: the turns go on
+        with unlimited.stream("POST", "/api/chat/stream", json={"message": f"q{i}", "context": CONTEXT}) as r:
+            assert r.status_code == 200
+            conversations.append(next(iter(parse_lines(r.iter_lines()))).data["conversation_id"])
+    portal = unlimited.portal
+    assert portal is not None
+
+    def borrowed() -> int:
+        return int(portal.call(lambda: anyio.to_thread.current_default_thread_limiter().borrowed_tokens))
+
+    engine, conn = write_lock(db_url)
+    try:
+        peak = 0
+        until = time.monotonic() + 3  # several checkpoint rounds of every turn queue on the lock
+        while time.monotonic() < until:
+            peak = max(peak, borrowed())
+            time.sleep(0.05)
+    finally:
+        conn.rollback()
+        conn.close()
+        engine.dispose()
+    for cid in conversations:
+        assert unlimited.post(f"/api/conversations/{cid}/stop").status_code == 200
+    limit = portal.call(lambda: anyio.to_thread.current_default_thread_limiter().total_tokens)
+    print(f"shared pool: at most {peak} of {limit} threads borrowed while {TURNS} turns waited to write")
+    assert peak < limit - 20, peak  # sync routes still have threads
