@@ -55,8 +55,8 @@ register_page(PageConfig(
     page="tablizer",
     app="tablizer",
     context_builder=build_context,
-    payloads=("pubmed_query_suggestion", "ai_column_suggestion"),
-    tools=("get_pubmed_article", "get_staged_items"),
+    payloads=("pubmed_query_suggestion", "ai_column_suggestion", "chart", "filter_suggestion"),
+    tools=("get_pubmed_article", "get_staged_items", "get_result_stats"),
     staged_keys=("articles",),
     client_actions=(
         ClientAction("run_query", "Run a PubMed query in the search box (data: {query})"),

@@ -19,6 +19,7 @@ from backend.agent.demo.wire import Reply
 
 INTENT_MODULES: tuple[str, ...] = (
     "backend.agent.demo.evaluation", "backend.agent.demo.research", "backend.agent.demo.general",
+    "backend.agent.demo.charts",
 )
 
 

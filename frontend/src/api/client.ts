@@ -9,6 +9,7 @@ import type {
   AIColumnRequest,
   Article,
   ArticleSearchResponse,
+  ArticleStatsRequest,
   ChatEvent,
   ChatRequest,
   ConversationDetail,
@@ -18,11 +19,13 @@ import type {
   InstructionDiff,
   InstructionVersion,
   PromptPreview,
+  StatsResponse,
   Stream,
   StreamCreate,
   StreamUpdate,
   TrialDetail,
   TrialSearchResponse,
+  TrialStatsRequest,
   User,
 } from "./types";
 
@@ -182,6 +185,10 @@ export const api = {
   searchTrials: (params: Record<string, unknown>, signal?: AbortSignal) =>
     request<TrialSearchResponse>("GET", `/api/trials/search${queryString(params)}`, { signal }),
   getTrial: (nctId: string) => request<TrialDetail>("GET", `/api/trials/${encodeURIComponent(nctId)}`),
+  trialStats: (body: TrialStatsRequest, signal?: AbortSignal) =>
+    request<StatsResponse>("POST", "/api/stats/trials", { body, signal }),
+  articleStats: (body: ArticleStatsRequest, signal?: AbortSignal) =>
+    request<StatsResponse>("POST", "/api/stats/articles", { body, signal }),
 
   listStreams: (includeArchived = false) =>
     request<Stream[]>("GET", `/api/streams${includeArchived ? "?include_archived=true" : ""}`).then((r) =>
