@@ -4,8 +4,10 @@
  */
 import type { ComponentType } from "react";
 import { AIColumnCard } from "./AIColumnCard";
+import { ChartCard } from "./ChartCard";
 import { ChatInstructionsCard } from "./ChatInstructionsCard";
 import { FallbackCard } from "./FallbackCard";
+import { FilterSuggestionCard } from "./FilterSuggestionCard";
 import { PubMedQueryCard } from "./PubMedQueryCard";
 import { PubMedSearchResultsCard } from "./PubMedSearchResultsCard";
 import { TrialDetailsCard } from "./TrialDetailsCard";
@@ -21,6 +23,8 @@ export const cards: Readonly<Record<string, ComponentType<CardProps>>> = Object.
   pubmed_search_results: PubMedSearchResultsCard,
   trial_search_results: TrialSearchResultsCard,
   chat_instructions_suggestion: ChatInstructionsCard,
+  chart: ChartCard,
+  filter_suggestion: FilterSuggestionCard,
 });
 
 /** Payload types the user accepts or dismisses (the others are informational). */
@@ -29,6 +33,8 @@ export const SUGGESTION_TYPES: ReadonlySet<string> = new Set([
   "trial_search_suggestion",
   "ai_column_suggestion",
   "chat_instructions_suggestion",
+  "chart",
+  "filter_suggestion",
 ]);
 
 export function cardFor(type: string): ComponentType<CardProps> {

@@ -83,7 +83,7 @@ const OP_WORDS: Record<FilterOp, string> = { equals: "is", contains: "contains",
  * A `filter_suggestion` payload ({field, operator, value}) as a rows filter; throws a readable Error
  * when this table has no such field or the value does not fit the operator.
  */
-export function filterFromSuggestion(data: Record<string, unknown>, fields: RowFields<unknown>,
+export function filterFromSuggestion<Row>(data: Record<string, unknown>, fields: RowFields<Row>,
                                      fieldLabels: Readonly<Record<string, string>> = {}): TableFilter {
   const field = typeof data.field === "string" ? data.field.trim() : "";
   const op = typeof data.operator === "string" ? data.operator : "";

@@ -10,10 +10,12 @@ import { AIColumnsBar } from "../common/AIColumnsBar";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
+import { StatsScopeContext } from "../common/charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import { ArticleDetail } from "./ArticleDetail";
 import { ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
+import { useArticleInsights } from "./useArticleInsights";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
 
 interface SearchRequest {
@@ -112,7 +114,8 @@ export function TablizerPage() {
   const baseRows = comparison ? comparison[compareGroup] : viewedSnapshot ? viewedSnapshot.articles : results?.articles ?? [];
   // AI columns evaluate the rows the table is showing (before their own filters).
   const ai = useAIColumns("tablizer", baseRows);
-  const rows = applyAIFilters(baseRows, ai.columns, (a) => a.pmid);
+  const insights = useArticleInsights(search);
+  const rows = insights.narrow(applyAIFilters(baseRows, ai.columns, (a) => a.pmid));
   const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
   const live = !comparison && !viewedSnapshot;
 
@@ -154,6 +157,7 @@ export function TablizerPage() {
         await runSearch({ ...next, sort, page: 1, pageSize });
       },
       ai_column_suggestion: ai.addSuggestion,
+      ...insights.payloadHandlers,
     },
     clientActions: {
       run_search: () => submit(),
@@ -170,6 +174,7 @@ export function TablizerPage() {
   const first = total ? (page - 1) * size + 1 : 0;
 
   return (
+    <StatsScopeContext.Provider value={insights.scope}>
     <WithChat binding={binding}>
       <div className="page-columns">
         <div className="page-content" data-testid="tablizer-page">
@@ -257,6 +262,7 @@ export function TablizerPage() {
               <code>{results.query_translation}</code>
             </details>
           )}
+          {results && insights.panel}
           {baseRows.length > 0 && (
             <ArticleTable
               rows={rows}
@@ -286,5 +292,6 @@ export function TablizerPage() {
         )}
       </div>
     </WithChat>
+    </StatsScopeContext.Provider>
   );
 }

@@ -11,6 +11,7 @@ import { AIColumnsBar } from "../common/AIColumnsBar";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
+import { StatsScopeContext } from "../common/charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import {
   buildTrialScoutContext,
@@ -24,6 +25,7 @@ import {
 } from "./trialscoutContext";
 import { TrialSearchForm } from "./TrialSearchForm";
 import { TrialTable, trialRowId } from "./TrialTable";
+import { useTrialInsights } from "./useTrialInsights";
 
 const PAGE_SIZE = 25;
 const NO_TRIALS: TrialSummary[] = [];
@@ -75,6 +77,7 @@ export function TrialScoutPage() {
   );
 
   const search = useCallback((f: TrialForm) => runSearch({ form: f, tokens: [null], index: 0 }), [runSearch]);
+  const insights = useTrialInsights({ submitted: paging?.form ?? null, currentForm: () => formRef.current, setForm, search });
   const nextPage = () =>
     paging && results?.nextToken &&
     void runSearch({ ...paging, tokens: [...paging.tokens.slice(0, paging.index + 1), results.nextToken], index: paging.index + 1 });
@@ -89,7 +92,7 @@ export function TrialScoutPage() {
   );
   useDeepLink("nct", "/trialscout", openTrial);
 
-  const rows = applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id);
+  const rows = insights.narrow(applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id));
 
   const contextRef = useRef<Record<string, unknown>>({});
   contextRef.current = buildTrialScoutContext({
@@ -117,6 +120,7 @@ export function TrialScoutPage() {
         await search(next);
       },
       ai_column_suggestion: ai.addSuggestion,
+      ...insights.payloadHandlers,
     },
     clientActions: {
       run_search: () => void search(formRef.current),
@@ -134,6 +138,7 @@ export function TrialScoutPage() {
   const first = (pageNumber - 1) * PAGE_SIZE + 1;
 
   return (
+    <StatsScopeContext.Provider value={insights.scope}>
     <WithChat binding={binding}>
       <div className="page-columns">
         <div className="page-content" data-testid="trialscout-page">
@@ -164,6 +169,7 @@ export function TrialScoutPage() {
                 }`
               : "Search ClinicalTrials.gov to fill the table."}
           </p>
+          {results && insights.panel}
           {results && results.trials.length === 0 && (
             <p className="muted" data-testid="no-results-hint">
               No trials match every filter. Try fewer filters: any phase or status, a broader condition, or
@@ -211,5 +217,6 @@ export function TrialScoutPage() {
         )}
       </div>
     </WithChat>
+    </StatsScopeContext.Provider>
   );
 }

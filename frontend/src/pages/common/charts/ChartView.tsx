@@ -38,7 +38,9 @@ function Drawing({ spec, data, title, onSelect, compact }: { spec: ChartSpec; da
   useEffect(() => {
     let disposed = false;
     const resize = () => chart.current?.resize();
-    import("./echartsSetup").then(({ echarts }) => {
+    (async () => {
+      const { echarts } = await import("./echartsSetup");
+      if (spec.kind === "map") (await import("./worldMap")).registerWorld(echarts);
       if (disposed || !ref.current) return;
       const instance = echarts.init(ref.current, null, { renderer: "canvas" }) as unknown as Chart;
       chart.current = instance;
@@ -51,7 +53,7 @@ function Drawing({ spec, data, title, onSelect, compact }: { spec: ChartSpec; da
       instance.setOption(buildOption(spec.kind, data, chartTheme(), title), true);
       ref.current.dataset.ready = "true";
       window.addEventListener("resize", resize);
-    }).catch((err: unknown) => setFailed(err instanceof Error ? err.message : String(err)));
+    })().catch((err: unknown) => setFailed(err instanceof Error ? err.message : String(err)));
     return () => {
       disposed = true;
       window.removeEventListener("resize", resize);
