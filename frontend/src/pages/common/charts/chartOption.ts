@@ -37,7 +37,9 @@ export function buildOption(kind: ChartKind, data: ChartData, theme: ChartTheme,
     color: theme.palette,
     textStyle: { color: theme.text },
     aria: { enabled: true, label: { description: `${title}: ${rows.map((r) => `${r.label} ${r.count}`).join(", ")}.` } },
-    tooltip: { trigger: "item", backgroundColor: theme.panel, borderColor: theme.border, textStyle: { color: theme.text } },
+    // Drawn on the canvas: the HTML tooltip writes inline style attributes, which the CSP (rightly) refuses.
+    tooltip: { trigger: "item", renderMode: "richText", backgroundColor: theme.panel, borderColor: theme.border,
+               textStyle: { color: theme.text } },
     animation: false,
   };
   const axisStyle = { axisLabel: { color: theme.muted }, axisLine: { lineStyle: { color: theme.border } },
