@@ -99,6 +99,14 @@ def _create_schema(conn: sqlite3.Connection) -> None:
     """)
 
 
+def _index_facets(conn: sqlite3.Connection) -> None:
+    """Counting by value walks these in order instead of sorting every row (after the rows are in: faster)."""
+    conn.executescript("""
+        CREATE INDEX trial_facets_by_value ON trial_facets (facet, value);
+        CREATE INDEX article_facets_by_value ON article_facets (facet, value);
+    """)
+
+
 def _insert_trial(conn: sqlite3.Connection, rowid: int, t: TrialDetail) -> None:
     conn.execute(
         "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -147,6 +155,7 @@ def write_index(data_dir: Path, target: Path, *, progress: bool = True) -> None:
             for rowid, article in enumerate(iter_articles(data_dir), start=1):
                 _insert_article(conn, rowid, article)
                 bar.update()
+        _index_facets(conn)
         conn.execute("INSERT INTO trials_fts(trials_fts) VALUES ('optimize')")
         conn.execute("INSERT INTO articles_fts(articles_fts) VALUES ('optimize')")
         conn.commit()
