@@ -88,6 +88,22 @@ def test_a_bar_click_filters_trialscout_and_the_chip_removes_it(demo_journey: Jo
     expect(page.get_by_test_id("filter-chip")).to_have_count(0)
     expect(page.get_by_test_id("results-summary")).to_have_text(total_before)
     j.shot("chip-removed")
+
+    # A world map of the trials' countries and a stacked bar (status split by phase) draw too, CSP and all.
+    page.get_by_test_id("chart-facet").select_option("country")
+    expect(page.get_by_test_id("chart-kind")).to_have_value("map")
+    page.get_by_test_id("chart-add").click()
+    page.get_by_test_id("chart-facet").select_option("status")
+    page.get_by_test_id("chart-kind").select_option("stacked_bar")
+    page.get_by_test_id("chart-stack-by").select_option("phase")
+    page.get_by_test_id("chart-add").click()
+    charts = page.get_by_test_id("chart")
+    expect(charts).to_have_count(3)
+    for chart in (charts.nth(1), charts.nth(2)):
+        expect(chart.get_by_test_id("chart-canvas")).to_have_attribute("data-ready", "true")
+    expect(charts.nth(1)).to_have_attribute("data-kind", "map")
+    expect(charts.nth(2)).to_contain_text("Status by phase")
+    j.shot("map-and-stacked")
     j.assert_clean()
 
 
