@@ -44,11 +44,26 @@ def _hits(table: str, where: list[str], args: list[Any], filters: dict[str, list
     return f"SELECT {alias}.rowid FROM {source}" + (f" WHERE {' AND '.join(where)}" if where else ""), args
 
 
+# Below this many hits, each hit's facet rows are looked up by key; above it, one walk of the facet index
+# in value order (no sort) beats that many look-ups.
+DRIVEN_MAX = 2000
+
+
 def _scope(hits: str) -> tuple[str, str]:
-    """(CTE of the hits, the condition limiting a facet scan to them); nothing for an unfiltered corpus."""
+    """(CTE of the hits, the condition limiting a scan to them); nothing for an unfiltered corpus."""
     if " WHERE " not in hits and " JOIN " not in hits:
         return "", ""
     return f"hits AS MATERIALIZED ({hits}), ", "AND rowid IN hits"
+
+
+def _facet_rows(table: str, hits: str, total: int) -> tuple[str, str, str]:
+    """(WITH prefix, FROM clause of the facet rows `f`, condition tying them to the hits)."""
+    cte, scope = _scope(hits)
+    if not cte:
+        return "", f"{table}_facets f", ""
+    if total <= DRIVEN_MAX:
+        return cte, f"hits CROSS JOIN {table}_facets f", "AND f.rowid = hits.rowid"
+    return cte, f"{table}_facets f", "AND f.rowid IN hits"
 
 
 def _facet_stats(index: OfflineIndex, table: str, hits: str, args: list[Any], facets: Sequence[str],
@@ -58,25 +73,28 @@ def _facet_stats(index: OfflineIndex, table: str, hits: str, args: list[Any], fa
     if not categorical:
         return out
     marks = ", ".join("?" * len(categorical))
-    cte, scope = _scope(hits)
+    cte, source, scope = _facet_rows(table, hits, total)
     # Categorical facets keep their top `limit` by count; timelines keep every year, in order.
     rows = index.query(f"""
         WITH {cte}
-        counted AS (SELECT facet, value, count(*) AS n FROM {table}_facets
-                    WHERE facet IN ({marks}) {scope} GROUP BY facet, value),
+        counted AS (SELECT f.facet, f.value, count(*) AS n FROM {source}
+                    WHERE f.facet IN ({marks}) {scope} GROUP BY f.facet, f.value),
         ranked AS (SELECT facet, value, n,
                           row_number() OVER (PARTITION BY facet ORDER BY n DESC, value) AS rank,
                           count(*) OVER (PARTITION BY facet) AS distinct_values,
                           sum(n) OVER (PARTITION BY facet) AS counted
                    FROM counted)
         SELECT facet, value, n, rank, distinct_values, counted FROM ranked""", [*args, *categorical])
-    present = dict(index.query(f"""
-        {"WITH " + cte.rstrip(", ") if cte else ""}
-        SELECT facet, count(DISTINCT rowid) FROM {table}_facets WHERE facet IN ({marks}) {scope}
-        GROUP BY facet""", [*args, *categorical]))
     by_facet: dict[str, list[tuple[Any, ...]]] = {f: [] for f in categorical}
     for row in rows:
         by_facet[row[0]].append(row)
+    # A single-valued facet's records with a value are its counts' sum; multi-valued ones need counting.
+    present = {f: (found[0][5] if found else 0) for f, found in by_facet.items()}
+    if multi := [f for f in categorical if f in MULTI_VALUED]:
+        present |= dict(index.query(f"""
+            {"WITH " + cte.rstrip(", ") if cte else ""}
+            SELECT f.facet, count(DISTINCT f.rowid) FROM {source}
+            WHERE f.facet IN ({", ".join("?" * len(multi))}) {scope} GROUP BY f.facet""", [*args, *multi]))
     for facet, found in by_facet.items():
         kind = FACET_KINDS.get(facet, "categorical")
         if kind == "timeline":
