@@ -37,6 +37,9 @@ function Drawing({ spec, data, title, onSelect, compact }: { spec: ChartSpec; da
 
   useEffect(() => {
     let disposed = false;
+    let themeWatch: MutationObserver | null = null;
+    let scheme: MediaQueryList | null = null;
+    let redraw: (() => void) | null = null;
     const resize = () => chart.current?.resize();
     (async () => {
       const { echarts } = await import("./echartsSetup");
@@ -50,13 +53,22 @@ function Drawing({ spec, data, title, onSelect, compact }: { spec: ChartSpec; da
         onSelectRef.current?.({ facet: spec.facet, value: target.raw,
           ...(target.stackFacet && target.stackValue ? { stack: { facet: target.stackFacet, value: target.stackValue } } : {}) });
       });
-      instance.setOption(buildOption(spec.kind, data, chartTheme(), title), true);
+      const draw = () => instance.setOption(buildOption(spec.kind, data, chartTheme(), title), true);
+      draw();
       ref.current.dataset.ready = "true";
       window.addEventListener("resize", resize);
+      // A theme switch (a class or data attribute on <html>, or the system's colour scheme) redraws in its colours.
+      themeWatch = new MutationObserver(draw);
+      themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["class", "data-theme", "style"] });
+      scheme = window.matchMedia?.("(prefers-color-scheme: dark)") ?? null;
+      scheme?.addEventListener("change", draw);
+      redraw = draw;
     })().catch((err: unknown) => setFailed(err instanceof Error ? err.message : String(err)));
     return () => {
       disposed = true;
       window.removeEventListener("resize", resize);
+      themeWatch?.disconnect();
+      if (redraw) scheme?.removeEventListener("change", redraw);
       chart.current?.dispose();
       chart.current = null;
     };
