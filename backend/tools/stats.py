@@ -54,8 +54,21 @@ def _format(stats: StatsResponse, what: str) -> str:
     return "\n".join(lines)
 
 
+ENUM_FACETS = frozenset({"phase", "status", "study_type", "sponsor_class", "intervention_type"})
+PHASE_LABELS = {"EARLY_PHASE1": "Early Phase 1", "NA": "N/A (not phased)"}
+
+
+def _value(facet: str, value: str) -> str:
+    """Enumerations read as words for the answer, with the registered value the filters take: "Phase 2 (PHASE2)"."""
+    if facet not in ENUM_FACETS:
+        return value
+    label = PHASE_LABELS.get(value) or (value.replace("PHASE", "Phase ") if facet == "phase"
+                                        else value.replace("_", " ").capitalize())
+    return f"{label} ({value})"
+
+
 def _facet_line(f: FacetStats) -> str:
-    shown = ", ".join(f"{b.value}: {b.count:,}" for b in f.buckets) or "none recorded"
+    shown = ", ".join(f"{_value(f.facet, b.value)}: {b.count:,}" for b in f.buckets) or "none recorded"
     extra = [f"{f.other:,} in {f.distinct - len(f.buckets):,} other values" if f.other else "",
              f"{f.missing:,} with none" if f.missing else "",
              "several per record" if f.multi_valued else "",

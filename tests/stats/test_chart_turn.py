@@ -53,7 +53,8 @@ def test_the_demo_model_reads_the_figures_then_proposes_a_phase_chart(demo: Test
     text = "".join(e.data["text"] for e in events if e.event == "text_delta")
     assert f"{stats['total']:,} trials in the result set" in text
     for bucket in stats["facets"][0]["buckets"]:
-        assert f"{bucket['value']}: {bucket['count']:,}" in text
+        assert f"({bucket['value']}): {bucket['count']:,}" in text
+    assert "Phase 2 (PHASE2)" in text
 
 
 def test_on_tablizer_a_journal_chart_over_the_query(demo: TestClient) -> None:

@@ -137,7 +137,8 @@ export function ChartView({ scope, spec, onSelect, onRemove, compact }: Props) {
   return (
     <figure className={`chart${compact ? " chart-compact" : ""}`} data-testid="chart" data-facet={spec.facet} data-kind={spec.kind}>
       <figcaption className="chart-header">
-        <span className="chart-title">{title}</span>
+        {/* In a card the card's title names the chart already. */}
+        <span className={compact ? "chart-title sr-only" : "chart-title"}>{title}</span>
         <span className="chart-tools">
           <button type="button" className="link-button" aria-pressed={showTable} data-testid="chart-table-toggle"
                   onClick={() => setShowTable((v) => !v)}>
