@@ -42,6 +42,17 @@ def _click_first_bar(chart: Locator) -> None:
     pytest.fail("no bar was hit along the first row of the chart")
 
 
+HAS_COLOUR = """([selector, rgb]) => {
+  const canvas = document.querySelector(selector);
+  const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  for (let i = 0; i < data.length; i += 4) {
+    const near = (k) => Math.abs(data[i + k] - rgb[k]) < 3;
+    if (near(0) && near(1) && near(2)) return true;
+  }
+  return false;
+}"""
+
+
 def _phases(j: Journey) -> list[list[str]]:
     ids = j.page.get_by_test_id("result-row").evaluate_all("rows => rows.map(r => r.dataset.id)")
     return [j.api_get(f"/api/trials/{i}")["phase"] for i in ids]
@@ -58,6 +69,14 @@ def test_a_bar_click_filters_trialscout_and_the_chip_removes_it(demo_journey: Jo
     expect(chart).to_have_attribute("data-facet", "phase")
     expect(chart.get_by_test_id("chart-canvas")).to_have_attribute("data-ready", "true")
     expect(chart.get_by_test_id("chart-footnote")).to_contain_text("Over ")
+    # The bars are in the theme's accent; a theme that changes the custom property redraws them in its colour.
+    canvas = "[data-testid='chart'] canvas"
+    page.wait_for_function(HAS_COLOUR, arg=[canvas, [0x1F, 0x5F, 0xBF]])
+    page.evaluate("() => document.documentElement.style.setProperty('--accent', '#d55e00')")
+    page.wait_for_function(HAS_COLOUR, arg=[canvas, [0xD5, 0x5E, 0x00]])
+    assert not page.evaluate(HAS_COLOUR, [canvas, [0x1F, 0x5F, 0xBF]])
+    page.evaluate("() => document.documentElement.style.removeProperty('--accent')")
+    page.wait_for_function(HAS_COLOUR, arg=[canvas, [0x1F, 0x5F, 0xBF]])
     # The figures are the whole result set's: the chart's table view lists the statistics route's counts.
     chart.get_by_test_id("chart-table-toggle").click()
     stats = page.request.post(f"{j.app.url}/api/stats/trials", data=json.dumps(
