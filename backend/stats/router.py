@@ -13,7 +13,8 @@ from backend.errors import error_responses
 from backend.stats import service
 from backend.stats.models import ArticleStatsRequest, StatsResponse, TrialStatsRequest
 
-router = APIRouter(prefix="/api/stats", tags=["stats"], responses=error_responses(401, 422, 502, 503))
+# 400: a body that is not JSON; 502/503: the live APIs answered badly or not at all.
+router = APIRouter(prefix="/api/stats", tags=["stats"], responses=error_responses(400, 401, 422, 502, 503))
 
 
 @router.post("/trials")
