@@ -35,6 +35,7 @@ from backend.pages.router import router as pages_router
 from backend.quotas import Quotas
 from backend.registry.builtins import load_builtins
 from backend.sources import close_sources, get_sources
+from backend.stats.router import router as stats_router
 from backend.streams.router import router as streams_router
 from backend.trials.router import router as trials_router
 from backend.web_security import WebSecurity
@@ -77,7 +78,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
 
     _error_handlers(app)
     for router in (auth_router, chat_router, resume_router, conversations_router, pages_router, trials_router,
-                   articles_router, streams_router, ai_columns_router, exports_router):
+                   articles_router, streams_router, ai_columns_router, exports_router, stats_router):
         app.include_router(router)
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document
 

@@ -56,8 +56,8 @@ register_page(PageConfig(
     page="tablizer",
     app="tablizer",
     context_builder=build_context,
-    payloads=("pubmed_query_suggestion", "ai_column_suggestion"),
-    tools=("get_pubmed_article", "get_full_text", "get_staged_items"),
+    payloads=("pubmed_query_suggestion", "ai_column_suggestion", "chart", "filter_suggestion"),
+    tools=("get_pubmed_article", "get_full_text", "get_staged_items", "get_result_stats"),
     staged_keys=("articles",),
     client_actions=(
         ClientAction("run_query", "Search PubMed: data.query is put in the search box and run; without it, the "

@@ -57,8 +57,9 @@ register_page(PageConfig(
     page="trialscout",
     app="trialscout",
     context_builder=build_context,
-    payloads=("trial_search_suggestion", "ai_column_suggestion", "trial_search_results", "trial_details"),
-    tools=("search_trials", "get_trial", "get_staged_items"),
+    payloads=("trial_search_suggestion", "ai_column_suggestion", "trial_search_results", "trial_details", "chart",
+              "filter_suggestion"),
+    tools=("search_trials", "get_trial", "get_staged_items", "get_result_stats"),
     staged_keys=("trials",),
     client_actions=(
         ClientAction("run_search", "Run the trial search form as it is"),

@@ -63,9 +63,11 @@ register_payload_type(PayloadType(
     description="A filter to apply to the workbench results",
     source="llm",
     parse_marker="FILTER_SUGGESTION:",
-    llm_instructions="""FILTER_SUGGESTION - when the user wants to narrow the workbench results:
+    llm_instructions="""FILTER_SUGGESTION - when the user wants to narrow the loaded results table by a field:
 FILTER_SUGGESTION: {"field": "year|journal|publication_type|mesh", "operator": "equals|contains|gte|lte", \
-"value": "...", "explanation": "..."}""",
+"value": "...", "explanation": "..."}
+Fields on Tablizer and the workbench: year, journal, publication_type, mesh. On TrialScout: phase (e.g. PHASE3), \
+status (e.g. RECRUITING), study_type, sponsor, enrollment, start_year, condition, intervention.""",
     schema={"type": "object", "required": ["field", "operator", "value"], "properties": {
         "field": {"type": "string"}, "operator": {"enum": ["equals", "contains", "gte", "lte"]},
         "value": {"type": ["string", "number"]}, "explanation": {"type": "string"}}},

@@ -9,9 +9,11 @@ from backend.registry.store import REGISTRY, freeze
 BUILTIN_MODULES: tuple[str, ...] = (
     "backend.payloads.core",
     "backend.payloads.research",
+    "backend.payloads.charts",
     "backend.tools.core",
     "backend.tools.pubmed",
     "backend.tools.trials",
+    "backend.tools.stats",
     "backend.pages.edit_research_stream",
     "backend.pages.tablizer",
     "backend.pages.trialscout",

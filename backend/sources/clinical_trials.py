@@ -34,6 +34,7 @@ BASE_URL = "https://clinicaltrials.gov/api/v2"
 UPSTREAM = "ClinicalTrials.gov"
 MIN_INTERVAL = 1.5  # seconds; the spec's 40 requests/min, shared by every user of the process
 MAX_PAGE_SIZE = 100
+MAX_STATS_PAGE_SIZE = 1000  # CT.gov's largest page; statistics read projected studies, a few fields each
 # Only what a TrialSummary needs: a full record can run to hundreds of kB.
 SEARCH_FIELDS = (
     "NCTId", "BriefTitle", "OfficialTitle", "Acronym", "OverallStatus", "Phase", "StudyType", "Condition",
@@ -186,6 +187,26 @@ class ClinicalTrialsService:
             total_count=total,
             next_page_token=encode_page_token({"t": next_token, "n": total}) if next_token else None,
         )
+
+    async def sample_studies(self, params: TrialSearchParams, fields: Sequence[str], limit: int,
+                             ) -> tuple[int, list[dict[str, Any]]]:
+        """(total matches, the first `limit` studies projected to `fields`): one request per 1,000 studies."""
+        studies: list[dict[str, Any]] = []
+        total: int | None = None
+        token: str | None = None
+        while len(studies) < limit:
+            query = build_search_query(params, page_token=token) | {
+                "fields": ",".join(fields), "pageSize": str(min(MAX_STATS_PAGE_SIZE, limit - len(studies)))}
+            response = await self._get("/studies", query)
+            self._check(response, "search")
+            body = self._json(response)
+            if total is None:
+                total = body.get("totalCount") if isinstance(body.get("totalCount"), int) else None
+            studies += [s for s in body.get("studies") or [] if isinstance(s, dict) and study_nct_id(s)]
+            token = body.get("nextPageToken") if isinstance(body.get("nextPageToken"), str) else None
+            if not token:
+                break
+        return (total if total is not None else len(studies)), studies[:limit]
 
     async def get_trial_by_nct_id(self, nct_id: str) -> TrialDetail:
         nct_id = checked_nct_id(nct_id)

@@ -119,6 +119,8 @@ def parse_study(study: dict[str, Any]) -> TrialDetail:
         std_ages=_strs(elig.get("stdAges")),
         keywords=_strs(conds.get("keywords")),
         collaborators=[n for c in _list(sponsors.get("collaborators")) if (n := _str(_dict(c).get("name")))],
+        sponsor_class=_str(_dict(sponsors.get("leadSponsor")).get("class")),
+        intervention_types=list(dict.fromkeys(t for i in interventions if (t := _str(_dict(i).get("type"))))),
         condition_mesh_terms=_mesh_terms(derived.get("conditionBrowseModule")),
         intervention_mesh_terms=_mesh_terms(derived.get("interventionBrowseModule")),
         primary_outcomes=_outcomes(outcomes.get("primaryOutcomes")),

@@ -164,6 +164,8 @@ class TrialDetail(TrialSummary):
     std_ages: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
     collaborators: list[str] = Field(default_factory=list)
+    sponsor_class: str | None = Field(None, description="Lead sponsor class, e.g. INDUSTRY, NIH, OTHER")
+    intervention_types: list[str] = Field(default_factory=list, description="e.g. DRUG, DEVICE, BEHAVIORAL")
     condition_mesh_terms: list[str] = Field(default_factory=list)
     intervention_mesh_terms: list[str] = Field(default_factory=list)
     primary_outcomes: list[Outcome] = Field(default_factory=list)

@@ -116,7 +116,7 @@ def test_tools_are_offered_and_refused_per_page(alice: TestClient, fake_llm: Fak
     fake_llm.script(Script.answer(tool_reply("search_trials", {"condition": "melanoma"})), Script.text("Sorry."))
     events = chat(alice, "find trials", context=TABLIZER)
     offered = [t["name"] for t in fake_llm.requests[0]["tools"]]
-    assert offered == ["search_pubmed", "get_pubmed_article", "get_full_text", "get_staged_items"]
+    assert offered == ["search_pubmed", "get_pubmed_article", "get_full_text", "get_staged_items", "get_result_stats"]
     result = fake_llm.requests[1]["messages"][-1]["content"][0]
     assert result["is_error"] and "not available here" in result["content"]
     assert next(e for e in events if e.event == "tool_complete").data["is_error"]
@@ -125,7 +125,7 @@ def test_tools_are_offered_and_refused_per_page(alice: TestClient, fake_llm: Fak
                                                                "page_size": 3})), Script.text("Found some."))
     events = chat(alice, "find trials", context=TRIALSCOUT)
     assert [t["name"] for t in fake_llm.requests[2]["tools"]] == ["search_pubmed", "search_trials", "get_trial",
-                                                                  "get_staged_items"]
+                                                                  "get_staged_items", "get_result_stats"]
     card = next(e for e in events if e.event == "tool_complete").data["payload"]
     assert card["type"] == "trial_search_results" and card["data"]["params"]["status"] == ["RECRUITING"]
     model_saw = fake_llm.requests[3]["messages"][-1]["content"][0]["content"]

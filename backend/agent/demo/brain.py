@@ -25,6 +25,7 @@ INTENT_MODULES: tuple[str, ...] = (
     "backend.agent.demo.columns",  # AI column cards
     "backend.agent.demo.searches",  # trial searches and PubMed queries: new, refined, broadened, after 0 results
     "backend.agent.demo.general",  # greetings and the honest fallback
+    "backend.agent.demo.charts",  # "show me the phase breakdown": read the figures, propose a chart
 )
 
 

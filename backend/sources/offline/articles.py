@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from backend.errors import InvalidInput, NotFound
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, ArticleSummary, checked_pmid
 from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineIndex, aget_index
-from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts, to_text
+from backend.sources.offline.query import Columns, Node, QuerySyntaxError, parse_query, to_fts, to_text
 from backend.sources.pmc import FullText, FullTextMissing
 
 _TIAB = ("title", "abstract")
@@ -36,6 +36,29 @@ ARTICLE_FIELDS: Mapping[str, Columns] = {
     **dict.fromkeys(("pmid", "uid", "aid", "lid", "si", "secondary source id", "doi"), ("ids",)),
     **dict.fromkeys(("all", "all fields"), None),
 }
+
+
+def _parse(query: str) -> Node:
+    try:
+        return parse_query(query, "pubmed")
+    except QuerySyntaxError as exc:
+        raise InvalidInput(f"Could not read the query {query!r}: {exc}") from exc
+
+
+def build_article_filter(params: ArticleSearchParams) -> tuple[list[str], list[str]]:
+    """SQL conditions on `a` joined to `articles_fts`, and their arguments (shared with statistics)."""
+    match = to_fts(_parse(params.query), ARTICLE_FIELDS)
+    if match is None:
+        raise InvalidInput(f"The query {params.query!r} has no words to search for")
+    where, args = ["articles_fts MATCH ?"], [match]
+    # A partial publication date ("2019", "2019-03") covers a range: keep it if the ranges overlap.
+    if params.date_start:
+        where.append("a.date_hi >= ?")
+        args.append(params.date_start.isoformat())
+    if params.date_end:
+        where.append("a.date_lo <= ?")
+        args.append(params.date_end.isoformat())
+    return where, args
 
 
 class OfflinePubMedService:
@@ -61,22 +84,8 @@ class OfflinePubMedService:
 
     async def search_articles(self, params: ArticleSearchParams) -> ArticleSearchPage:
         index = await self._get_index()
-        try:
-            tree = parse_query(params.query, "pubmed")
-        except QuerySyntaxError as exc:
-            raise InvalidInput(f"Could not read the query {params.query!r}: {exc}") from exc
-        match = to_fts(tree, ARTICLE_FIELDS)
-        if match is None:
-            raise InvalidInput(f"The query {params.query!r} has no words to search for")
-
-        where, args = ["articles_fts MATCH ?"], [match]
-        # A partial publication date ("2019", "2019-03") covers a range: keep it if the ranges overlap.
-        if params.date_start:
-            where.append("a.date_hi >= ?")
-            args.append(params.date_start.isoformat())
-        if params.date_end:
-            where.append("a.date_lo <= ?")
-            args.append(params.date_end.isoformat())
+        tree = _parse(params.query)
+        where, args = build_article_filter(params)
         sql = f"FROM articles a JOIN articles_fts ON articles_fts.rowid = a.rowid WHERE {' AND '.join(where)}"
         order = (f"bm25(articles_fts, {', '.join(map(str, ARTICLE_WEIGHTS))}), a.pmid DESC"
                  if params.sort == "relevance" else "a.date_lo IS NULL, a.date_lo DESC, a.pmid DESC")

@@ -9,6 +9,7 @@ import type {
   AIColumnRequest,
   Article,
   ArticleSearchResponse,
+  ArticleStatsRequest,
   ChatEvent,
   ChatModels,
   ChatRequest,
@@ -25,12 +26,14 @@ import type {
   ReportEvent,
   ReportInfo,
   ReportRequest,
+  StatsResponse,
   Stream,
   StreamCreate,
   StreamUpdate,
   TableExportRequest,
   TrialDetail,
   TrialSearchResponse,
+  TrialStatsRequest,
   User,
 } from "./types";
 
@@ -194,6 +197,10 @@ export const api = {
   searchTrials: (params: Record<string, unknown>, signal?: AbortSignal) =>
     request<TrialSearchResponse>("GET", `/api/trials/search${queryString(params)}`, { signal }),
   getTrial: (nctId: string) => request<TrialDetail>("GET", `/api/trials/${encodeURIComponent(nctId)}`),
+  trialStats: (body: TrialStatsRequest, signal?: AbortSignal) =>
+    request<StatsResponse>("POST", "/api/stats/trials", { body, signal }),
+  articleStats: (body: ArticleStatsRequest, signal?: AbortSignal) =>
+    request<StatsResponse>("POST", "/api/stats/articles", { body, signal }),
 
   listStreams: (includeArchived = false) =>
     request<Stream[]>("GET", `/api/streams${includeArchived ? "?include_archived=true" : ""}`).then((r) =>

@@ -454,6 +454,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/stats/articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Article Stats */
+        post: operations["article_stats_api_stats_articles_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/stats/trials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Trial Stats */
+        post: operations["trial_stats_api_stats_trials_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/streams": {
         parameters: {
             query?: never;
@@ -684,6 +718,15 @@ export interface components {
             /** Year */
             year?: number | null;
         };
+        /** ArticleSearchFields */
+        ArticleSearchFields: {
+            /** Date End */
+            date_end?: string | null;
+            /** Date Start */
+            date_start?: string | null;
+            /** Query */
+            query: string;
+        };
         /** ArticleSearchPage */
         ArticleSearchPage: {
             /** Articles */
@@ -699,6 +742,35 @@ export interface components {
             query_translation?: string | null;
             /** Total Count */
             total_count: number;
+        };
+        /** ArticleStatsRequest */
+        ArticleStatsRequest: {
+            /** Facets */
+            facets?: ("year" | "journal" | "publication_type" | "mesh")[];
+            /**
+             * Filters
+             * @description facet -> values (OR), facets AND
+             */
+            filters?: {
+                [key: string]: string[];
+            };
+            /**
+             * Limit
+             * @description Buckets per categorical facet; the rest are 'other'
+             * @default 12
+             */
+            limit?: number;
+            search: components["schemas"]["ArticleSearchFields"];
+        };
+        /** Bucket */
+        Bucket: {
+            /** Count */
+            count: number;
+            /**
+             * Value
+             * @description The value as registered (e.g. PHASE3) or a bin such as '100-249'
+             */
+            value: string;
         };
         /** Card */
         Card: {
@@ -1069,6 +1141,54 @@ export interface components {
                 [key: string]: unknown;
             }[] | null;
         };
+        /** FacetStats */
+        FacetStats: {
+            /**
+             * Basis
+             * @description How many records these counts are over (the total unless sampled)
+             */
+            basis: number;
+            /** Buckets */
+            buckets: components["schemas"]["Bucket"][];
+            /**
+             * Distinct
+             * @description How many different values the facet has in the result set
+             */
+            distinct: number;
+            /** Facet */
+            facet: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "categorical" | "histogram" | "timeline";
+            /** Label */
+            label: string;
+            /**
+             * Missing
+             * @description Records in the result set with no value for this facet
+             */
+            missing: number;
+            /**
+             * Multi Valued
+             * @description A record may count under several values of this facet
+             */
+            multi_valued: boolean;
+            /** Note */
+            note?: string | null;
+            /**
+             * Other
+             * @description Counts of the values past `limit` (categorical facets)
+             * @default 0
+             */
+            other?: number;
+            /**
+             * Sampled
+             * @description Counted over a sample of the result set, not all of it
+             * @default false
+             */
+            sampled?: boolean;
+        };
         /** InstructionRestore */
         InstructionRestore: {
             /** Note */
@@ -1399,6 +1519,32 @@ export interface components {
              */
             type: "row_error";
         };
+        /** StatsResponse */
+        StatsResponse: {
+            /** Facets */
+            facets: components["schemas"]["FacetStats"][];
+            /** Filters */
+            filters: {
+                [key: string]: string[];
+            };
+            /** Note */
+            note?: string | null;
+            /**
+             * Sampled
+             * @description Some figure was computed from a sample or capped
+             */
+            sampled: boolean;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "offline" | "live";
+            /**
+             * Total
+             * @description Records in the result set (after the facet filters)
+             */
+            total: number;
+        };
         /**
          * Status
          * @description A status line. `notice` marks news about the turn itself (e.g. "stream 7 is archived") that the
@@ -1717,6 +1863,11 @@ export interface components {
             healthy_volunteers?: boolean | null;
             /** Intervention Mesh Terms */
             intervention_mesh_terms?: string[];
+            /**
+             * Intervention Types
+             * @description e.g. DRUG, DEVICE, BEHAVIORAL
+             */
+            intervention_types?: string[];
             /** Interventions */
             interventions?: string[];
             /** Keywords */
@@ -1760,6 +1911,11 @@ export interface components {
             /** Sponsor */
             sponsor?: string | null;
             /**
+             * Sponsor Class
+             * @description Lead sponsor class, e.g. INDUSTRY, NIH, OTHER
+             */
+            sponsor_class?: string | null;
+            /**
              * Start Date
              * @description Partial ISO date as registered: yyyy[-MM[-dd]]
              */
@@ -1772,6 +1928,32 @@ export interface components {
             study_type?: string | null;
             /** Title */
             title: string;
+        };
+        /**
+         * TrialSearchFields
+         * @description A trial search without its paging: what TrialScout's form holds.
+         */
+        TrialSearchFields: {
+            /** Condition */
+            condition?: string | null;
+            /** Eligibility Keywords */
+            eligibility_keywords?: string | null;
+            /** Intervention */
+            intervention?: string | null;
+            /** Location */
+            location?: string | null;
+            /** Max Age */
+            max_age?: number | null;
+            /** Min Age */
+            min_age?: number | null;
+            /** Phase */
+            phase?: ("EARLY_PHASE1" | "PHASE1" | "PHASE2" | "PHASE3" | "PHASE4" | "NA")[];
+            /** Sex */
+            sex?: ("ALL" | "FEMALE" | "MALE") | null;
+            /** Sponsor */
+            sponsor?: string | null;
+            /** Status */
+            status?: ("RECRUITING" | "ACTIVE_NOT_RECRUITING" | "COMPLETED" | "NOT_YET_RECRUITING" | "TERMINATED" | "WITHDRAWN" | "SUSPENDED" | "ENROLLING_BY_INVITATION" | "UNKNOWN" | "AVAILABLE" | "NO_LONGER_AVAILABLE" | "TEMPORARILY_NOT_AVAILABLE" | "APPROVED_FOR_MARKETING" | "WITHHELD")[];
         };
         /** TrialSearchPage */
         TrialSearchPage: {
@@ -1852,6 +2034,25 @@ export interface components {
              * @description INTERVENTIONAL (treatments tested) or OBSERVATIONAL
              */
             study_type?: ("INTERVENTIONAL" | "OBSERVATIONAL") | null;
+        };
+        /** TrialStatsRequest */
+        TrialStatsRequest: {
+            /** Facets */
+            facets?: ("phase" | "status" | "study_type" | "sponsor_class" | "sponsor" | "enrollment" | "start_year" | "condition" | "intervention_type" | "country")[];
+            /**
+             * Filters
+             * @description facet -> values (OR), facets AND
+             */
+            filters?: {
+                [key: string]: string[];
+            };
+            /**
+             * Limit
+             * @description Buckets per categorical facet; the rest are 'other'
+             * @default 12
+             */
+            limit?: number;
+            search?: components["schemas"]["TrialSearchFields"];
         };
         /**
          * TrialSummary
@@ -3423,6 +3624,144 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    article_stats_api_stats_articles_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArticleStatsRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsResponse"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trial_stats_api_stats_trials_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrialStatsRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsResponse"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

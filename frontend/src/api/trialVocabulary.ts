@@ -14,12 +14,6 @@ export const SEXES = ["ALL", "FEMALE", "MALE"] as const;
 /** ClinicalTrials.gov's study types a search can narrow to (live: `AREA[StudyType]`). */
 export const STUDY_TYPES = ["INTERVENTIONAL", "OBSERVATIONAL"] as const;
 
-/** "INTERVENTIONAL" → "Interventional". */
-export function studyTypeLabel(value: unknown): string {
-  const v = String(value ?? "");
-  return v ? v[0] + v.slice(1).toLowerCase() : "";
-}
-
 const PHASE_LABELS: Record<string, string> = {
   EARLY_PHASE1: "Early Phase 1",
   PHASE1: "Phase 1",
@@ -38,6 +32,12 @@ const STATUS_LABELS: Record<string, string> = {
   WITHDRAWN: "Withdrawn",
   SUSPENDED: "Suspended",
   ENROLLING_BY_INVITATION: "Enrolling by invitation",
+  UNKNOWN: "Unknown status",
+  AVAILABLE: "Available",
+  NO_LONGER_AVAILABLE: "No longer available",
+  TEMPORARILY_NOT_AVAILABLE: "Temporarily not available",
+  APPROVED_FOR_MARKETING: "Approved for marketing",
+  WITHHELD: "Withheld",
 };
 
 /** "PHASE3" → "Phase 3"; arrays and "PHASE2/PHASE3"-style values too; unknown values pass through. */
@@ -55,3 +55,44 @@ export function statusLabel(value: unknown): string {
   if (value == null || value === "") return "";
   return STATUS_LABELS[String(value).toUpperCase()] ?? String(value);
 }
+
+const STUDY_TYPE_LABELS: Record<string, string> = {
+  INTERVENTIONAL: "Interventional",
+  OBSERVATIONAL: "Observational",
+  EXPANDED_ACCESS: "Expanded access",
+};
+
+const SPONSOR_CLASS_LABELS: Record<string, string> = {
+  INDUSTRY: "Industry",
+  NIH: "NIH",
+  FED: "U.S. federal (non-NIH)",
+  OTHER_GOV: "Other government",
+  INDIV: "Individual",
+  NETWORK: "Network",
+  AMBIG: "Ambiguous",
+  OTHER: "Other (university, hospital…)",
+  UNKNOWN: "Unknown",
+};
+
+const INTERVENTION_TYPE_LABELS: Record<string, string> = {
+  DRUG: "Drug",
+  DEVICE: "Device",
+  BIOLOGICAL: "Biological",
+  PROCEDURE: "Procedure",
+  RADIATION: "Radiation",
+  BEHAVIORAL: "Behavioral",
+  GENETIC: "Genetic",
+  DIETARY_SUPPLEMENT: "Dietary supplement",
+  COMBINATION_PRODUCT: "Combination product",
+  DIAGNOSTIC_TEST: "Diagnostic test",
+  OTHER: "Other",
+};
+
+function lookup(labels: Record<string, string>, value: unknown): string {
+  if (value == null || value === "") return "";
+  return labels[String(value).toUpperCase()] ?? String(value);
+}
+
+export const studyTypeLabel = (value: unknown) => lookup(STUDY_TYPE_LABELS, value);
+export const sponsorClassLabel = (value: unknown) => lookup(SPONSOR_CLASS_LABELS, value);
+export const interventionTypeLabel = (value: unknown) => lookup(INTERVENTION_TYPE_LABELS, value);

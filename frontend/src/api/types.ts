@@ -77,6 +77,13 @@ export type TrialSummary = Schemas["TrialSummary"];
 export type TrialSearchResponse = Schemas["TrialSearchPage"];
 export type TrialDetail = Schemas["TrialDetail"];
 
+// ---- statistics (POST /api/stats/trials | /api/stats/articles) ----------------------
+
+export type TrialStatsRequest = Schemas["TrialStatsRequest"];
+export type ArticleStatsRequest = Schemas["ArticleStatsRequest"];
+export type StatsResponse = Schemas["StatsResponse"];
+export type FacetStats = Schemas["FacetStats"];
+
 // ---- research streams ----------------------------------------------------------
 
 /** A stream's defaults for the pages; `trial_search` has the fields of GET /api/trials/search. */

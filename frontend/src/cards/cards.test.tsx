@@ -111,6 +111,7 @@ describe("registry", () => {
     expect(Object.isFrozen(cards)).toBe(true);
     expect([...SUGGESTION_TYPES].sort()).toEqual([
       "ai_column_suggestion",
+      "chart",
       "chat_instructions_suggestion",
       "filter_suggestion",
       "pubmed_query_suggestion",

@@ -4,6 +4,7 @@
  */
 import type { ComponentType } from "react";
 import { AIColumnCard } from "./AIColumnCard";
+import { ChartCard } from "./ChartCard";
 import { ChatInstructionsCard } from "./ChatInstructionsCard";
 import { FallbackCard } from "./FallbackCard";
 import { FilterSuggestionCard } from "./FilterSuggestionCard";
@@ -31,6 +32,7 @@ export const cards: Readonly<Record<string, ComponentType<CardProps>>> = Object.
   schema_proposal: SchemaProposalCard,
   validation_results: ValidationResultsCard,
   retrieval_proposal: RetrievalProposalCard,
+  chart: ChartCard,
 });
 
 /** Payload types the user accepts or dismisses (the others are informational). */
@@ -43,6 +45,7 @@ export const SUGGESTION_TYPES: ReadonlySet<string> = new Set([
   "filter_suggestion",
   "schema_proposal",
   "retrieval_proposal",
+  "chart",
 ]);
 
 export function cardFor(type: string): ComponentType<CardProps> {

@@ -11,11 +11,13 @@ import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
+import { StatsScopeContext } from "../common/charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import { ArticleDetail } from "./ArticleDetail";
 import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
 import { tablizerActions } from "./tablizerActions";
+import { useArticleInsights } from "./useArticleInsights";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
 
 interface SearchRequest {
@@ -114,7 +116,8 @@ export function TablizerPage() {
   const baseRows = comparison ? comparison[compareGroup] : viewedSnapshot ? viewedSnapshot.articles : results?.articles ?? [];
   // AI columns evaluate the rows the table is showing (before their own filters).
   const ai = useAIColumns("tablizer", baseRows);
-  const rows = applyAIFilters(baseRows, ai.columns, (a) => a.pmid);
+  const insights = useArticleInsights(search);
+  const rows = insights.narrow(applyAIFilters(baseRows, ai.columns, (a) => a.pmid));
   const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
   const live = !comparison && !viewedSnapshot;
 
@@ -156,6 +159,7 @@ export function TablizerPage() {
         await runSearch({ ...next, sort, page: 1, pageSize });
       },
       ai_column_suggestion: ai.addSuggestion,
+      ...insights.payloadHandlers,
     },
     clientActions: tablizerActions({
       runQuery: (query) => {
@@ -178,6 +182,7 @@ export function TablizerPage() {
   const first = total ? (page - 1) * size + 1 : 0;
 
   return (
+    <StatsScopeContext.Provider value={insights.scope}>
     <WithChat binding={binding}>
       <div className="page-columns">
         <div className="page-content" data-testid="tablizer-page">
@@ -268,6 +273,7 @@ export function TablizerPage() {
               <code>{results.query_translation}</code>
             </details>
           )}
+          {results && insights.panel}
           {baseRows.length > 0 && (
             <ArticleTable
               rows={rows}
@@ -297,5 +303,6 @@ export function TablizerPage() {
         )}
       </div>
     </WithChat>
+    </StatsScopeContext.Provider>
   );
 }

@@ -12,6 +12,7 @@ import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
+import { StatsScopeContext } from "../common/charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import {
   buildTrialScoutContext,
@@ -27,6 +28,7 @@ import {
 import { trialscoutActions } from "./trialscoutActions";
 import { TrialSearchForm } from "./TrialSearchForm";
 import { TRIAL_EXPORT, TrialTable, trialRowId } from "./TrialTable";
+import { useTrialInsights } from "./useTrialInsights";
 
 const PAGE_SIZE = 25;
 const NO_TRIALS: TrialSummary[] = [];
@@ -78,6 +80,7 @@ export function TrialScoutPage() {
   );
 
   const search = useCallback((f: TrialForm) => runSearch({ form: f, tokens: [null], index: 0 }), [runSearch]);
+  const insights = useTrialInsights({ submitted: paging?.form ?? null, currentForm: () => formRef.current, setForm, search });
   const nextPage = () =>
     paging && results?.nextToken &&
     void runSearch({ ...paging, tokens: [...paging.tokens.slice(0, paging.index + 1), results.nextToken], index: paging.index + 1 });
@@ -92,7 +95,7 @@ export function TrialScoutPage() {
   );
   useDeepLink("nct", "/trialscout", openTrial);
 
-  const rows = applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id);
+  const rows = insights.narrow(applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id));
 
   const contextRef = useRef<Record<string, unknown>>({});
   contextRef.current = buildTrialScoutContext({
@@ -120,6 +123,7 @@ export function TrialScoutPage() {
         await search(next);
       },
       ai_column_suggestion: ai.addSuggestion,
+      ...insights.payloadHandlers,
     },
     clientActions: trialscoutActions({
       runSearch: () => search(formRef.current),
@@ -138,6 +142,7 @@ export function TrialScoutPage() {
   const first = (pageNumber - 1) * PAGE_SIZE + 1;
 
   return (
+    <StatsScopeContext.Provider value={insights.scope}>
     <WithChat binding={binding}>
       <div className="page-columns">
         <div className="page-content" data-testid="trialscout-page">
@@ -171,6 +176,7 @@ export function TrialScoutPage() {
                 }`
               : "Search ClinicalTrials.gov to fill the table."}
           </p>
+          {results && insights.panel}
           {results && results.trials.length === 0 && (
             <p className="muted" data-testid="no-results-hint">
               No trials match every filter. Try fewer filters: any phase or status, a broader condition, or
@@ -218,5 +224,6 @@ export function TrialScoutPage() {
         )}
       </div>
     </WithChat>
+    </StatsScopeContext.Provider>
   );
 }

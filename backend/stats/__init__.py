@@ -1,0 +1,1 @@
+"""Statistics over a whole result set (charts, the `get_result_stats` tool): offline exact, live sampled."""

@@ -1,0 +1,87 @@
+/**
+ * The charts panel beside a results table: charts over the whole result set of the page's search,
+ * added from a facet and a kind, or pinned from the conversation (Accept on a `chart` card). A click
+ * on a bar, slice, point or country — or on a row of a chart's table view — filters the table.
+ */
+import { useCallback, useState } from "react";
+import { ChartView, type ChartSelection } from "./ChartView";
+import { CHART_KINDS, FACETS, chartFromPayload, newChart, type ChartKind, type ChartSpec, type StatsApp } from "./chartSpec";
+import type { StatsScope } from "./statsScope";
+
+/** The page's charts and whether the panel is open; `pin` takes a `chart` payload's data. */
+export function useCharts(app: StatsApp) {
+  const [charts, setCharts] = useState<ChartSpec[]>([]);
+  const [open, setOpen] = useState(false);
+  const add = useCallback((spec: ChartSpec) => {
+    setCharts((list) => [...list, spec]);
+    setOpen(true);
+  }, []);
+  const pin = useCallback((data: Record<string, unknown>) => add(chartFromPayload(app, data)), [add, app]);
+  const remove = useCallback((id: string) => setCharts((list) => list.filter((c) => c.id !== id)), []);
+  return { charts, open, setOpen, add, pin, remove };
+}
+
+export type ChartsState = ReturnType<typeof useCharts>;
+
+export function ChartsPanel({ scope, state, onSelect }: {
+  scope: StatsScope;
+  state: ChartsState;
+  onSelect: (selection: ChartSelection) => void;
+}) {
+  const facets = FACETS[scope.app];
+  const [facet, setFacet] = useState(facets[0].facet);
+  const [kind, setKind] = useState<ChartKind | "">("");
+  const [stackBy, setStackBy] = useState(facets[1]?.facet ?? facets[0].facet);
+  const chosenKind = kind || facets.find((f) => f.facet === facet)?.kind || "bar";
+
+  const toggle = () => {
+    if (!state.open && state.charts.length === 0) state.add(newChart(scope.app, facets[0].facet));
+    else state.setOpen(!state.open);
+  };
+  const addChart = () => {
+    const spec = newChart(scope.app, facet, chosenKind);
+    state.add(chosenKind === "stacked_bar" ? { ...spec, stackBy } : spec);
+  };
+
+  return (
+    <section className="charts-panel" aria-label="Charts" data-testid="charts-panel">
+      <button type="button" className="charts-toggle" aria-expanded={state.open} data-testid="charts-toggle" onClick={toggle}>
+        {state.open ? "Hide charts" : `Charts${state.charts.length ? ` (${state.charts.length})` : ""}`}
+      </button>
+      {state.open && (
+        <>
+          <div className="charts-add" role="group" aria-label="Add a chart">
+            <label>
+              Chart{" "}
+              <select value={facet} data-testid="chart-facet" onChange={(e) => { setFacet(e.target.value); setKind(""); }}>
+                {facets.map((f) => <option key={f.facet} value={f.facet}>{f.label}</option>)}
+              </select>
+            </label>
+            <label>
+              as{" "}
+              <select value={chosenKind} data-testid="chart-kind" onChange={(e) => setKind(e.target.value as ChartKind)}>
+                {CHART_KINDS.filter((k) => k.kind !== "map" || facet === "country").map((k) => (
+                  <option key={k.kind} value={k.kind}>{k.label}</option>
+                ))}
+              </select>
+            </label>
+            {chosenKind === "stacked_bar" && (
+              <label>
+                split by{" "}
+                <select value={stackBy} data-testid="chart-stack-by" onChange={(e) => setStackBy(e.target.value)}>
+                  {facets.filter((f) => f.facet !== facet).map((f) => <option key={f.facet} value={f.facet}>{f.label}</option>)}
+                </select>
+              </label>
+            )}
+            <button type="button" data-testid="chart-add" onClick={addChart}>Add chart</button>
+          </div>
+          <div className="charts-grid">
+            {state.charts.map((spec) => (
+              <ChartView key={spec.id} scope={scope} spec={spec} onSelect={onSelect} onRemove={() => state.remove(spec.id)} />
+            ))}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

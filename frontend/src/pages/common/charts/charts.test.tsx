@@ -1,0 +1,86 @@
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import type { FacetStats, StatsResponse } from "../../../api/types";
+import { ChartCard } from "../../../cards/ChartCard";
+import { cardFor } from "../../../cards/registry";
+import { buildOption, chartRows } from "./chartOption";
+import { chartFromPayload } from "./chartSpec";
+import { ChartView } from "./ChartView";
+import { StatsScopeContext, type StatsScope } from "./statsScope";
+
+const phases: FacetStats = {
+  facet: "phase", label: "Phase", kind: "categorical", multi_valued: true, distinct: 3, missing: 4, basis: 40,
+  other: 0, sampled: false, note: null,
+  buckets: [{ value: "PHASE2", count: 20 }, { value: "PHASE3", count: 12 }, { value: "EARLY_PHASE1", count: 1 }],
+};
+const theme = { text: "#111", muted: "#555", border: "#ccc", panel: "#fff", palette: ["#1f5fbf", "#e69f00"] };
+
+function stats(facet: FacetStats): StatsResponse {
+  return { source: "offline", total: facet.basis, filters: {}, facets: [facet], sampled: false, note: null };
+}
+
+describe("chart options", () => {
+  it("label enums readably and keep the raw value for clicks", () => {
+    expect(chartRows(phases).map((r) => r.label)).toEqual(["Phase 2", "Phase 3", "Early Phase 1"]);
+    const option = buildOption("bar", { stats: phases }, theme, "Phase") as { series: Array<{ data: Array<{ raw: string }> }>;
+      yAxis: { data: string[] }; aria: { label: { description: string } } };
+    expect(option.yAxis.data).toEqual(["Phase 2", "Phase 3", "Early Phase 1"]);
+    expect(option.series[0].data.map((d) => d.raw)).toEqual(["PHASE2", "PHASE3", "EARLY_PHASE1"]);
+    expect(option.aria.label.description).toContain("Phase 2 20");
+  });
+
+  it("name countries as the map does, and draw pies and timelines", () => {
+    const countries = { ...phases, facet: "country", buckets: [{ value: "United States", count: 5 }, { value: "Korea, Republic of", count: 2 }] };
+    const map = buildOption("map", { stats: countries }, theme, "Countries") as { series: Array<{ data: Array<{ name: string; raw: string }> }> };
+    expect(map.series[0].data.map((d) => [d.name, d.raw])).toEqual([
+      ["United States of America", "United States"], ["South Korea", "Korea, Republic of"]]);
+    const donut = buildOption("donut", { stats: phases }, theme, "Phase") as { series: Array<{ type: string; radius: string[] }> };
+    expect(donut.series[0]).toMatchObject({ type: "pie", radius: ["45%", "70%"] });
+    const line = buildOption("timeline", { stats: phases }, theme, "Phase") as { series: Array<{ type: string }> };
+    expect(line.series[0].type).toBe("line");
+  });
+
+  it("read a chart payload for this page, or say why not", () => {
+    expect(chartFromPayload("trialscout", { kind: "pie", facet: "status", filters: { phase: ["PHASE3"] } }))
+      .toMatchObject({ kind: "pie", facet: "status", filters: { phase: ["PHASE3"] } });
+    expect(chartFromPayload("trialscout", { kind: "stacked_bar", facet: "phase" }).kind).toBe("bar");
+    expect(() => chartFromPayload("tablizer", { kind: "bar", facet: "phase" })).toThrow(/no "phase" chart/);
+  });
+});
+
+describe("ChartView", () => {
+  it("fetches the page's statistics and lists them in a table view whose rows filter", async () => {
+    const trialStats = vi.fn().mockResolvedValue(stats(phases));
+    const { api } = await import("../../../api/client");
+    vi.spyOn(api, "trialStats").mockImplementation(trialStats);
+    const onSelect = vi.fn();
+    const scope: StatsScope = { app: "trialscout", search: { condition: "melanoma" } };
+    render(<ChartView scope={scope} spec={{ id: "c1", kind: "bar", facet: "phase", filters: {} }} onSelect={onSelect} />);
+    await waitFor(() => expect(screen.getByTestId("chart-footnote").textContent).toContain("Over 40 records"));
+    expect(trialStats.mock.calls[0][0]).toMatchObject({ search: { condition: "melanoma" }, facets: ["phase"] });
+    expect(screen.getByTestId("chart-footnote").textContent).toContain("4 with no phase");
+    fireEvent.click(screen.getByTestId("chart-table-toggle"));
+    const table = screen.getByTestId("chart-table");
+    expect(within(table).getByText("Phase 3")).toBeTruthy();
+    expect(table.textContent).not.toContain("PHASE3");
+    fireEvent.click(within(table).getByText("Phase 3"));
+    expect(onSelect).toHaveBeenCalledWith({ facet: "phase", value: "PHASE3" });
+  });
+
+  it("a chart card is registered, draws inline from the scope and accepts", async () => {
+    const { api } = await import("../../../api/client");
+    vi.spyOn(api, "trialStats").mockResolvedValue(stats(phases));
+    expect(cardFor("chart")).toBe(ChartCard);
+    const onAccept = vi.fn();
+    render(
+      <StatsScopeContext.Provider value={{ app: "trialscout", search: { condition: "x" } }}>
+        <ChartCard payload={{ id: "p", type: "chart", source: "llm", data: { kind: "bar", facet: "phase", title: "Trials by phase" } }}
+                   onAccept={onAccept} onDismiss={vi.fn()} />
+      </StatsScopeContext.Provider>,
+    );
+    await waitFor(() => expect(screen.getByTestId("chart-footnote")).toBeTruthy());
+    expect(screen.getAllByText("Trials by phase").length).toBeGreaterThan(0);
+    fireEvent.click(screen.getByTestId("card-accept"));
+    await waitFor(() => expect(onAccept).toHaveBeenCalled());
+  });
+});

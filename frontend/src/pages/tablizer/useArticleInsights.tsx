@@ -1,0 +1,53 @@
+/**
+ * Tablizer's charts and table filters: the charts panel over the submitted PubMed search, chips for the
+ * filters that narrow the shown rows (a chart click, an accepted `filter_suggestion`), and pinning charts.
+ */
+import { useCallback, useMemo, useState, type ReactNode } from "react";
+import type { Article } from "../../api/types";
+import { ChartsPanel, useCharts } from "../common/charts/ChartsPanel";
+import type { ChartSelection } from "../common/charts/ChartView";
+import { facetLabel, valueLabel } from "../common/charts/chartSpec";
+import type { StatsScope } from "../common/charts/statsScope";
+import { FilterChips } from "../common/FilterChips";
+import { applyTableFilters, facetFilter, filterFromSuggestion, useTableFilters } from "../common/tableFilters";
+import { ARTICLE_FIELD_LABELS, ARTICLE_ROW_FIELDS } from "./articleFilters";
+
+export function useArticleInsights(submitted: { query: string; dateStart: string; dateEnd: string } | null) {
+  const filters = useTableFilters();
+  const charts = useCharts("tablizer");
+  const [notice, setNotice] = useState<string | null>(null);
+  const search = submitted
+    ? { query: submitted.query, ...(submitted.dateStart ? { date_start: submitted.dateStart } : {}),
+        ...(submitted.dateEnd ? { date_end: submitted.dateEnd } : {}) }
+    : null;
+  const searchKey = JSON.stringify(search);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by value
+  const scope = useMemo<StatsScope>(() => ({ app: "tablizer", search, pin: charts.pin }), [searchKey, charts.pin]);
+
+  const onSelect = useCallback((s: ChartSelection) => {
+    if (!(s.facet in ARTICLE_ROW_FIELDS)) {
+      setNotice(`The table's rows have no ${s.facet.replace(/_/g, " ")}.`);
+      return;
+    }
+    setNotice(null);
+    filters.add(facetFilter(s.facet, facetLabel("tablizer", s.facet), s.value, valueLabel(s.facet, s.value)));
+  }, [filters]);
+
+  const narrow = useCallback((rows: Article[]) => applyTableFilters(rows, filters.filters, ARTICLE_ROW_FIELDS),
+                              [filters.filters]);
+
+  const payloadHandlers = {
+    chart: (data: Record<string, unknown>) => charts.pin(data),
+    filter_suggestion: (data: Record<string, unknown>) =>
+      filters.add(filterFromSuggestion(data, ARTICLE_ROW_FIELDS, ARTICLE_FIELD_LABELS)),
+  };
+
+  const panel: ReactNode = (
+    <>
+      <ChartsPanel scope={scope} state={charts} onSelect={onSelect} />
+      <FilterChips filters={filters.filters} onRemove={(f) => filters.remove(f.id)} onClear={filters.clear} />
+      {notice && <p className="muted small" role="status">{notice}</p>}
+    </>
+  );
+  return { scope, narrow, payloadHandlers, panel };
+}

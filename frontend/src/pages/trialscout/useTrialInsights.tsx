@@ -1,0 +1,77 @@
+/**
+ * TrialScout's charts and table filters in one hook, so the page only places them: the charts panel over
+ * the submitted search, the filter chips, the rows the filters keep, and Accept for `chart` and
+ * `filter_suggestion` cards.
+ */
+import { useCallback, useMemo, useState, type ReactNode } from "react";
+import type { TrialSummary } from "../../api/types";
+import { ChartsPanel, useCharts } from "../common/charts/ChartsPanel";
+import type { ChartSelection } from "../common/charts/ChartView";
+import type { StatsScope } from "../common/charts/statsScope";
+import { FilterChips } from "../common/FilterChips";
+import { applyTableFilters, filterFromSuggestion, useTableFilters, type TableFilter } from "../common/tableFilters";
+import { TRIAL_FIELD_LABELS, TRIAL_ROW_FIELDS, trialChartFilter, trialStatsSearch } from "./trialFilters";
+import type { TrialForm } from "./trialscoutContext";
+
+export function useTrialInsights({ submitted, currentForm, setForm, search }: {
+  /** The form of the search that filled the table (null before the first search). */
+  submitted: TrialForm | null;
+  currentForm: () => TrialForm;
+  setForm: (form: TrialForm) => void;
+  search: (form: TrialForm) => Promise<void> | void;
+}) {
+  const filters = useTableFilters();
+  const charts = useCharts("trialscout");
+  const [notice, setNotice] = useState<string | null>(null);
+  const [undos] = useState(() => new Map<string, (form: TrialForm) => TrialForm>());
+
+  const scope = useMemo<StatsScope>(() => ({ app: "trialscout", search: submitted ? trialStatsSearch(submitted) : null,
+                                             pin: charts.pin }), [submitted, charts.pin]);
+
+  const applySearch = useCallback((next: TrialForm) => {
+    setForm(next);
+    void search(next);
+  }, [setForm, search]);
+
+  const onSelect = useCallback((selection: ChartSelection) => {
+    const picked = trialChartFilter(selection);
+    if (!picked) {
+      setNotice(`The table's rows have no ${selection.facet.replace(/_/g, " ")}, so they cannot be filtered by it.`);
+      return;
+    }
+    setNotice(null);
+    filters.add(picked.filter);
+    if (picked.apply && picked.undo) {
+      undos.set(picked.filter.id, picked.undo);
+      applySearch(picked.apply(currentForm()));
+    }
+  }, [filters, undos, applySearch, currentForm]);
+
+  const remove = useCallback((f: TableFilter) => {
+    filters.remove(f.id);
+    const undo = undos.get(f.id);
+    if (undo) {
+      undos.delete(f.id);
+      applySearch(undo(currentForm()));
+    }
+  }, [filters, undos, applySearch, currentForm]);
+
+  const narrow = useCallback((rows: TrialSummary[]) => applyTableFilters(rows, filters.filters, TRIAL_ROW_FIELDS),
+                              [filters.filters]);
+
+  const payloadHandlers = {
+    chart: (data: Record<string, unknown>) => charts.pin(data),
+    filter_suggestion: (data: Record<string, unknown>) =>
+      filters.add(filterFromSuggestion(data, TRIAL_ROW_FIELDS, TRIAL_FIELD_LABELS)),
+  };
+
+  const panel: ReactNode = (
+    <>
+      <ChartsPanel scope={scope} state={charts} onSelect={onSelect} />
+      <FilterChips filters={filters.filters} onRemove={remove} />
+      {notice && <p className="muted small" role="status">{notice}</p>}
+    </>
+  );
+
+  return { scope, narrow, payloadHandlers, panel, filters: filters.filters };
+}
