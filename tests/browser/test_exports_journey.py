@@ -77,6 +77,8 @@ def test_table_exports_and_a_report_read_back_as_shown(demo_journey: Journey) ->
     chosen = shown_ids[:2]
     for nct in chosen:
         page.get_by_label(f"Select {nct}").check()
+    page.get_by_test_id("charts-toggle").click()  # the panel opens with its first chart: it joins the report
+    expect(page.get_by_test_id("charts-panel").locator(".chart").first).to_be_visible()
     page.get_by_test_id("export-menu").locator("summary").click()
     page.get_by_test_id("report-title").fill("Adult NSCLC shortlist")
     page.get_by_test_id("build-report").click()
@@ -97,7 +99,8 @@ def test_table_exports_and_a_report_read_back_as_shown(demo_journey: Journey) ->
     report = page.context.new_page()
     report.goto(html_url)
     expect(report.locator("h1")).to_have_text("Adult NSCLC shortlist")
-    expect(report.locator("tbody tr")).to_have_count(len(chosen))
+    expect(report.locator("table.shortlist tbody tr")).to_have_count(len(chosen))
+    expect(report.locator("figure svg")).to_have_count(1)  # the panel's chart, drawn from its figures
     report.screenshot(path=str(j.shots / "report-html.png"), full_page=True)
     report.close()
     j.assert_clean()

@@ -31,7 +31,8 @@ interface Props<Row> {
   selected: ReadonlySet<string>;
   /** What the page searched, as the report's subtitle and default title. */
   query: string;
-  charts?: ReportChart[];
+  /** The charts panel's charts as figures (fetched when a report is built). */
+  charts?: () => Promise<ReportChart[]>;
 }
 
 function tableOf<Row>(app: App, rows: readonly Row[], rowId: (row: Row) => string, columns: ReadonlyArray<ExportColumn<Row>>, ai: AIColumns): TableExportRequest {
@@ -47,7 +48,7 @@ function tableOf<Row>(app: App, rows: readonly Row[], rowId: (row: Row) => strin
 
 const message = (err: unknown) => (err instanceof ApiError || err instanceof Error ? err.message : String(err));
 
-export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query, charts = [] }: Props<Row>) {
+export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query, charts }: Props<Row>) {
   const [busy, setBusy] = useState<"csv" | "xlsx" | "report" | null>(null);
   const [status, setStatus] = useState("");
   const [report, setReport] = useState<ReportInfo | null>(null);
@@ -81,7 +82,8 @@ export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query
     setReport(null);
     setStatus("Building the report…");
     try {
-      const body = { ...tableOf(app, shortlist, rowId, columns, ai), title: title.trim() || defaultTitle, query: query.trim() || null, charts };
+      const figures = charts ? await charts() : [];
+      const body = { ...tableOf(app, shortlist, rowId, columns, ai), title: title.trim() || defaultTitle, query: query.trim() || null, charts: figures };
       await streamReport(
         body,
         (event) => {

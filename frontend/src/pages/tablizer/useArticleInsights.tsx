@@ -5,6 +5,7 @@
 import { useCallback, useMemo, useState, type ReactNode } from "react";
 import type { Article } from "../../api/types";
 import { ChartsPanel, useCharts } from "../common/charts/ChartsPanel";
+import { reportCharts } from "../common/charts/reportCharts";
 import type { ChartSelection } from "../common/charts/ChartView";
 import { facetLabel, valueLabel } from "../common/charts/chartSpec";
 import type { StatsScope } from "../common/charts/statsScope";
@@ -49,5 +50,8 @@ export function useArticleInsights(submitted: { query: string; dateStart: string
       {notice && <p className="muted small" role="status">{notice}</p>}
     </>
   );
-  return { scope, narrow, payloadHandlers, panel };
+  /** The panel's charts as figures, for a report. */
+  const chartFigures = useCallback(() => reportCharts(scope, charts.charts), [scope, charts.charts]);
+
+  return { scope, narrow, payloadHandlers, panel, chartFigures };
 }

@@ -6,6 +6,7 @@
 import { useCallback, useMemo, useState, type ReactNode } from "react";
 import type { TrialSummary } from "../../api/types";
 import { ChartsPanel, useCharts } from "../common/charts/ChartsPanel";
+import { reportCharts } from "../common/charts/reportCharts";
 import type { ChartSelection } from "../common/charts/ChartView";
 import type { StatsScope } from "../common/charts/statsScope";
 import { FilterChips } from "../common/FilterChips";
@@ -73,5 +74,8 @@ export function useTrialInsights({ submitted, currentForm, setForm, search }: {
     </>
   );
 
-  return { scope, narrow, payloadHandlers, panel, filters: filters.filters };
+  /** The panel's charts as figures, for a report. */
+  const chartFigures = useCallback(() => reportCharts(scope, charts.charts), [scope, charts.charts]);
+
+  return { scope, narrow, payloadHandlers, panel, filters: filters.filters, chartFigures };
 }
