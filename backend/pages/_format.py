@@ -6,6 +6,7 @@ share of the page context budget (`backend/pages/budget.py`) with a note of what
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -65,6 +66,29 @@ def view_state(context: Mapping[str, Any], id_key: str) -> list[str]:
     if viewer.get(id_key):
         lines.append(f"- Detail view open: {short(viewer[id_key], 20)}")
     return lines
+
+
+def last_accepted(context: Mapping[str, Any]) -> list[str]:
+    """The card the user accepted since the last turn and what it did to the results, as one JSON line
+    (`{"type", "query", "result_count", "previous_query", "previous_result_count"}`): the model (and the
+    demo model, which parses this line) can say "your search now finds 2 trials, down from 24"."""
+    accepted = _mapping(context.get("last_accepted"))
+    if not accepted.get("type"):
+        return []
+
+    def count(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+    previous = accepted.get("previous_query")
+    shown = {
+        "type": short(accepted.get("type"), 60),
+        "query": long_field(accepted.get("query"), 500),
+        "result_count": count(accepted.get("result_count")),
+        "previous_query": long_field(previous, 500) if previous is not None else None,
+        "previous_result_count": count(accepted.get("previous_result_count")),
+    }
+    return ["", "LAST ACCEPTED CARD (applied to the page since your last answer): "
+            + json.dumps(shown, ensure_ascii=False)]
 
 
 def item_lines(items: Any, fmt: Callable[[Mapping[str, Any]], str], staged: Any, key: str, noun: str) -> str:

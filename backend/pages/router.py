@@ -23,6 +23,7 @@ async def pages(user: CurrentUser) -> dict[str, Any]:
     for name, page in REGISTRY.pages.items():
         out[name] = {
             "app": page.app, **_entry(name),
+            "starter_prompts": list(page.starter_prompts),
             "client_actions": [{"action": a.action, "description": a.description} for a in page.client_actions],
             "tabs": {
                 tab_name: {**_entry(name, tab_name), "subtabs": {

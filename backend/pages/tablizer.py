@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import ai_columns, item_lines, long_field, short, view_state
+from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, short, view_state
 from backend.pages.budget import budget_chars, fit, fit_lines
 from backend.registry import ClientAction, PageConfig, register_page
 
@@ -37,6 +37,7 @@ def build_context(context: Mapping[str, Any]) -> str:
         f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
         f"{short(context.get('total_matched', 0), 12)} total",
         *view_state(context, "pmid"),
+        *last_accepted(context),
         "",
         f"SNAPSHOTS: {len(snapshots)} saved searches",
         *snapshot_lines,
@@ -58,6 +59,11 @@ register_page(PageConfig(
     payloads=("pubmed_query_suggestion", "ai_column_suggestion"),
     tools=("get_pubmed_article", "get_staged_items"),
     staged_keys=("articles",),
+    starter_prompts=(
+        "Build a PubMed query for EGFR-mutant lung cancer and osimertinib resistance",
+        "Summarise the themes of the loaded articles",
+        "Add an AI column: is this a randomised controlled trial?",
+    ),
     client_actions=(
         ClientAction("run_query", "Run a PubMed query in the search box (data: {query})"),
         ClientAction("open_article", "Open an article's detail view (data: {pmid})"),

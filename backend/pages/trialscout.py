@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import ai_columns, item_lines, long_field, short, view_state
+from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, short, view_state
 from backend.pages.budget import fit
 from backend.registry import ClientAction, PageConfig, register_page
 
@@ -42,6 +42,7 @@ def build_context(context: Mapping[str, Any]) -> str:
         f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
         f"{short(context.get('total_matched', 0), 12)} total",
         *view_state(context, "nct_id"),
+        *last_accepted(context),
         "",
         ai_columns(context),
         "",
@@ -57,6 +58,11 @@ register_page(PageConfig(
     payloads=("trial_search_suggestion", "ai_column_suggestion", "trial_search_results", "trial_details"),
     tools=("search_trials", "get_trial", "get_staged_items"),
     staged_keys=("trials",),
+    starter_prompts=(
+        "Find recruiting phase 2 or 3 trials for melanoma with brain metastases",
+        "Count the loaded trials by phase",
+        "Add an AI column: does the trial allow prior immunotherapy?",
+    ),
     client_actions=(
         ClientAction("run_search", "Run the trial search form as it is"),
         ClientAction("open_trial", "Open a trial's detail view (data: {nct_id})"),

@@ -137,3 +137,12 @@ def test_pages_endpoint_shows_the_resolved_registry(alice: TestClient) -> None:
     assert editor["app"] == "kh"
     assert editor["tabs"]["execute"]["subtabs"]["workbench"]["payloads"][-1] == "filter_suggestion"
     assert "schema_proposal" in body["payload_types"]
+
+
+def test_pages_endpoint_serves_each_pages_starter_prompts(alice: TestClient) -> None:
+    """The empty chat tray offers these: every app page the tray opens on has some, as plain strings."""
+    pages = alice.get("/api/pages").json()["pages"]
+    for name in ("tablizer", "trialscout", "edit_research_stream"):
+        prompts = pages[name]["starter_prompts"]
+        assert prompts and all(isinstance(p, str) and p.strip() for p in prompts), name
+    assert "PubMed" in pages["tablizer"]["starter_prompts"][0]
