@@ -87,7 +87,7 @@ def last_accepted(context: Mapping[str, Any]) -> list[str]:
         "previous_query": long_field(previous, 500) if previous is not None else None,
         "previous_result_count": count(accepted.get("previous_result_count")),
     }
-    return ["", "LAST ACCEPTED CARD (applied to the page since your last answer): "
+    return ["", "LAST ACCEPTED CARD (the latest card the user applied to this page): "
             + json.dumps(shown, ensure_ascii=False)]
 
 

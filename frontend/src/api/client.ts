@@ -158,6 +158,9 @@ export const api = {
   session: () =>
     request<{ user: User | null }>("GET", "/api/auth/session", { redirectOn401: false }).then((r) => r?.user ?? null),
   health: () => request<Health>("GET", "/api/health", { redirectOn401: false }),
+  /** The page registry: per page its app, tools, cards, client actions and starter prompts. */
+  pages: () =>
+    request<{ pages: Record<string, { app: string; starter_prompts?: string[] }> }>("GET", "/api/pages"),
 
   listConversations: (app: string) =>
     request<ConversationSummary[] | { conversations: ConversationSummary[] }>(

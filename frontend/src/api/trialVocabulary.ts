@@ -47,3 +47,32 @@ export function statusLabel(value: unknown): string {
   if (value == null || value === "") return "";
   return STATUS_LABELS[String(value).toUpperCase()] ?? String(value);
 }
+
+const SEX_LABELS: Record<string, string> = { ALL: "All", FEMALE: "Female", MALE: "Male" };
+
+const STUDY_TYPE_LABELS: Record<string, string> = {
+  INTERVENTIONAL: "Interventional",
+  OBSERVATIONAL: "Observational",
+  EXPANDED_ACCESS: "Expanded access",
+};
+
+export function sexLabel(value: unknown): string {
+  if (value == null || value === "") return "";
+  return SEX_LABELS[String(value).toUpperCase()] ?? String(value);
+}
+
+export function studyTypeLabel(value: unknown): string {
+  if (value == null || value === "") return "";
+  return STUDY_TYPE_LABELS[String(value).toUpperCase()] ?? String(value);
+}
+
+/** Every enum value the vocabulary knows, by its raw spelling (PHASE2, RECRUITING, …): sex values are
+ * left out, since "ALL" and "MALE" are ordinary words in prose. */
+const ENUM_LABELS: Record<string, string> = { ...PHASE_LABELS, ...STATUS_LABELS, ...STUDY_TYPE_LABELS };
+delete ENUM_LABELS.NA;
+const ENUM_WORD = new RegExp(`\\b(${Object.keys(ENUM_LABELS).sort((a, b) => b.length - a.length).join("|")})\\b`, "g");
+
+/** Prose with raw CT.gov enums ("PHASE2, RECRUITING") in human words ("Phase 2, Recruiting"). */
+export function humanizeEnums(text: string): string {
+  return text.replace(ENUM_WORD, (word) => ENUM_LABELS[word] ?? word);
+}

@@ -6,9 +6,12 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { App, Payload, StreamInfo, SuggestedAction, Usage } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
+import type { AcceptOutcome } from "../pages/common/undo";
+import { AcceptNote } from "./AcceptNote";
 import { ConversationList } from "./ConversationList";
 import type { OpenEntity } from "./EntityLink";
 import { MessageView, type MessageCallbacks } from "./MessageView";
+import { StarterPrompts } from "./StarterPrompts";
 import { useChatStream } from "./useChatStream";
 import { useConversations } from "./useConversations";
 
@@ -16,8 +19,9 @@ export interface PageChatBinding {
   app: App;
   /** The page's context, read at the moment a message is sent. */
   getContext: () => Record<string, unknown>;
-  /** Apply an accepted payload to the page, by payload type. May throw to refuse. */
-  payloadHandlers: Partial<Record<string, (data: Record<string, unknown>) => void | Promise<void>>>;
+  /** Apply an accepted payload to the page, by payload type. May throw to refuse. May report what it changed,
+   * with an Undo (shown under the card). */
+  payloadHandlers: Partial<Record<string, (data: Record<string, unknown>) => AcceptResult | Promise<AcceptResult>>>;
   /** Suggested actions with handler "client", by action name. */
   clientActions: Partial<Record<string, () => void>>;
   onEntity: OpenEntity;
@@ -26,6 +30,8 @@ export interface PageChatBinding {
   /** false: the tray neither reopens nor remembers its last conversation (a sandbox). Default true. */
   remember?: boolean;
 }
+
+type AcceptResult = void | AcceptOutcome;
 
 interface ChatTrayProps {
   binding: PageChatBinding;
@@ -84,6 +90,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const { state } = chat;
   const [draft, setDraft] = useState("");
   const [showList, setShowList] = useState(false);
+  const [outcomes, setOutcomes] = useState<Record<string, AcceptOutcome>>({});
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const logRef = useRef<HTMLDivElement>(null);
   const bindingRef = useRef(binding);
@@ -130,12 +137,17 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
       return {
         onAccept: apply
           ? async () => {
-              await apply(payload.data);
+              const outcome = await apply(payload.data);
+              if (outcome) setOutcomes((o) => ({ ...o, [payload.id]: outcome }));
               await chat.decide(payload.id, "accepted");
             }
           : undefined,
         onDismiss: () => chat.decide(payload.id, "dismissed"),
       };
+    },
+    afterCard: (payload: Payload) => {
+      const outcome = outcomes[payload.id];
+      return outcome ? <AcceptNote outcome={outcome} /> : null;
     },
     onValue: (value) => sendText(value),
     canRunAction: (a: SuggestedAction) => a.handler === "server" || Boolean(bindingRef.current.clientActions[a.action]),
@@ -225,11 +237,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
           pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
         }}
       >
-        {state.messages.length === 0 && (
-          <p className="muted chat-empty">
-            Ask about what you see: build a search, add an AI column, or compare results.
-          </p>
-        )}
+        {state.messages.length === 0 && <StarterPrompts app={app} disabled={state.streaming} onPick={sendText} />}
         {state.messages.map((m, i) => (
           <MessageView
             key={m.key}

@@ -1,3 +1,4 @@
+import { Fragment, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import type { Payload, SuggestedAction } from "../api/types";
 import { cardFor } from "../cards/registry";
 import type { CardProps } from "../cards/types";
@@ -12,6 +13,8 @@ export interface MessageCallbacks {
   onValue: (value: string) => void;
   onAction: (action: SuggestedAction) => void;
   canRunAction: (action: SuggestedAction) => boolean;
+  /** Shown under a card (what accepting it changed, with Undo). */
+  afterCard?: (payload: Payload) => ReactNode;
 }
 
 function ToolLine({ tool }: { tool: ToolActivity }) {
@@ -32,6 +35,28 @@ function ToolLine({ tool }: { tool: ToolActivity }) {
         />
       )}
     </li>
+  );
+}
+
+/** An answer's Markdown; raw HTML is never rendered, so an answer that was only markup says so instead of
+ * showing an empty bubble (checked on what actually rendered, since HTML blocks drop their text too). */
+function AnswerText({ text, onEntity }: { text: string; onEntity: OpenEntity }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [empty, setEmpty] = useState(false);
+  useLayoutEffect(() => {
+    setEmpty(!(ref.current?.textContent ?? "").trim() && /<[a-zA-Z!/]/.test(text));
+  }, [text]);
+  return (
+    <div className="answer-text">
+      <div ref={ref}>
+        <Markdown text={text} onEntity={onEntity} />
+      </div>
+      {empty && (
+        <p className="muted" data-testid="html-omitted">
+          (HTML omitted)
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -74,7 +99,7 @@ function AssistantMessage({
         </ul>
       )}
       {message.content ? (
-        <Markdown text={message.content} onEntity={callbacks.onEntity} />
+        <AnswerText text={message.content} onEntity={callbacks.onEntity} />
       ) : streaming ? null : (
         <p className="muted">(no text)</p>
       )}
@@ -102,7 +127,12 @@ function AssistantMessage({
       )}
       {message.payloads.map((p) => {
         const Card = cardFor(p.type);
-        return <Card key={p.id} payload={p} decision={p.decision} onEntity={callbacks.onEntity} {...callbacks.cardHandlers(p)} />;
+        return (
+          <Fragment key={p.id}>
+            <Card payload={p} decision={p.decision} onEntity={callbacks.onEntity} {...callbacks.cardHandlers(p)} />
+            {callbacks.afterCard?.(p)}
+          </Fragment>
+        );
       })}
       {isLast && !streaming && message.suggestedValues.length > 0 && (
         <div className="chips" aria-label="Suggested replies">
