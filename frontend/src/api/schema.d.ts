@@ -1127,6 +1127,8 @@ export interface components {
         };
         /** ToolCall */
         ToolCall: {
+            /** At */
+            at?: number | null;
             /** Input */
             input: {
                 [key: string]: unknown;
