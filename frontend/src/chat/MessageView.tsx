@@ -2,9 +2,10 @@ import { Fragment, useLayoutEffect, useRef, useState, type ReactNode } from "rea
 import type { Payload, SuggestedAction } from "../api/types";
 import { cardFor } from "../cards/registry";
 import type { CardProps } from "../cards/types";
-import type { ChatMessage, ToolActivity } from "./chatReducer";
+import type { ChatMessage } from "./chatReducer";
 import type { OpenEntity } from "./EntityLink";
 import { Markdown } from "./Markdown";
+import { interleave, ToolStep } from "./ToolStep";
 
 export interface MessageCallbacks {
   onEntity: OpenEntity;
@@ -15,27 +16,6 @@ export interface MessageCallbacks {
   canRunAction: (action: SuggestedAction) => boolean;
   /** Shown under a card (what accepting it changed, with Undo). */
   afterCard?: (payload: Payload) => ReactNode;
-}
-
-function ToolLine({ tool }: { tool: ToolActivity }) {
-  const label = tool.message || tool.stage || (tool.state === "running" ? "Working…" : "");
-  return (
-    <li className={`tool tool-${tool.state}`} data-testid="tool-activity">
-      <span className="tool-name">
-        {tool.state === "done" ? "✓" : tool.state === "error" ? "⚠" : tool.state === "stopped" ? "■" : "⋯"} {tool.tool}
-      </span>
-      {label && <span className="tool-message"> {label}</span>}
-      {tool.state === "running" && (
-        <progress
-          className="tool-progress"
-          data-testid="tool-progress"
-          max={1}
-          aria-label={`${tool.tool} progress`}
-          {...(tool.progress != null ? { value: tool.progress } : {})}
-        />
-      )}
-    </li>
-  );
 }
 
 /** An answer's Markdown; raw HTML is never rendered, so an answer that was only markup says so instead of
@@ -86,7 +66,6 @@ function AssistantMessage({
   callbacks: MessageCallbacks;
 }) {
   const streaming = message.status === "streaming";
-  const usedTools = message.toolHistory.map((t) => t.tool_name).filter(Boolean);
   return (
     <div className={`message message-assistant status-${message.status}`} data-testid="message-assistant" aria-busy={streaming}>
       {message.notices.length > 0 && (
@@ -98,23 +77,18 @@ function AssistantMessage({
           ))}
         </ul>
       )}
-      {message.content ? (
-        <AnswerText text={message.content} onEntity={callbacks.onEntity} />
-      ) : streaming ? null : (
-        <p className="muted">(no text)</p>
+      {interleave(message.content, message.tools).map((segment) =>
+        segment.kind === "tools" ? (
+          <div key={segment.key} className="tool-steps" role="group" aria-label="Tool steps">
+            {segment.steps.map((t) => (
+              <ToolStep key={t.index} step={t} />
+            ))}
+          </div>
+        ) : segment.text ? (
+          <AnswerText key={segment.key} text={segment.text} onEntity={callbacks.onEntity} />
+        ) : null,
       )}
-      {message.tools.length > 0 && (streaming || message.status !== "complete") && (
-        <ul className="tool-list" aria-label="Tool activity">
-          {message.tools.map((t) => (
-            <ToolLine key={t.index} tool={t} />
-          ))}
-        </ul>
-      )}
-      {!streaming && usedTools.length > 0 && (
-        <p className="muted small" data-testid="tools-used">
-          Used: {[...new Set(usedTools)].join(", ")}
-        </p>
-      )}
+      {!message.content && !streaming && message.tools.length === 0 && <p className="muted">(no text)</p>}
       {streaming && (
         <p className="status-line" data-testid="chat-status" role="status">
           <span className="spinner" aria-hidden="true" /> {statusText ?? "Working…"}
