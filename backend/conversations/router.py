@@ -7,7 +7,14 @@ from fastapi import APIRouter, Response
 
 from backend.agent.schemas import Card
 from backend.conversations import service
-from backend.conversations.schemas import App, ConversationDetail, ConversationRead, ConversationUpdate, DecisionCreate
+from backend.conversations.schemas import (
+    App,
+    ConversationDetail,
+    ConversationRead,
+    ConversationUpdate,
+    DecisionCreate,
+    RewindCreate,
+)
 from backend.db.ids import DbId
 from backend.deps import ChatDep, CurrentUser, DbDep
 from backend.errors import error_responses
@@ -50,6 +57,13 @@ def stop_turn(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep
     with db.session() as s:
         service.get_owned(s, user.id, conversation_id)
     return {"stopped": from_thread.run(chat.stop, user.id, conversation_id)}
+
+
+@router.post("/{conversation_id}/rewind", responses=error_responses(404, 409))
+def rewind(conversation_id: DbId, body: RewindCreate, user: CurrentUser, db: DbDep) -> ConversationDetail:
+    """Drop a user message and what followed it (edit and resend, regenerate): the conversation as it is now."""
+    with db.session() as s:
+        return service.rewind(s, user.id, conversation_id, body.message_id)
 
 
 @router.post("/{conversation_id}/payloads/{payload_id}/decision", responses=WITH_BODY)

@@ -6,6 +6,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backend.agent.schemas import Decision, PublicExtras
+from backend.db.ids import DbId
 
 App = Literal["kh", "tablizer", "trialscout"]  # the product a conversation belongs to (kh: stream editor)
 
@@ -44,6 +45,12 @@ class ConversationUpdate(BaseModel):
         if not value:
             raise ValueError("title must not be blank")
         return value
+
+
+class RewindCreate(BaseModel):
+    """The user message to send again: it and every later message are dropped."""
+
+    message_id: DbId
 
 
 class DecisionCreate(BaseModel):
