@@ -171,6 +171,9 @@ export const api = {
   renameConversation: (id: number, title: string) =>
     request<ConversationSummary>("PATCH", `/api/conversations/${id}`, { body: { title } }),
   deleteConversation: (id: number) => request<void>("DELETE", `/api/conversations/${id}`),
+  /** Drop a user message and what followed it (edit and resend, regenerate); the conversation as it is now. */
+  rewind: (id: number, messageId: number) =>
+    request<ConversationDetail>("POST", `/api/conversations/${id}/rewind`, { body: { message_id: messageId } }),
   stopTurn: (id: number) => request<unknown>("POST", `/api/conversations/${id}/stop`),
   recordDecision: (conversationId: number, payloadId: string, decision: Decision) =>
     request<unknown>(

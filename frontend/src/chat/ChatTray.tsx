@@ -91,6 +91,8 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const [draft, setDraft] = useState("");
   const [showList, setShowList] = useState(false);
   const [outcomes, setOutcomes] = useState<Record<string, AcceptOutcome>>({});
+  /** Editing the last question: the id of the user message the draft will replace. */
+  const [editing, setEditing] = useState<number | null>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const logRef = useRef<HTMLDivElement>(null);
   const bindingRef = useRef(binding);
@@ -116,13 +118,36 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
     [chat, state.streaming],
   );
 
+  // The last question and answer, which Edit and Regenerate send again (only once the server knows them).
+  const lastUser = [...state.messages].reverse().find((m) => m.role === "user");
+  const lastAssistant = state.messages[state.messages.length - 1];
+  const canResend = !state.streaming && state.conversationId != null && lastUser?.id != null;
+
+  const startEdit = () => {
+    if (!canResend || !lastUser) return;
+    setEditing(lastUser.id ?? null);
+    setDraft(lastUser.content);
+    requestAnimationFrame(() => inputRef.current?.focus());
+  };
+
   const submit = () => {
     if (state.streaming || !draft.trim()) return;
-    sendText(draft);
+    if (editing != null) {
+      void chat.resend(editing, draft, bindingRef.current.getContext());
+      pinned.current = true;
+      setEditing(null);
+    } else {
+      sendText(draft);
+    }
     setDraft("");
   };
 
   const onInputKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "ArrowUp" && !draft && canResend && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      startEdit();
+      return;
+    }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       submit();
@@ -144,6 +169,20 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
           : undefined,
         onDismiss: () => chat.decide(payload.id, "dismissed"),
       };
+    },
+    actions: (m) => {
+      if (!canResend || !lastUser) return {};
+      if (m === lastUser) return { onEdit: startEdit };
+      if (m === lastAssistant && m.role === "assistant" && lastUser.id != null) {
+        const question = lastUser;
+        return {
+          onRegenerate: () => {
+            void chat.resend(question.id as number, question.content, bindingRef.current.getContext());
+            pinned.current = true;
+          },
+        };
+      }
+      return {};
     },
     afterCard: (payload: Payload) => {
       const outcome = outcomes[payload.id];
@@ -261,6 +300,21 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
 
       <footer className="chat-footer">
         {state.usage && <UsageIndicator usage={state.usage} />}
+        {editing != null && (
+          <p className="chat-editing small" data-testid="chat-editing">
+            Editing your last message — Send replaces it and its answer.{" "}
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => {
+                setEditing(null);
+                setDraft("");
+              }}
+            >
+              Cancel
+            </button>
+          </p>
+        )}
         <form
           className="chat-form"
           onSubmit={(e) => {

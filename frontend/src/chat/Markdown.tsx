@@ -7,6 +7,7 @@
 import ReactMarkdown, { type Components, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "./EntityLink";
+import { CopyButton } from "./MessageActions";
 
 interface MdNode {
   type: string;
@@ -94,6 +95,18 @@ function components(onEntity?: OpenEntity): Components {
         <a href={href} target="_blank" rel="noopener noreferrer nofollow">
           {children}
         </a>
+      );
+    },
+    pre({ children, node: _node, ...rest }) {
+      // A code block copies its own text (what is shown, e.g. a query to paste into PubMed).
+      let element: HTMLPreElement | null = null;
+      return (
+        <div className="code-wrap">
+          <pre {...rest} ref={(el) => void (element = el)}>
+            {children}
+          </pre>
+          <CopyButton text={() => element?.textContent ?? ""} testId="code-copy" className="code-copy small-button" />
+        </div>
       );
     },
     img({ src, alt }) {

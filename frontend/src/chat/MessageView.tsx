@@ -5,6 +5,7 @@ import type { CardProps } from "../cards/types";
 import type { ChatMessage } from "./chatReducer";
 import type { OpenEntity } from "./EntityLink";
 import { Markdown } from "./Markdown";
+import { AssistantActions, UserActions, type MessageActionHandlers } from "./MessageActions";
 import { interleave, ToolStep } from "./ToolStep";
 
 export interface MessageCallbacks {
@@ -14,6 +15,8 @@ export interface MessageCallbacks {
   onValue: (value: string) => void;
   onAction: (action: SuggestedAction) => void;
   canRunAction: (action: SuggestedAction) => boolean;
+  /** Regenerate / edit handlers for a message (only the last question and answer have them). */
+  actions?: (message: ChatMessage) => MessageActionHandlers;
   /** Shown under a card (what accepting it changed, with Undo). */
   afterCard?: (payload: Payload) => ReactNode;
 }
@@ -40,10 +43,11 @@ function AnswerText({ text, onEntity }: { text: string; onEntity: OpenEntity }) 
   );
 }
 
-function UserMessage({ message }: { message: ChatMessage }) {
+function UserMessage({ message, callbacks }: { message: ChatMessage; callbacks: MessageCallbacks }) {
   return (
     <div className="message message-user" data-testid="message-user">
       <div className="message-text prewrap">{message.content}</div>
+      <UserActions {...callbacks.actions?.(message)} />
       {message.context && (
         <details className="message-context" data-testid="message-context">
           <summary>What the assistant saw</summary>
@@ -94,6 +98,7 @@ function AssistantMessage({
           <span className="spinner" aria-hidden="true" /> {statusText ?? "Working…"}
         </p>
       )}
+      {!streaming && <AssistantActions markdown={message.content} {...callbacks.actions?.(message)} />}
       {message.status === "interrupted" && (
         <p className="muted small" data-testid="message-interrupted">
           Stopped — the answer above is partial.
@@ -143,5 +148,5 @@ export function MessageView(props: {
   statusText: string | null;
   callbacks: MessageCallbacks;
 }) {
-  return props.message.role === "user" ? <UserMessage message={props.message} /> : <AssistantMessage {...props} />;
+  return props.message.role === "user" ? <UserMessage message={props.message} callbacks={props.callbacks} /> : <AssistantMessage {...props} />;
 }

@@ -287,6 +287,28 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     dispatch({ type: "reset" });
   }, [app, remember]);
 
+  /**
+   * Send a user message again in place of `messageId` and what followed it: regenerate (the same text) or
+   * edit and resend. The server drops them first, so history stays what the model will see.
+   */
+  const resend = useCallback(
+    async (messageId: number, message: string, context: Record<string, unknown>) => {
+      const id = conversationRef.current;
+      const text = message.trim();
+      if (turnRef.current || id == null || !text) return;
+      try {
+        const conversation = await api.rewind(id, messageId);
+        dispatch({ type: "loaded", conversation });
+      } catch (err) {
+        const error = toChatError(err);
+        dispatch({ type: "failed", error: { ...error, message: `Could not send it again: ${error.message}`, retryable: false } });
+        return;
+      }
+      await run(text, context, false);
+    },
+    [run],
+  );
+
   /** Record a decision on a payload; the caller has already applied an accepted one. The card shows the
    * decision once the server has it, so a reload right after always finds it. */
   const decide = useCallback(async (payloadId: string, decision: Decision) => {
@@ -301,7 +323,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     }
   }, []);
 
-  return { state, send, retry, stop, open, startNew, decide };
+  return { state, send, retry, stop, open, startNew, decide, resend };
 }
 
 export type ChatController = ReturnType<typeof useChatStream>;
