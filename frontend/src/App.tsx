@@ -6,6 +6,7 @@ import { LoginPage } from "./pages/LoginPage";
 import { StreamsAdmin } from "./pages/StreamsAdmin";
 import { TablizerPage } from "./pages/tablizer/TablizerPage";
 import { TrialScoutPage } from "./pages/trialscout/TrialScoutPage";
+import { chatFromUrl, encodeChat, patchUrl } from "./pages/common/urlState";
 import { Link, navigate, useLocation } from "./router";
 import { ShellContext, type ModelLabel, type ShellState } from "./shellContext";
 
@@ -27,7 +28,8 @@ export function App() {
   const { path, params } = useLocation();
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [health, setHealth] = useState<Health | null>(null);
-  const [chatOpen, setChatOpenState] = useState(false);
+  // The tray's open state lives in the URL (`chat=1`): a reload, Back/Forward and a pasted link keep it.
+  const chatOpen = chatFromUrl(params).open;
   const toggleRef = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
@@ -45,7 +47,7 @@ export function App() {
   }, []);
 
   const setChatOpen = useCallback((open: boolean) => {
-    setChatOpenState(open);
+    patchUrl(encodeChat(open, open ? chatFromUrl(new URLSearchParams(window.location.search)).conversation : null));
     // Closing returns focus to the button that opens the tray.
     if (!open) requestAnimationFrame(() => toggleRef.current?.focus());
   }, []);
@@ -92,7 +94,7 @@ export function App() {
   };
 
   const navItem = (to: string, label: string) => (
-    <Link to={to} className={path === to ? "nav-link active" : "nav-link"} aria-current={path === to ? "page" : undefined} data-testid={`nav-${label.toLowerCase()}`}>
+    <Link to={chatOpen ? `${to}?chat=1` : to} className={path === to ? "nav-link active" : "nav-link"} aria-current={path === to ? "page" : undefined} data-testid={`nav-${label.toLowerCase()}`}>
       {label}
     </Link>
   );

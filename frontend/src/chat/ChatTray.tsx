@@ -13,6 +13,8 @@ import type { OpenEntity } from "./EntityLink";
 import { MessageView, type MessageCallbacks } from "./MessageView";
 import { StarterPrompts } from "./StarterPrompts";
 import { useChatStream } from "./useChatStream";
+import { useLocation } from "../router";
+import { chatFromUrl, patchUrl } from "../pages/common/urlState";
 import { useConversations } from "./useConversations";
 
 export interface PageChatBinding {
@@ -86,7 +88,14 @@ export function StreamBadge({ stream }: { stream: StreamInfo }) {
 export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const { app } = binding;
   const conversations = useConversations(app);
-  const chat = useChatStream({ app, onTurnEnded: conversations.refresh, remember: binding.remember });
+  const { params } = useLocation();
+  const urlConversation = chatFromUrl(params).conversation;
+  const chat = useChatStream({
+    app,
+    onTurnEnded: conversations.refresh,
+    remember: binding.remember,
+    initialConversation: urlConversation,
+  });
   const { state } = chat;
   const [draft, setDraft] = useState("");
   const [showList, setShowList] = useState(false);
@@ -101,6 +110,26 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   useEffect(() => {
     inputRef.current?.focus();
   }, []);
+
+  // The open conversation is in the URL (`c=`); Back/Forward to another one opens it.
+  // (On mount the tray is still opening the URL's conversation: nothing to write yet.)
+  const shownConversation = useRef<number | null | undefined>(undefined);
+  useEffect(() => {
+    if (binding.remember === false) return;
+    if (shownConversation.current === undefined) {
+      shownConversation.current = urlConversation;
+      return;
+    }
+    shownConversation.current = state.conversationId;
+    if (state.conversationId !== chatFromUrl(new URLSearchParams(window.location.search)).conversation) {
+      patchUrl({ c: state.conversationId == null ? null : String(state.conversationId) });
+    }
+  }, [state.conversationId, binding.remember]);
+  useEffect(() => {
+    if (binding.remember === false || urlConversation == null || state.streaming || shownConversation.current === undefined) return;
+    if (urlConversation !== shownConversation.current) void chat.open(urlConversation);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a URL change opens another conversation
+  }, [urlConversation]);
 
   // Keep the newest text in view while streaming, unless the user scrolled up to read.
   const pinned = useRef(true);

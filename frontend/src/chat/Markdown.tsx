@@ -4,6 +4,7 @@
  * linked), and NCT ids / PMIDs turned into links that open the row or detail
  * view in the page.
  */
+import { useMemo, useRef } from "react";
 import ReactMarkdown, { type Components, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "./EntityLink";
@@ -120,13 +121,19 @@ function components(onEntity?: OpenEntity): Components {
 }
 
 export function Markdown({ text, onEntity }: { text: string; onEntity?: OpenEntity }) {
+  // The components stay the same functions across renders (a new one would remount every link and code
+  // block of the answer on each render of the tray); they call the latest onEntity.
+  const onEntityRef = useRef(onEntity);
+  onEntityRef.current = onEntity;
+  const linked = onEntity !== undefined;
+  const stable = useMemo(() => components(linked ? (kind, id) => onEntityRef.current?.(kind, id) : undefined), [linked]);
   return (
     <div className="markdown">
       <ReactMarkdown
         remarkPlugins={[remarkGfm, remarkEntityLinks]}
         skipHtml
         urlTransform={safeUrlTransform}
-        components={components(onEntity)}
+        components={stable}
       >
         {text}
       </ReactMarkdown>

@@ -74,9 +74,11 @@ export interface UseChatStreamOptions {
   onTurnEnded?: () => void;
   /** false: neither reopen nor remember this app's last conversation (a sandbox chat). */
   remember?: boolean;
+  /** The conversation to open first (a link's `c=`), instead of the one this app had open last. */
+  initialConversation?: number | null;
 }
 
-export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStreamOptions) {
+export function useChatStream({ app, onTurnEnded, remember = true, initialConversation = null }: UseChatStreamOptions) {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
   const turnRef = useRef<RunningTurn | null>(null);
   const conversationRef = useRef<number | null>(null);
@@ -92,7 +94,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   lostRef.current = state.error?.resume ? state.conversationId : null;
 
   // Read before any effect runs: the effect below would otherwise forget it on mount.
-  const [restoreId] = useState(() => (remember ? rememberedConversation(app) : null));
+  const [restoreId] = useState(() => (remember ? initialConversation ?? rememberedConversation(app) : null));
 
   // Remember an opened conversation; forgetting one is explicit (New, a conversation that is gone), so the
   // empty state of a fresh mount never erases what a reload should reopen.

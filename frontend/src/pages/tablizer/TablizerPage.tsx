@@ -15,6 +15,7 @@ import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import { describeAccepted, quoteQuery, useAcceptUndo, type LastAccepted } from "../common/undo";
+import { decodeTablizer, encodeTablizer, useUrlSync, type TablizerUrl } from "../common/urlState";
 import { ArticleDetail } from "./ArticleDetail";
 import { ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
@@ -205,6 +206,42 @@ export function TablizerPage() {
     },
     onEntity: (kind, id) => (kind === "pmid" ? void openArticle(id) : navigate(`/trialscout?nct=${encodeURIComponent(id)}`)),
   };
+
+  // The search, its page and the open article live in the URL (reload, Back/Forward, a pasted link).
+  useUrlSync<TablizerUrl>({
+    encode: encodeTablizer,
+    decode: decodeTablizer,
+    current:
+      search || viewer
+        ? {
+            query: search?.query ?? "",
+            dateStart: search?.dateStart ?? "",
+            dateEnd: search?.dateEnd ?? "",
+            sort: search?.sort ?? "relevance",
+            page: search?.page ?? 1,
+            pageSize: search?.pageSize ?? pageSize,
+            open: viewer?.id ?? null,
+          }
+        : null,
+    entry: (v) => JSON.stringify([v.query, v.dateStart, v.dateEnd, v.sort, v.page, v.pageSize]),
+    apply: (v) => {
+      const same =
+        search && search.query === v.query && search.dateStart === v.dateStart && search.dateEnd === v.dateEnd &&
+        search.sort === v.sort && search.page === v.page && search.pageSize === v.pageSize;
+      if (!same) {
+        setForm({ query: v.query, dateStart: v.dateStart, dateEnd: v.dateEnd });
+        setSort(v.sort);
+        setPageSize(v.pageSize);
+        if (v.query.trim()) void runSearch({ query: v.query, dateStart: v.dateStart, dateEnd: v.dateEnd, sort: v.sort, page: v.page, pageSize: v.pageSize });
+        else {
+          setSearch(null);
+          setResults(null);
+        }
+      }
+      if (v.open && v.open !== viewer?.id) void openArticle(v.open);
+      else if (!v.open && viewer) close();
+    },
+  });
 
   const total = results?.total_count ?? 0;
   const page = search?.page ?? 1;

@@ -17,6 +17,7 @@ import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../c
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
 import { describeAccepted, quoteQuery, useAcceptUndo, type LastAccepted } from "../common/undo";
 import { describeTrialForm } from "./describeForm";
+import { decodeTrialScout, encodeTrialScout, trialUrlHasSearch, useUrlSync, type TrialScoutUrl } from "../common/urlState";
 import {
   buildTrialScoutContext,
   emptyTrialForm,
@@ -165,6 +166,38 @@ export function TrialScoutPage() {
     },
     onEntity: (kind, id) => (kind === "nct" ? void openTrial(id) : navigate(`/tablizer?pmid=${encodeURIComponent(id)}`)),
   };
+
+  // The search, its page, the sort and the open trial live in the URL (reload, Back/Forward, a pasted link).
+  useUrlSync<TrialScoutUrl>({
+    encode: encodeTrialScout,
+    decode: decodeTrialScout,
+    current:
+      paging || viewer
+        ? {
+            form: paging?.form ?? form,
+            tokens: (paging?.tokens.slice(1, paging.index + 1) ?? []).filter((t): t is string => typeof t === "string"),
+            sort,
+            open: viewer?.id ?? null,
+          }
+        : null,
+    entry: (v) => JSON.stringify([v.form, v.tokens]),
+    apply: (v) => {
+      setSort(v.sort);
+      const tokens = [null, ...v.tokens];
+      const same =
+        paging && JSON.stringify(paging.form) === JSON.stringify(v.form) && JSON.stringify(paging.tokens.slice(0, paging.index + 1)) === JSON.stringify(tokens);
+      if (!same) {
+        setForm(v.form);
+        if (trialUrlHasSearch(v) || v.tokens.length) void runSearch({ form: v.form, tokens, index: tokens.length - 1 });
+        else {
+          setPaging(null);
+          setResults(null);
+        }
+      }
+      if (v.open && v.open !== viewer?.id) void openTrial(v.open);
+      else if (!v.open && viewer) close();
+    },
+  });
 
   const onSort = (field: TrialSortField) =>
     setSort((s) => (s.field === field ? { field, direction: s.direction === "asc" ? "desc" : "asc" } : { field, direction: "asc" }));
