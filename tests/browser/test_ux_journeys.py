@@ -145,3 +145,43 @@ def test_accept_undo_url_state_tool_steps_and_message_actions(demo_journey: Jour
     expect(summary).to_have_text(re.compile(rf"^{accepted_total:,} trials? · "))
     j.shot("back")
     j.assert_clean()
+
+
+def test_filtered_counts_say_what_the_ai_column_hides_with_clear(demo_journey: Journey) -> None:
+    j, page = demo_journey, demo_journey.page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    j.sign_in("/trialscout")
+    page.get_by_test_id("trial-condition").fill("non-small cell lung cancer")
+    page.get_by_test_id("trial-search").click()
+    rows = page.get_by_test_id("result-row")
+    expect(rows.first).to_be_visible()
+    loaded = rows.count()
+    summary = page.get_by_test_id("results-summary")
+    total_text = summary.inner_text().split(" · ")[0]
+
+    page.get_by_test_id("ai-column-add").click()
+    page.get_by_test_id("ai-column-name").fill("Adults")
+    page.get_by_test_id("ai-column-criteria").fill("Aged 18 years or older")
+    page.get_by_test_id("ai-column-add-submit").click()
+    progress = page.locator('[data-testid="ai-col-header"][data-name="Adults"] [data-testid="ai-progress"]')
+    expect(progress).to_have_attribute("data-status", "complete")
+    chip = page.get_by_test_id("ai-column-chip").filter(has_text="Adults")
+    counts = dict(re.findall(r"(Yes|No|Unknown) (\d+)", chip.get_by_test_id("ai-column-counts").inner_text()))
+    # The filter that hides the most rows (all of them when a verdict never came up).
+    verdict = min(("Yes", "No", "Unknown"), key=lambda v: int(counts.get(v, 0)))
+    kept = int(counts.get(verdict, 0))
+    chip.get_by_test_id("ai-column-filter").select_option(verdict.lower())
+    expect(rows).to_have_count(kept)
+    expect(summary).to_have_text(
+        f"{total_text} · 1–{loaded} loaded · {kept} of {loaded} match the AI column filters")
+    notice = page.get_by_test_id("filter-notice")
+    noun = lambda n: f"{n} trial" + ("" if n == 1 else "s")  # noqa: E731
+    expect(notice).to_contain_text(
+        f"None of the {noun(loaded)} loaded match the AI column filter." if kept == 0
+        else f"AI column filter hides {noun(loaded - kept)}.")
+    j.shot("filtered")
+    notice.get_by_test_id("filter-clear").click()
+    expect(rows).to_have_count(loaded)
+    expect(page.get_by_test_id("filter-notice")).to_have_count(0)
+    expect(summary).to_have_text(re.compile(rf"^{re.escape(total_text)} · showing 1–{loaded}$"))
+    j.assert_clean()
