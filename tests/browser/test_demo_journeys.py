@@ -111,7 +111,8 @@ def test_trialscout_suggestion_streams_fills_the_form_and_survives_reload(demo_j
     assert response.json()["total_count"] == direct["total_count"]
     total = direct["total_count"]
     assert total > 0, "the embedded corpus has phase 3 NSCLC immunotherapy trials"
-    expect(summary).to_have_text(re.compile(rf"^{total:,} trials( · showing 1–{len(direct['trials'])})?$"))
+    noun = "trial" if total == 1 else "trials"  # "1 trial", never "1 trials"
+    expect(summary).to_have_text(re.compile(rf"^{total:,} {noun}( · showing 1–{len(direct['trials'])})?$"))
     expect(page.get_by_test_id("result-row")).to_have_count(len(direct["trials"]))
     ids = page.get_by_test_id("result-row").evaluate_all("rows => rows.map(r => r.dataset.id)")
     assert ids == [t["nct_id"] for t in direct["trials"]]
