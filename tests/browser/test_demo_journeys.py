@@ -61,7 +61,9 @@ def test_trialscout_suggestion_streams_fills_the_form_and_survives_reload(demo_j
     expect(page.get_by_test_id("model-label")).to_have_text("demo model")
     chat_input = page.get_by_test_id("chat-input")
     expect(chat_input).to_be_focused()
-    page.get_by_test_id("chat-close").focus()
+    # The empty tray's starter prompts come first, then the input.
+    expect(page.get_by_test_id("starter-prompt").first).to_be_visible()
+    page.get_by_test_id("starter-prompt").last.focus()
     page.keyboard.press("Tab")
     expect(chat_input).to_be_focused()
     j.shot("tray-open")
@@ -125,7 +127,7 @@ def test_trialscout_suggestion_streams_fills_the_form_and_survives_reload(demo_j
     conversation_id = j.remembered_conversation("trialscout")
     page.reload()
     expect(page.get_by_test_id("trialscout-page")).to_be_visible()
-    j.open_chat()
+    j.tray_reopened()
     expect(page.get_by_test_id("message-user").locator(".message-text")).to_have_text(TRIAL_QUESTION)
     expect(j.last_answer()).to_contain_text("Accept fills the form")
     reloaded_card = page.get_by_test_id("card-trial_search_suggestion")
@@ -177,7 +179,7 @@ def test_tablizer_query_suggestion_runs_that_query_and_survives_reload(demo_jour
     # (c) Reload: the conversation reopens from the server with the card's decision.
     page.reload()
     expect(page.get_by_test_id("tablizer-page")).to_be_visible()
-    j.open_chat()
+    j.tray_reopened()
     expect(page.get_by_test_id("message-user").locator(".message-text")).to_have_text(ARTICLE_QUESTION)
     reloaded_card = page.get_by_test_id("card-pubmed_query_suggestion")
     expect(reloaded_card.get_by_test_id("card-query")).to_have_text(query)

@@ -74,7 +74,7 @@ def test_hostile_answer_renders_inert(scripted_journey: Journey, fake_llm: FakeA
 
     # The stored answer renders just as inertly when the conversation is reopened.
     page.reload()
-    j.open_chat()
+    j.tray_reopened()
     _assert_inert(j)
     j.shot("hostile-answer-after-reload")
     assert len(fake_llm.requests) == 1
@@ -128,7 +128,7 @@ def test_stop_keeps_the_partial_answer_and_stores_it_interrupted(scripted_journe
     assert assistant[0]["content"].strip().startswith(partial)
 
     page.reload()
-    j.open_chat()
+    j.tray_reopened()
     reloaded = j.last_answer()
     expect(reloaded.get_by_test_id("message-interrupted")).to_be_visible()
     expect(reloaded.locator(".markdown")).to_contain_text(partial)
