@@ -90,8 +90,8 @@ export function useDeepLink(param: string, path: string, open: (id: string) => u
   useEffect(() => {
     if (!linked) return;
     void open(linked);
-    // Only this parameter goes: the rest of the URL (the search, the chat tray) stays.
-    if (window.location.pathname === path) patchUrl({ [param]: null });
+    // The link becomes the page's own `open` (so the URL state keeps the row open); the rest of the URL stays.
+    if (window.location.pathname === path) patchUrl({ [param]: null, open: linked });
     else navigate(path, { replace: true });
   }, [linked, open, path, param]);
 }
