@@ -4,6 +4,7 @@ URL across a reload and Back, tool steps in place, message actions, starter prom
 from __future__ import annotations
 
 import re
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -132,10 +133,19 @@ def test_accept_undo_url_state_tool_steps_and_message_actions(demo_journey: Jour
     assert users == [TRIAL_QUESTION, "Thanks, what changed?", f"Tell me about {nct}, briefly"]
 
     # Regenerate the last answer: the same question, a fresh answer, no extra messages.
+    # (SQLite may give the new rows the dropped rows' ids: the turn id tells the answers apart.)
+    before = j.api_get(f"/api/conversations/{conversation}")["messages"][-1]["extras"]["turn_id"]
     j.last_answer().get_by_test_id("message-regenerate").click()
-    expect(page.get_by_test_id("chat-stop")).to_have_count(0)
+    deadline = time.monotonic() + 20
+    while True:
+        messages = j.api_get(f"/api/conversations/{conversation}")["messages"]
+        last = messages[-1]
+        if len(messages) == 6 and last["extras"].get("turn_id") != before and last["status"] == "complete":
+            break
+        assert time.monotonic() < deadline, f"no regenerated answer: {messages[-1]}"
+        time.sleep(0.2)
+    expect(page.get_by_test_id("chat-send")).to_be_visible()
     expect(j.last_answer().get_by_test_id("tool-label")).to_have_text(f"Read trial {nct}")
-    messages = j.api_get(f"/api/conversations/{conversation}")["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant"] * 3
     assert messages[-2]["content"] == f"Tell me about {nct}, briefly"
 
