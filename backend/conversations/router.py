@@ -59,7 +59,7 @@ def stop_turn(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep
     return {"stopped": from_thread.run(chat.stop, user.id, conversation_id)}
 
 
-@router.post("/{conversation_id}/rewind", responses=error_responses(404, 409))
+@router.post("/{conversation_id}/rewind", responses=error_responses(400, 404, 409))
 def rewind(conversation_id: DbId, body: RewindCreate, user: CurrentUser, db: DbDep) -> ConversationDetail:
     """Drop a user message and what followed it (edit and resend, regenerate): the conversation as it is now."""
     with db.session() as s:
