@@ -43,6 +43,9 @@ class ToolCall(Record):
     input: dict[str, Any]
     output: str
     is_error: bool = False
+    # Where in the answer's visible text the call began (characters), so a stored answer shows each tool
+    # step where it happened, as it streamed; None when unknown (a call refused before it started).
+    at: int | None = None
 
 
 class SuggestedValue(Record):

@@ -41,6 +41,7 @@ from backend.agent.schemas import (
     SuggestedValue,
     TextDelta,
     ToolCall,
+    ToolStarted,
     TurnCompleted,
     TurnError,
     TurnErrored,
@@ -98,6 +99,7 @@ class TurnRunner:
         self.log = TurnLog(turn.turn_id)
         self.state = TurnState()
         self.visible = ""  # the answer's text as the user saw it (markers hidden)
+        self.tool_at: dict[int, int] = {}  # tool call index → len(self.visible) when it started
         self.stopped = False
         self.failure: ApiFailure | None = None
         self.pump: Pump[AgentEvent] | None = None
@@ -130,7 +132,13 @@ class TurnRunner:
     def _append(self, event: WireEvent) -> None:
         if isinstance(event, TextDelta):
             self.visible += event.text
+        elif isinstance(event, ToolStarted):
+            self.tool_at[event.index] = len(self.visible)
         self.log.append(event)
+
+    def _tool_history(self) -> list[ToolCall]:
+        """The turn's tool calls, each with where in the visible text it began."""
+        return [t.model_copy(update={"at": self.tool_at.get(i)}) for i, t in enumerate(self.state.tool_history)]
 
     async def _run(self) -> None:
         turn = self.turn
@@ -178,7 +186,7 @@ class TurnRunner:
         failure = self.failure or self.state.failure
         return MessageExtras(
             turn_id=self.turn.turn_id, payloads=cards, suggested_values=values, suggested_actions=actions,
-            tool_history=self.state.tool_history,
+            tool_history=self._tool_history(),
             usage=self.state.usage.model_copy(update={"context_window": self.limits.context_window}),
             context_usage=self._context_usage(),
             model=self.llm.label_for(self.turn.config.model), stop_reason=self.state.stop_reason,
@@ -220,7 +228,7 @@ class TurnRunner:
         else:
             terminal = TurnCompleted(payload=TurnResult(
                 message=extraction.message, payloads=cards, suggested_values=extras.suggested_values,
-                suggested_actions=extras.suggested_actions, tool_history=state.tool_history,
+                suggested_actions=extras.suggested_actions, tool_history=extras.tool_history,
                 conversation_id=turn.conversation_id, message_id=turn.assistant_message_id, status=status,
                 usage=extras.usage or state.usage))
         if extras.context_usage is not None:

@@ -16,6 +16,7 @@ from backend.conversations.schemas import (
     ConversationRead,
     ConversationUpdate,
     DecisionCreate,
+    RewindCreate,
 )
 from backend.db.ids import DbId
 from backend.deps import ChatDep, CurrentUser, DbDep
@@ -77,6 +78,13 @@ def stop_turn(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep
     with db.session() as s:
         service.get_owned(s, user.id, conversation_id)
     return {"stopped": from_thread.run(chat.stop, user.id, conversation_id)}
+
+
+@router.post("/{conversation_id}/rewind", responses=error_responses(400, 404, 409))
+def rewind(conversation_id: DbId, body: RewindCreate, user: CurrentUser, db: DbDep) -> ConversationDetail:
+    """Drop a user message and what followed it (edit and resend, regenerate): the conversation as it is now."""
+    with db.session() as s:
+        return service.rewind(s, user.id, conversation_id, body.message_id)
 
 
 @router.post("/{conversation_id}/payloads/{payload_id}/decision", responses=WITH_BODY)

@@ -6,6 +6,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backend.agent.schemas import Decision, PublicExtras
+from backend.db.ids import DbId
 
 MIN_MAX_TOKENS, MAX_MAX_TOKENS = 256, 64_000  # an answer's length limit; 64k is Sonnet's and Haiku's output cap
 DEFAULT_MAX_TOKENS = 16_384
@@ -47,6 +48,12 @@ class ConversationUpdate(BaseModel):
         if not value:
             raise ValueError("title must not be blank")
         return value
+
+
+class RewindCreate(BaseModel):
+    """The user message to send again: it and every later message are dropped."""
+
+    message_id: DbId
 
 
 class DecisionCreate(BaseModel):

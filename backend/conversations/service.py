@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from sqlalchemy import delete as delete_rows
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import Card, Decision, MessageExtras, PublicExtras
 from backend.conversations.schemas import ConversationDetail, ConversationRead, MessageRead
 from backend.db.base import utcnow
-from backend.db.models import Conversation, Message
-from backend.errors import NotFound
+from backend.db.models import ChatTurn, Conversation, Message
+from backend.errors import Conflict, NotFound
 
 
 def get_owned(s: Session, user_id: int, conversation_id: int) -> Conversation:
@@ -53,6 +54,24 @@ def rename(s: Session, user_id: int, conversation_id: int, title: str) -> Conver
 
 def delete(s: Session, user_id: int, conversation_id: int) -> None:
     s.delete(get_owned(s, user_id, conversation_id))
+
+
+def rewind(s: Session, user_id: int, conversation_id: int, message_id: int) -> ConversationDetail:
+    """Drop a user message and everything after it, so the tray can send it again (edited, or as it was to
+    regenerate the answer). What stays ends with an answer, so the history is still one the Messages API
+    accepts; the dropped turns' records go too, so their idempotency keys start new turns."""
+    conv = get_owned(s, user_id, conversation_id)
+    if conv.active_turn_id is not None and conv.active_turn_expires_at and conv.active_turn_expires_at > utcnow():
+        raise Conflict("A turn is running in this conversation; stop it or wait for it to end.")
+    message = s.get(Message, message_id)
+    if message is None or message.conversation_id != conv.id or message.role != "user":
+        raise NotFound(f"Message {message_id} not found in conversation {conversation_id}.")
+    s.execute(delete_rows(ChatTurn).where(ChatTurn.conversation_id == conv.id, ChatTurn.user_message_id >= message_id))
+    s.execute(delete_rows(Message).where(Message.conversation_id == conv.id, Message.id >= message_id))
+    conv.updated_at = utcnow()
+    s.flush()
+    s.expire(conv, ["messages"])
+    return detail(s, user_id, conversation_id)
 
 
 def record_decision(s: Session, user_id: int, conversation_id: int, payload_id: str,

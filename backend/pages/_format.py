@@ -87,18 +87,6 @@ def _column(c: Mapping[str, Any]) -> str:
     return line
 
 
-def last_accepted(context: Mapping[str, Any]) -> list[str]:
-    """The search card the user last accepted and what it found (sent by the page after Accept), so the
-    model can own a search of its that found nothing: one line of JSON, or nothing."""
-    accepted = _mapping(context.get("last_accepted"))
-    if not accepted:
-        return []
-    keys = ("type", "query", "result_count", "previous_query", "previous_result_count")
-    slim = {k: (short(accepted.get(k), 300) if isinstance(accepted.get(k), str) else accepted.get(k))
-            for k in keys if k in accepted}
-    return [f"- Last accepted card: {json.dumps(slim, ensure_ascii=False, default=str)}"]
-
-
 def view_state(context: Mapping[str, Any], id_key: str) -> list[str]:
     lines = []
     sort = _mapping(context.get("sort"))
@@ -118,6 +106,28 @@ def view_state(context: Mapping[str, Any], id_key: str) -> list[str]:
     if viewer.get(id_key):
         lines.append(f"- Detail view open: {short(viewer[id_key], 20)}")
     return lines
+
+
+def last_accepted(context: Mapping[str, Any]) -> list[str]:
+    """The card the user accepted since the last turn and what it did to the results, as one JSON line
+    (`{"type", "query", "result_count", "previous_query", "previous_result_count"}`): the model (and the
+    demo model, which parses this line) can say "your search now finds 2 trials, down from 24"."""
+    accepted = _mapping(context.get("last_accepted"))
+    if not accepted.get("type"):
+        return []
+
+    def count(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+    previous = accepted.get("previous_query")
+    shown = {
+        "type": short(accepted.get("type"), 60),
+        "query": long_field(accepted.get("query"), 500),
+        "result_count": count(accepted.get("result_count")),
+        "previous_query": long_field(previous, 500) if previous is not None else None,
+        "previous_result_count": count(accepted.get("previous_result_count")),
+    }
+    return [f"- Last accepted card: {json.dumps(shown, ensure_ascii=False)}"]
 
 
 def item_lines(items: Any, fmt: Callable[[Mapping[str, Any]], str], staged: Any, key: str, noun: str) -> str:

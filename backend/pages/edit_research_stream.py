@@ -44,6 +44,10 @@ register_page(PageConfig(
             subtabs={"workbench": SubTabConfig(payloads=("filter_suggestion",))},
         ),
     },
+    starter_prompts=(
+        "Suggest chat instructions for this stream",
+        "What would make these instructions clearer?",
+    ),
     client_actions=(
         ClientAction("switch_tab", "Switch the editor to another tab: semantic (the definition), retrieval (the "
                      "default PubMed query and trial search) or instructions (the chat instructions)",

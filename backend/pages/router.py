@@ -35,6 +35,7 @@ class ClientActionRead(BaseModel):
 class PageRead(Level):
     app: str
     client_actions: list[ClientActionRead]
+    starter_prompts: list[str]  # what an empty tray offers on this page
     tabs: dict[str, TabRead]
 
 
@@ -63,7 +64,7 @@ def page_registry() -> PagesRead:
     for name, page in REGISTRY.pages.items():
         top = _level(name)
         pages[name] = PageRead(
-            app=page.app, tools=top.tools, payloads=top.payloads,
+            app=page.app, tools=top.tools, payloads=top.payloads, starter_prompts=list(page.starter_prompts),
             client_actions=[ClientActionRead(action=a.action, description=a.description, data=list(a.data))
                             for a in page.client_actions],
             tabs={tab_name: TabRead(**_level(name, tab_name).model_dump(),

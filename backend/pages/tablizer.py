@@ -59,6 +59,11 @@ register_page(PageConfig(
     payloads=("pubmed_query_suggestion", "ai_column_suggestion", "chart", "filter_suggestion"),
     tools=("get_pubmed_article", "get_full_text", "get_staged_items", "get_result_stats"),
     staged_keys=("articles",),
+    starter_prompts=(
+        "Build a PubMed query for EGFR-mutant lung cancer and osimertinib resistance",
+        "Summarise the themes of the loaded articles",
+        "Add an AI column: is this a randomised controlled trial?",
+    ),
     client_actions=(
         ClientAction("run_query", "Search PubMed: data.query is put in the search box and run; without it, the "
                      "search box runs as it is", data=("query",)),

@@ -61,6 +61,11 @@ register_page(PageConfig(
               "filter_suggestion"),
     tools=("search_trials", "get_trial", "get_staged_items", "get_result_stats"),
     staged_keys=("trials",),
+    starter_prompts=(
+        "Find recruiting phase 2 or 3 trials for melanoma with brain metastases",
+        "Count the loaded trials by phase",
+        "Add an AI column: does the trial allow prior immunotherapy?",
+    ),
     client_actions=(
         ClientAction("run_search", "Run the trial search form as it is"),
         ClientAction("open_trial", "Open a trial's detail view", data=("nct_id",)),

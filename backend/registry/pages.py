@@ -47,6 +47,8 @@ class PageConfig:
     client_actions: tuple[ClientAction, ...] = ()
     # Context keys holding item lists that go to the holding pen when they are long (e.g. "trials").
     staged_keys: tuple[str, ...] = ()
+    # What an empty chat tray offers to send on this page (GET /api/pages), so a new user sees what to ask.
+    starter_prompts: tuple[str, ...] = ()
 
 
 def page_references(page: PageConfig) -> Iterator[tuple[str, str, str]]:

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { App, modelLabelOf } from "./App";
 
@@ -189,6 +189,20 @@ describe("TrialScout", () => {
     expect(urls.find((u) => u.startsWith("/api/trials/search"))).toBe(
       "/api/trials/search?condition=melanoma&phase=PHASE3&phase=PHASE2&status=RECRUITING&page_size=25",
     );
+  });
+
+  it("a deep link opens its trial and keeps it open in the URL; a pasted URL restores the search", async () => {
+    await openApp("/trialscout?nct=NCT00000001&chat=1");
+    const panel = await screen.findByTestId("detail-panel");
+    expect(await within(panel).findByText("Adults only")).toBeTruthy();
+    await waitFor(() => expect(window.location.search).toBe("?chat=1&open=NCT00000001"));
+    expect(screen.getByTestId("chat-tray")).toBeTruthy();
+    expect(screen.getByTestId("detail-panel")).toBeTruthy();
+    cleanup();
+    await openApp("/trialscout?cond=melanoma&phase=PHASE2");
+    expect(await screen.findAllByTestId("result-row")).toHaveLength(2);
+    expect((screen.getByTestId("trial-condition") as HTMLInputElement).value).toBe("melanoma");
+    expect(urls.some((u) => u.startsWith("/api/trials/search?") && u.includes("condition=melanoma") && u.includes("phase=PHASE2"))).toBe(true);
   });
 
   it("an NCT id in an answer opens the trial's detail view", async () => {

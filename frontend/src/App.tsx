@@ -7,6 +7,7 @@ import { StreamsAdmin } from "./pages/StreamsAdmin";
 import { TablizerPage } from "./pages/tablizer/TablizerPage";
 import { TrialScoutPage } from "./pages/trialscout/TrialScoutPage";
 import { HeaderMenu } from "./HeaderMenu";
+import { chatFromUrl, encodeChat, patchUrl } from "./pages/common/urlState";
 import { Link, navigate, useLocation } from "./router";
 import { ShellContext, type ModelLabel, type ShellState } from "./shellContext";
 import { useTheme } from "./theme";
@@ -38,7 +39,8 @@ export function App() {
   const { path, params } = useLocation();
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [health, setHealth] = useState<Health | null>(null);
-  const [chatOpen, setChatOpenState] = useState(false);
+  // The tray's open state lives in the URL (`chat=1`): a reload, Back/Forward and a pasted link keep it.
+  const chatOpen = chatFromUrl(params).open;
   const toggleRef = useRef<HTMLButtonElement>(null);
   const { theme, toggle: toggleTheme } = useTheme();
   /** Set by the login form: once the page is there, focus goes to its first field, not the body. */
@@ -59,7 +61,7 @@ export function App() {
   }, []);
 
   const setChatOpen = useCallback((open: boolean) => {
-    setChatOpenState(open);
+    patchUrl(encodeChat(open, open ? chatFromUrl(new URLSearchParams(window.location.search)).conversation : null));
     // Closing returns focus to the button that opens the tray.
     if (!open) requestAnimationFrame(() => toggleRef.current?.focus());
   }, []);
@@ -128,7 +130,7 @@ export function App() {
   };
 
   const navItem = (to: string, label: string) => (
-    <Link to={to} className={path === to ? "nav-link active" : "nav-link"} aria-current={path === to ? "page" : undefined} data-testid={`nav-${label.toLowerCase()}`}>
+    <Link to={chatOpen ? `${to}?chat=1` : to} className={path === to ? "nav-link active" : "nav-link"} aria-current={path === to ? "page" : undefined} data-testid={`nav-${label.toLowerCase()}`}>
       {label}
     </Link>
   );

@@ -25,10 +25,10 @@ export function navigate(to: string, { replace = false } = {}): void {
   window.dispatchEvent(new Event(NAVIGATE));
 }
 
-export function useLocation(): { path: string; params: URLSearchParams } {
+export function useLocation(): { path: string; params: URLSearchParams; search: string } {
   const href = useSyncExternalStore(subscribe, snapshot, snapshot);
   const url = new URL(href, "http://local");
-  return { path: url.pathname.replace(/\/+$/, "") || "/", params: url.searchParams };
+  return { path: url.pathname.replace(/\/+$/, "") || "/", params: url.searchParams, search: url.search };
 }
 
 export function Link({ to, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {

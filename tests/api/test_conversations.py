@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from backend.chat import turns
 from backend.db.models import Message
 from backend.db.session import Database
 from tests.fakes.anthropic_server import FakeAnthropic, Script
@@ -35,6 +36,7 @@ def test_other_users_conversation_is_404_everywhere(alice: TestClient, bob: Test
         ("DELETE", f"/api/conversations/{conv}", None),
         ("POST", f"/api/conversations/{conv}/stop", None),
         ("POST", f"/api/conversations/{conv}/payloads/{payload_id}/decision", {"decision": "accepted"}),
+        ("POST", f"/api/conversations/{conv}/rewind", {"message_id": events[0].data["user_message_id"]}),
         ("POST", "/api/chat/stream", {"message": "hijack", "context": CONTEXT, "conversation_id": conv}),
     ]
     for method, url, body in calls:
@@ -129,3 +131,41 @@ def test_login_logout(app: Any, alice: TestClient) -> None:
     assert "httponly" in r.headers["set-cookie"].lower()
     bearer = TestClient(app, headers={"Authorization": f"Bearer {r.cookies['colleague_session']}"})
     assert bearer.get("/api/auth/me").json()["username"] == "alice"
+
+
+def test_rewind_drops_the_last_turn_so_it_can_be_sent_again(alice: TestClient, fake_llm: FakeAnthropic,
+                                                            db: Database) -> None:
+    """Edit-and-resend and regenerate: the last user message and its answer go, what stays is a history the
+    Messages API accepts, and the next turn's request carries neither the dropped question nor its answer."""
+    fake_llm.script(Script.text("First answer."), Script.text("Second answer."))
+    first = chat(alice, "first question")
+    conv = first[0].data["conversation_id"]
+    second = chat(alice, "second question", conversation_id=conv)
+    dropped = second[0].data["user_message_id"]
+    kept = alice.get(f"/api/conversations/{conv}").json()["messages"][1]["id"]
+    for bad in (kept, 2**31 - 1):  # an answer is not a user message; an unknown id
+        assert alice.post(f"/api/conversations/{conv}/rewind", json={"message_id": bad}).status_code == 404
+    assert alice.post(f"/api/conversations/{conv}/rewind", json={"message_id": 0}).status_code == 422
+    r = alice.post(f"/api/conversations/{conv}/rewind", json={"message_id": dropped})
+    assert r.status_code == 200, r.text
+    assert [(m["role"], m["content"]) for m in r.json()["messages"]] == [
+        ("user", "first question"), ("assistant", "First answer.")]
+    with db.session() as s:
+        assert s.query(Message).filter_by(conversation_id=conv).count() == 2
+    fake_llm.script(Script.text("Edited answer."))
+    events = chat(alice, "second question, edited", conversation_id=conv)
+    assert events[-1].data["payload"]["message"] == "Edited answer."
+    sent = fake_llm.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert "Second answer." not in str(sent) and "second question, edited" in str(sent[-1])
+    assert all("second question" not in str(m) for m in sent[:-1])
+
+
+def test_rewind_refuses_while_a_turn_runs(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
+    conv = start(alice, fake_llm)
+    user_message = alice.get(f"/api/conversations/{conv}").json()["messages"][0]["id"]
+    with db.session() as s:
+        assert turns.claim(s, conv, "a-running-turn")
+    r = alice.post(f"/api/conversations/{conv}/rewind", json={"message_id": user_message})
+    assert r.status_code == 409 and r.json()["error"] == "conflict"
+    assert len(alice.get(f"/api/conversations/{conv}").json()["messages"]) == 2

@@ -86,6 +86,11 @@ class Journey:
         expect(self.page.get_by_test_id("chat-tray")).to_be_visible()
         expect(self.page.get_by_test_id("chat-input")).to_be_focused()
 
+    def tray_reopened(self) -> None:
+        """After a reload: the tray is open again by itself (`chat=1` in the URL), its input in reach."""
+        expect(self.page.get_by_test_id("chat-tray")).to_be_visible()
+        expect(self.page.get_by_test_id("chat-input")).to_be_visible()
+
     def last_answer(self) -> Locator:
         return self.page.get_by_test_id("message-assistant").last
 

@@ -63,7 +63,9 @@ def test_trialscout_suggestion_streams_fills_the_form_and_survives_reload(demo_j
     expect(page.get_by_test_id("model-label")).to_have_text("demo model")
     chat_input = page.get_by_test_id("chat-input")
     expect(chat_input).to_be_focused()
-    page.get_by_test_id("chat-close").focus()
+    # The empty tray's starter prompts come first, then the input.
+    expect(page.get_by_test_id("starter-prompt").first).to_be_visible()
+    page.get_by_test_id("starter-prompt").last.focus()
     page.keyboard.press("Tab")
     expect(chat_input).to_be_focused()
     j.shot("tray-open")
@@ -113,7 +115,8 @@ def test_trialscout_suggestion_streams_fills_the_form_and_survives_reload(demo_j
     assert response.json()["total_count"] == direct["total_count"]
     total = direct["total_count"]
     assert total > 0, "the embedded corpus has phase 3 NSCLC immunotherapy trials"
-    expect(summary).to_have_text(re.compile(rf"^{total:,} trials( · showing 1–{len(direct['trials'])})?$"))
+    noun = "trial" if total == 1 else "trials"  # "1 trial", never "1 trials"
+    expect(summary).to_have_text(re.compile(rf"^{total:,} {noun}( · showing 1–{len(direct['trials'])})?$"))
     expect(page.get_by_test_id("result-row")).to_have_count(len(direct["trials"]))
     ids = page.get_by_test_id("result-row").evaluate_all("rows => rows.map(r => r.dataset.id)")
     assert ids == [t["nct_id"] for t in direct["trials"]]
@@ -126,7 +129,7 @@ def test_trialscout_suggestion_streams_fills_the_form_and_survives_reload(demo_j
     conversation_id = j.remembered_conversation("trialscout")
     page.reload()
     expect(page.get_by_test_id("trialscout-page")).to_be_visible()
-    j.open_chat()
+    j.tray_reopened()
     expect(page.get_by_test_id("message-user").locator(".message-text")).to_have_text(TRIAL_QUESTION)
     expect(j.last_answer()).to_contain_text("Accept fills the form")
     reloaded_card = page.get_by_test_id("card-trial_search_suggestion")
@@ -178,7 +181,7 @@ def test_tablizer_query_suggestion_runs_that_query_and_survives_reload(demo_jour
     # (c) Reload: the conversation reopens from the server with the card's decision.
     page.reload()
     expect(page.get_by_test_id("tablizer-page")).to_be_visible()
-    j.open_chat()
+    j.tray_reopened()
     expect(page.get_by_test_id("message-user").locator(".message-text")).to_have_text(ARTICLE_QUESTION)
     reloaded_card = page.get_by_test_id("card-pubmed_query_suggestion")
     expect(reloaded_card.get_by_test_id("card-query")).to_have_text(query)

@@ -64,7 +64,7 @@ def test_reload_mid_answer_the_answer_continues_to_its_end_in_the_tray(slow_jour
     page.reload()
     expect(page.get_by_test_id("tablizer-page")).to_be_visible()
     page.evaluate(WATCH_ANSWER)
-    j.open_chat()
+    j.tray_reopened()
 
     # The same conversation, still answering: the text so far, the streaming line and Stop.
     expect(page.get_by_test_id("message-user").locator(".message-text")).to_have_text(QUESTION)

@@ -74,7 +74,7 @@ def test_hostile_answer_renders_inert(scripted_journey: Journey, fake_llm: FakeA
 
     # The stored answer renders just as inertly when the conversation is reopened.
     page.reload()
-    j.open_chat()
+    j.tray_reopened()
     _assert_inert(j)
     j.shot("hostile-answer-after-reload")
     assert len(fake_llm.requests) == 1
@@ -128,9 +128,32 @@ def test_stop_keeps_the_partial_answer_and_stores_it_interrupted(scripted_journe
     assert assistant[0]["content"].strip().startswith(partial)
 
     page.reload()
-    j.open_chat()
+    j.tray_reopened()
     reloaded = j.last_answer()
     expect(reloaded.get_by_test_id("message-interrupted")).to_be_visible()
     expect(reloaded.locator(".markdown")).to_contain_text(partial)
     j.shot("after-reload")
+    j.assert_clean()
+
+
+def test_markup_only_answers_and_raw_enums_read_as_words(scripted_journey: Journey, fake_llm: FakeAnthropic) -> None:
+    """An answer that is only HTML says "(HTML omitted)" instead of an empty bubble; a card's explanation
+    shows CT.gov enums as the form does ("Phase 2", "Recruiting"), never PHASE2 or RECRUITING."""
+    j, page = scripted_journey, scripted_journey.page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    fake_llm.script(Script.text("<div><b>Only markup</b></div>"), Script.text(
+        'Here you go.\nTRIAL_SEARCH: {"condition": "melanoma", "phase": ["PHASE2"], "status": ["RECRUITING"], '
+        '"explanation": "Filters: PHASE2, RECRUITING; also EARLY_PHASE1."}'))
+    j.sign_in("/trialscout")
+    j.open_chat()
+    page.get_by_test_id("chat-input").fill("Show me markup")
+    page.get_by_test_id("chat-input").press("Enter")
+    expect(j.last_answer().get_by_test_id("html-omitted")).to_have_text("(HTML omitted)")
+    expect(j.last_answer()).not_to_contain_text("Only markup")
+    page.get_by_test_id("chat-input").fill("A search please")
+    page.get_by_test_id("chat-input").press("Enter")
+    card = page.get_by_test_id("card-trial_search_suggestion")
+    expect(card.locator(".card-explanation")).to_have_text("Filters: Phase 2, Recruiting; also Early Phase 1.")
+    expect(card).not_to_contain_text("PHASE2")
+    j.shot("labels")
     j.assert_clean()

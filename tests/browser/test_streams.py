@@ -144,7 +144,7 @@ def test_admin_edits_stream_instructions_and_tablizer_chats_with_them(demo_journ
                                           "version_number": number, "draft": False, "applied": True}
     page.reload()
     expect(page.get_by_test_id("stream-select")).to_have_value(str(stream_id))
-    j.open_chat()
+    j.tray_reopened()
     expect(page.get_by_test_id("stream-badge")).to_have_text(f"Stream: {STREAM} instructions v{number}")
 
     # -- the prompt preview API for that stream contains the new instructions ----------------------------

@@ -66,8 +66,12 @@ def test_tool_call_with_progress_and_payload(alice: TestClient, fake_llm: FakeAn
     completed = next(e for e in events if e.event == "tool_complete").data
     assert completed["is_error"] is False and completed["payload"]["type"] == "lookup_results"
     done = events[-1].data["payload"]
+    # `at`: the call began after the visible "Let me check." (the tray draws the step there, also after a reload)
     assert done["tool_history"] == [{"tool_name": "lookup", "input": {"q": "osimertinib"},
-                                     "output": "Found 2 items for osimertinib.", "is_error": False}]
+                                     "output": "Found 2 items for osimertinib.", "is_error": False,
+                                     "at": len("Let me check.")}]
+    stored = alice.get(f"/api/conversations/{events[0].data['conversation_id']}").json()["messages"][-1]
+    assert stored["content"].startswith("Let me check.") and stored["extras"]["tool_history"] == done["tool_history"]
     assert done["payloads"] == [{"id": completed["payload"]["id"], "type": "lookup_results",
                                  "data": {"q": "osimertinib", "items": [1, 2]}, "source": "tool",
                                  "tool": "lookup", "decision": None, "decided_at": None}]

@@ -3,6 +3,7 @@ with the scripted fake, over the offline corpus."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -173,3 +174,21 @@ def test_demo_says_which_stream_instructions_are_active(demo: TestClient, db: Da
     assert events[0].data["stream"]["name"] == "EGFR-resistant NSCLC"
     assert "research stream “EGFR-resistant NSCLC”; its instructions are active (e.g. “Name the EGFR mutation.”)" \
         in events[-1].data["payload"]["message"]
+
+
+@pytest.mark.parametrize("page", ["trialscout", "tablizer"])
+def test_the_accepted_cards_result_count_reaches_the_model(alice: TestClient, fake_llm: FakeAnthropic,
+                                                           page: str) -> None:
+    """After Accept the page sends `last_accepted`; the next turn's page context carries it as one JSON line
+    (the shape the demo model parses), and the system prompt says what it means."""
+    accepted = {"type": "pubmed_query_suggestion", "query": "EGFR AND osimertinib", "result_count": 2,
+                "previous_query": "lung cancer", "previous_result_count": 24}
+    fake_llm.script(Script.text("ok"), Script.text("ok"))
+    chat(alice, "what changed?", context={"current_page": page, "last_accepted": accepted})
+    seen = page_context_of(fake_llm.requests[0])
+    line = next(x for x in seen.splitlines() if x.startswith("- Last accepted card: "))
+    assert json.loads(line.split(": ", 1)[1]) == accepted
+    system = fake_llm.requests[0]["system"][0]["text"]
+    assert "Last accepted card" in system
+    chat(alice, "and now?", context={"current_page": page})
+    assert "Last accepted card" not in page_context_of(fake_llm.requests[1])

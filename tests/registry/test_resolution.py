@@ -159,3 +159,12 @@ def test_a_page_declaring_a_client_action_twice_stops_the_registry() -> None:
     with pytest.raises(RegistryError, match="page 'twice' declares a client action twice"), \
             swapped(pages={**REGISTRY.pages, "twice": page}):
         pass
+
+
+def test_pages_endpoint_serves_each_pages_starter_prompts(alice: TestClient) -> None:
+    """The empty chat tray offers these: every app page the tray opens on has some, as plain strings."""
+    pages = alice.get("/api/pages").json()["pages"]
+    for name in ("tablizer", "trialscout", "edit_research_stream"):
+        prompts = pages[name]["starter_prompts"]
+        assert prompts and all(isinstance(p, str) and p.strip() for p in prompts), name
+    assert "PubMed" in pages["tablizer"]["starter_prompts"][0]

@@ -169,6 +169,9 @@ export const api = {
   session: () =>
     request<{ user: User | null }>("GET", "/api/auth/session", { redirectOn401: false }).then((r) => r?.user ?? null),
   health: () => request<Health>("GET", "/api/health", { redirectOn401: false }),
+  /** The page registry: per page its app, tools, cards, client actions and starter prompts. */
+  pages: () =>
+    request<{ pages: Record<string, { app: string; starter_prompts?: string[] }> }>("GET", "/api/pages"),
 
   listConversations: (app: string) =>
     request<ConversationSummary[] | { conversations: ConversationSummary[] }>(
@@ -183,6 +186,9 @@ export const api = {
   getConversationConfig: (id: number) => request<ConversationConfig>("GET", `/api/conversations/${id}/config`),
   updateConversationConfig: (id: number, body: ConfigUpdate) =>
     request<ConfigAck>("PATCH", `/api/conversations/${id}/config`, { body }),
+  /** Drop a user message and what followed it (edit and resend, regenerate); the conversation as it is now. */
+  rewind: (id: number, messageId: number) =>
+    request<ConversationDetail>("POST", `/api/conversations/${id}/rewind`, { body: { message_id: messageId } }),
   stopTurn: (id: number) => request<unknown>("POST", `/api/conversations/${id}/stop`),
   recordDecision: (conversationId: number, payloadId: string, decision: Decision) =>
     request<unknown>(

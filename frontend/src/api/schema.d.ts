@@ -298,6 +298,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversations/{conversation_id}/rewind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rewind
+         * @description Drop a user message and what followed it (edit and resend, regenerate): the conversation as it is now.
+         */
+        post: operations["rewind_api_conversations__conversation_id__rewind_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{conversation_id}/stop": {
         parameters: {
             query?: never;
@@ -1282,6 +1302,8 @@ export interface components {
             client_actions: components["schemas"]["ClientActionRead"][];
             /** Payloads */
             payloads: string[];
+            /** Starter Prompts */
+            starter_prompts: string[];
             /** Tabs */
             tabs: {
                 [key: string]: components["schemas"]["TabRead"];
@@ -1474,6 +1496,17 @@ export interface components {
             summary?: string | null;
             /** Title */
             title: string;
+        };
+        /**
+         * RewindCreate
+         * @description The user message to send again: it and every later message are dropped.
+         */
+        RewindCreate: {
+            /**
+             * Message Id
+             * @description A row id (1 to 2^31-1)
+             */
+            message_id: number;
         };
         /**
          * RowEvaluated
@@ -1766,6 +1799,8 @@ export interface components {
         };
         /** ToolCall */
         ToolCall: {
+            /** At */
+            at?: number | null;
             /** Input */
             input: {
                 [key: string]: unknown;
@@ -3231,6 +3266,78 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rewind_api_conversations__conversation_id__rewind_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewindCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationDetail"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

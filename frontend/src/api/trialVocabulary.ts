@@ -56,6 +56,8 @@ export function statusLabel(value: unknown): string {
   return STATUS_LABELS[String(value).toUpperCase()] ?? String(value);
 }
 
+const SEX_LABELS: Record<string, string> = { ALL: "All", FEMALE: "Female", MALE: "Male" };
+
 const STUDY_TYPE_LABELS: Record<string, string> = {
   INTERVENTIONAL: "Interventional",
   OBSERVATIONAL: "Observational",
@@ -96,3 +98,15 @@ function lookup(labels: Record<string, string>, value: unknown): string {
 export const studyTypeLabel = (value: unknown) => lookup(STUDY_TYPE_LABELS, value);
 export const sponsorClassLabel = (value: unknown) => lookup(SPONSOR_CLASS_LABELS, value);
 export const interventionTypeLabel = (value: unknown) => lookup(INTERVENTION_TYPE_LABELS, value);
+export const sexLabel = (value: unknown) => lookup(SEX_LABELS, value);
+
+/** Every enum value the vocabulary knows, by its raw spelling (PHASE2, RECRUITING, …): sex values are
+ * left out, since "ALL" and "MALE" are ordinary words in prose. */
+const ENUM_LABELS: Record<string, string> = { ...PHASE_LABELS, ...STATUS_LABELS, ...STUDY_TYPE_LABELS };
+delete ENUM_LABELS.NA;
+const ENUM_WORD = new RegExp(`\\b(${Object.keys(ENUM_LABELS).sort((a, b) => b.length - a.length).join("|")})\\b`, "g");
+
+/** Prose with raw CT.gov enums ("PHASE2, RECRUITING") in human words ("Phase 2, Recruiting"). */
+export function humanizeEnums(text: string): string {
+  return text.replace(ENUM_WORD, (word) => ENUM_LABELS[word] ?? word);
+}

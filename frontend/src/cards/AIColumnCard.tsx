@@ -1,5 +1,5 @@
 import { CardShell } from "./CardShell";
-import { asText } from "./display";
+import { asText, explanationText } from "./display";
 import type { CardProps } from "./types";
 
 /** `ai_column_suggestion`: {name, criteria, type, explanation}. Accept adds the column to the table. */
@@ -14,7 +14,7 @@ export function AIColumnCard(props: CardProps) {
         <dd>{type === "boolean" ? "Yes/No" : "Text"}</dd>
       </dl>
       <div className="criteria-block">{asText(criteria)}</div>
-      {explanation ? <p className="card-explanation">{asText(explanation)}</p> : null}
+      {explanation ? <p className="card-explanation">{explanationText(explanation)}</p> : null}
     </CardShell>
   );
 }

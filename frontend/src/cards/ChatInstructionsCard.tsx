@@ -1,5 +1,5 @@
 import { CardShell } from "./CardShell";
-import { asText } from "./display";
+import { asText, explanationText } from "./display";
 import type { CardProps } from "./types";
 
 /** `chat_instructions_suggestion`: {instructions, explanation?}. Accept puts the text in the stream's instructions editor (not saved). */
@@ -10,7 +10,7 @@ export function ChatInstructionsCard(props: CardProps) {
       <pre className="code-block" data-testid="card-instructions">
         {asText(instructions)}
       </pre>
-      {explanation ? <p className="card-explanation">{asText(explanation)}</p> : null}
+      {explanation ? <p className="card-explanation">{explanationText(explanation)}</p> : null}
       {!props.decision && <p className="muted small">Accept puts this text in the instructions editor; you still save it.</p>}
     </CardShell>
   );

@@ -1,5 +1,5 @@
 import { CardShell } from "./CardShell";
-import { asText } from "./display";
+import { asText, explanationText } from "./display";
 import type { CardProps } from "./types";
 
 /** `pubmed_query_suggestion`: {query, explanation, date_start?, date_end?}. Accept puts the query in Tablizer's search box and runs it. */
@@ -15,7 +15,7 @@ export function PubMedQueryCard(props: CardProps) {
           Published {asText(date_start) || "any time"} – {asText(date_end) || "any time"}
         </p>
       ) : null}
-      {explanation ? <p className="card-explanation">{asText(explanation)}</p> : null}
+      {explanation ? <p className="card-explanation">{explanationText(explanation)}</p> : null}
     </CardShell>
   );
 }

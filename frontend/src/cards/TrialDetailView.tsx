@@ -1,4 +1,4 @@
-import { phaseLabel, statusLabel } from "../api/trialVocabulary";
+import { phaseLabel, sexLabel, statusLabel } from "../api/trialVocabulary";
 import { EntityLink, type OpenEntity } from "../chat/EntityLink";
 import { asList, asText, displayValue, formatCount, snapshotLabel } from "./display";
 
@@ -36,7 +36,7 @@ export function TrialDetailView({
     ["Interventions", displayValue(data.interventions)],
     ["Start", displayValue(data.start_date)],
     ["Completion", displayValue(data.completion_date)],
-    ["Sex", displayValue(data.sex)],
+    ["Sex", sexLabel(data.sex)],
     ["Ages", ages(pick(data, "minimum_age", "min_age"), pick(data, "maximum_age", "max_age"))],
   ];
   const primary = asList(data.primary_outcomes);

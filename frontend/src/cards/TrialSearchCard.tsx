@@ -1,6 +1,6 @@
-import { phaseLabel, statusLabel, studyTypeLabel } from "../api/trialVocabulary";
+import { phaseLabel, sexLabel, statusLabel, studyTypeLabel } from "../api/trialVocabulary";
 import { CardShell } from "./CardShell";
-import { asText, displayValue } from "./display";
+import { displayValue, explanationText } from "./display";
 import type { CardProps } from "./types";
 
 const FIELDS: Array<[key: string, label: string, format?: (v: unknown) => string]> = [
@@ -10,7 +10,7 @@ const FIELDS: Array<[key: string, label: string, format?: (v: unknown) => string
   ["phase", "Phase", phaseLabel],
   ["status", "Status", statusLabel],
   ["location", "Location"],
-  ["sex", "Sex"],
+  ["sex", "Sex", sexLabel],
   ["study_type", "Study type", studyTypeLabel],
   ["min_age", "Min age", (v) => `${displayValue(v)} years`],
   ["max_age", "Max age", (v) => `${displayValue(v)} years`],
@@ -36,7 +36,7 @@ export function TrialSearchCard(props: CardProps) {
         ))}
       </dl>
       {shown.length === 0 && <p className="muted">No search fields were suggested.</p>}
-      {data.explanation ? <p className="card-explanation">{asText(data.explanation)}</p> : null}
+      {data.explanation ? <p className="card-explanation">{explanationText(data.explanation)}</p> : null}
     </CardShell>
   );
 }

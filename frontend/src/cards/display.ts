@@ -1,4 +1,5 @@
 /** Turning loosely-typed payload fields into text, without throwing on odd shapes. */
+import { humanizeEnums } from "../api/trialVocabulary";
 
 const PREFERRED_KEYS = ["name", "measure", "facility", "title", "label", "type", "city", "state", "country", "time_frame", "description", "status"];
 
@@ -22,6 +23,11 @@ export function asList(value: unknown): unknown[] {
 
 export function asText(value: unknown): string {
   return typeof value === "string" ? value : displayValue(value);
+}
+
+/** A card's explanation as the user reads it: raw trial enums ("PHASE2") in words ("Phase 2"). */
+export function explanationText(value: unknown): string {
+  return humanizeEnums(asText(value));
 }
 
 /**

@@ -6,6 +6,8 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { App, ConfigUpdate, Payload, StreamInfo, SuggestedAction } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
+import type { AcceptOutcome } from "../pages/common/undo";
+import { AcceptNote } from "./AcceptNote";
 import { useAnswerAnnouncement } from "./announce";
 import { canRunAction, type ClientActions } from "./clientActions";
 import { ContextMeter } from "./ContextMeter";
@@ -14,7 +16,10 @@ import { ConversationList } from "./ConversationList";
 import { ConversationSettings } from "./ConversationSettings";
 import type { OpenEntity } from "./EntityLink";
 import { MessageView, type MessageCallbacks } from "./MessageView";
+import { StarterPrompts } from "./StarterPrompts";
 import { useChatStream } from "./useChatStream";
+import { useLocation } from "../router";
+import { chatFromUrl, patchUrl } from "../pages/common/urlState";
 import { useConversations } from "./useConversations";
 import { useDraft } from "./useDraft";
 
@@ -22,8 +27,9 @@ export interface PageChatBinding {
   app: App;
   /** The page's context, read at the moment a message is sent. */
   getContext: () => Record<string, unknown>;
-  /** Apply an accepted payload to the page, by payload type. May throw to refuse. */
-  payloadHandlers: Partial<Record<string, (data: Record<string, unknown>) => void | Promise<void>>>;
+  /** Apply an accepted payload to the page, by payload type. May throw to refuse. May report what it changed,
+   * with an Undo (shown under the card). */
+  payloadHandlers: Partial<Record<string, (data: Record<string, unknown>) => AcceptResult | Promise<AcceptResult>>>;
   /** Suggested actions with handler "client": exactly the page config's client actions, run with their data. */
   clientActions: ClientActions;
   onEntity: OpenEntity;
@@ -32,6 +38,8 @@ export interface PageChatBinding {
   /** false: the tray neither reopens nor remembers its last conversation (a sandbox). Default true. */
   remember?: boolean;
 }
+
+type AcceptResult = void | AcceptOutcome;
 
 interface ChatTrayProps {
   binding: PageChatBinding;
@@ -64,13 +72,23 @@ export function StreamBadge({ stream }: { stream: StreamInfo }) {
 export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const { app } = binding;
   const conversations = useConversations(app);
-  const chat = useChatStream({ app, onTurnEnded: conversations.refresh, remember: binding.remember });
+  const { params } = useLocation();
+  const urlConversation = chatFromUrl(params).conversation;
+  const chat = useChatStream({
+    app,
+    onTurnEnded: conversations.refresh,
+    remember: binding.remember,
+    initialConversation: urlConversation,
+  });
   const { state } = chat;
   const [draft, setDraft] = useDraft(app, state.conversationId);
   const announcement = useAnswerAnnouncement(state.messages);
   const trayRef = useRef<HTMLElement>(null);
   const [showList, setShowList] = useState(false);
   const pendingConfig = useRef<ConfigUpdate | null>(null); // settings for a conversation not started yet
+  const [outcomes, setOutcomes] = useState<Record<string, AcceptOutcome>>({});
+  /** Editing the last question: the id of the user message the draft will replace. */
+  const [editing, setEditing] = useState<number | null>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const logRef = useRef<HTMLDivElement>(null);
   const bindingRef = useRef(binding);
@@ -79,6 +97,26 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   useEffect(() => {
     inputRef.current?.focus();
   }, []);
+
+  // The open conversation is in the URL (`c=`); Back/Forward to another one opens it.
+  // (On mount the tray is still opening the URL's conversation: nothing to write yet.)
+  const shownConversation = useRef<number | null | undefined>(undefined);
+  useEffect(() => {
+    if (binding.remember === false) return;
+    if (shownConversation.current === undefined) {
+      shownConversation.current = urlConversation;
+      return;
+    }
+    shownConversation.current = state.conversationId;
+    if (state.conversationId !== chatFromUrl(new URLSearchParams(window.location.search)).conversation) {
+      patchUrl({ c: state.conversationId == null ? null : String(state.conversationId) });
+    }
+  }, [state.conversationId, binding.remember]);
+  useEffect(() => {
+    if (binding.remember === false || urlConversation == null || state.streaming || shownConversation.current === undefined) return;
+    if (urlConversation !== shownConversation.current) void chat.open(urlConversation);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a URL change opens another conversation
+  }, [urlConversation]);
 
   // Keep the newest text in view while streaming, unless the user scrolled up to read.
   const pinned = useRef(true);
@@ -96,9 +134,27 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
     [chat, state.streaming],
   );
 
+  // The last question and answer, which Edit and Regenerate send again (only once the server knows them).
+  const lastUser = [...state.messages].reverse().find((m) => m.role === "user");
+  const lastAssistant = state.messages[state.messages.length - 1];
+  const canResend = !state.streaming && state.conversationId != null && lastUser?.id != null;
+
+  const startEdit = () => {
+    if (!canResend || !lastUser) return;
+    setEditing(lastUser.id ?? null);
+    setDraft(lastUser.content);
+    requestAnimationFrame(() => inputRef.current?.focus());
+  };
+
   const submit = () => {
     if (state.streaming || !draft.trim()) return;
-    sendText(draft);
+    if (editing != null) {
+      void chat.resend(editing, draft, bindingRef.current.getContext());
+      pinned.current = true;
+      setEditing(null);
+    } else {
+      sendText(draft);
+    }
     setDraft("");
   };
 
@@ -107,6 +163,11 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
       // The first Escape only leaves the box (the draft stays); the next one, from the tray, closes it.
       e.preventDefault();
       trayRef.current?.focus();
+      return;
+    }
+    if (e.key === "ArrowUp" && !draft && canResend && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      startEdit();
       return;
     }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -123,12 +184,31 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
       return {
         onAccept: apply
           ? async () => {
-              await apply(payload.data);
+              const outcome = await apply(payload.data);
+              if (outcome) setOutcomes((o) => ({ ...o, [payload.id]: outcome }));
               await chat.decide(payload.id, "accepted");
             }
           : undefined,
         onDismiss: () => chat.decide(payload.id, "dismissed"),
       };
+    },
+    actions: (m) => {
+      if (!canResend || !lastUser) return {};
+      if (m === lastUser) return { onEdit: startEdit };
+      if (m === lastAssistant && m.role === "assistant" && lastUser.id != null) {
+        const question = lastUser;
+        return {
+          onRegenerate: () => {
+            void chat.resend(question.id as number, question.content, bindingRef.current.getContext());
+            pinned.current = true;
+          },
+        };
+      }
+      return {};
+    },
+    afterCard: (payload: Payload) => {
+      const outcome = outcomes[payload.id];
+      return outcome ? <AcceptNote outcome={outcome} /> : null;
     },
     onValue: (value) => sendText(value),
     canRunAction: (a: SuggestedAction) =>
@@ -229,11 +309,7 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
           pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
         }}
       >
-        {state.messages.length === 0 && (
-          <p className="muted chat-empty">
-            Ask about what you see: build a search, add an AI column, or compare results.
-          </p>
-        )}
+        {state.messages.length === 0 && <StarterPrompts app={app} disabled={state.streaming} onPick={sendText} />}
         {state.messages.map((m, i) => (
           <MessageView
             key={m.key}
@@ -261,6 +337,21 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
 
       <footer className="chat-footer">
         {state.context && <ContextMeter context={state.context} usage={state.usage} />}
+        {editing != null && (
+          <p className="chat-editing small" data-testid="chat-editing">
+            Editing your last message — Send replaces it and its answer.{" "}
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => {
+                setEditing(null);
+                setDraft("");
+              }}
+            >
+              Cancel
+            </button>
+          </p>
+        )}
         <form
           className="chat-form"
           onSubmit={(e) => {

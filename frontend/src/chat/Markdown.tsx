@@ -8,6 +8,7 @@ import { useMemo, useRef } from "react";
 import ReactMarkdown, { type Components, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "./EntityLink";
+import { CopyButton } from "./MessageActions";
 
 interface MdNode {
   type: string;
@@ -105,6 +106,18 @@ function components(onEntity?: OpenEntity): Components {
         </div>
       );
     },
+    pre({ children, node: _node, ...rest }) {
+      // A code block copies its own text (what is shown, e.g. a query to paste into PubMed).
+      let element: HTMLPreElement | null = null;
+      return (
+        <div className="code-wrap">
+          <pre {...rest} ref={(el) => void (element = el)}>
+            {children}
+          </pre>
+          <CopyButton text={() => element?.textContent ?? ""} testId="code-copy" className="code-copy small-button" />
+        </div>
+      );
+    },
     img({ src, alt }) {
       // Never fetch an image from an answer, nor offer a link to it: its URL (a query string especially)
       // is whatever the model or a poisoned source chose. Say what it was and where from, as plain text.
@@ -116,22 +129,19 @@ function components(onEntity?: OpenEntity): Components {
 }
 
 export function Markdown({ text, onEntity }: { text: string; onEntity?: OpenEntity }) {
-  // The same components on every render: new ones would remount each link with every streamed chunk or
-  // re-render, losing a keyboard user's focus and a click that lands mid-update.
+  // The components stay the same functions across renders (a new one would remount every link and code
+  // block of the answer on each render of the tray); they call the latest onEntity.
   const onEntityRef = useRef(onEntity);
   onEntityRef.current = onEntity;
-  const linked = Boolean(onEntity);
-  const rendered = useMemo(
-    () => components(linked ? (kind, id) => onEntityRef.current?.(kind, id) : undefined),
-    [linked],
-  );
+  const linked = onEntity !== undefined;
+  const stable = useMemo(() => components(linked ? (kind, id) => onEntityRef.current?.(kind, id) : undefined), [linked]);
   return (
     <div className="markdown">
       <ReactMarkdown
         remarkPlugins={[remarkGfm, remarkEntityLinks]}
         skipHtml
         urlTransform={safeUrlTransform}
-        components={rendered}
+        components={stable}
       >
         {text}
       </ReactMarkdown>

@@ -1,9 +1,12 @@
+import { Fragment, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import type { Payload, SuggestedAction } from "../api/types";
 import { cardFor } from "../cards/registry";
 import type { CardProps } from "../cards/types";
-import type { ChatMessage, ToolActivity } from "./chatReducer";
+import type { ChatMessage } from "./chatReducer";
 import type { OpenEntity } from "./EntityLink";
 import { Markdown } from "./Markdown";
+import { AssistantActions, UserActions, type MessageActionHandlers } from "./MessageActions";
+import { interleave, ToolStep } from "./ToolStep";
 
 export interface MessageCallbacks {
   onEntity: OpenEntity;
@@ -12,33 +15,39 @@ export interface MessageCallbacks {
   onValue: (value: string) => void;
   onAction: (action: SuggestedAction) => void;
   canRunAction: (action: SuggestedAction) => boolean;
+  /** Regenerate / edit handlers for a message (only the last question and answer have them). */
+  actions?: (message: ChatMessage) => MessageActionHandlers;
+  /** Shown under a card (what accepting it changed, with Undo). */
+  afterCard?: (payload: Payload) => ReactNode;
 }
 
-function ToolLine({ tool }: { tool: ToolActivity }) {
-  const label = tool.message || tool.stage || (tool.state === "running" ? "Working…" : "");
+/** An answer's Markdown; raw HTML is never rendered, so an answer that was only markup says so instead of
+ * showing an empty bubble (checked on what actually rendered, since HTML blocks drop their text too). */
+function AnswerText({ text, onEntity }: { text: string; onEntity: OpenEntity }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [empty, setEmpty] = useState(false);
+  useLayoutEffect(() => {
+    setEmpty(!(ref.current?.textContent ?? "").trim() && /<[a-zA-Z!/]/.test(text));
+  }, [text]);
   return (
-    <li className={`tool tool-${tool.state}`} data-testid="tool-activity">
-      <span className="tool-name">
-        {tool.state === "done" ? "✓" : tool.state === "error" ? "⚠" : tool.state === "stopped" ? "■" : "⋯"} {tool.tool}
-      </span>
-      {label && <span className="tool-message"> {label}</span>}
-      {tool.state === "running" && (
-        <progress
-          className="tool-progress"
-          data-testid="tool-progress"
-          max={1}
-          aria-label={`${tool.tool} progress`}
-          {...(tool.progress != null ? { value: tool.progress } : {})}
-        />
+    <div className="answer-text">
+      <div ref={ref}>
+        <Markdown text={text} onEntity={onEntity} />
+      </div>
+      {empty && (
+        <p className="muted" data-testid="html-omitted">
+          (HTML omitted)
+        </p>
       )}
-    </li>
+    </div>
   );
 }
 
-function UserMessage({ message }: { message: ChatMessage }) {
+function UserMessage({ message, callbacks }: { message: ChatMessage; callbacks: MessageCallbacks }) {
   return (
     <div className="message message-user" data-testid="message-user">
       <div className="message-text prewrap">{message.content}</div>
+      <UserActions {...callbacks.actions?.(message)} />
       {message.context && (
         <details className="message-context" data-testid="message-context">
           <summary>What the assistant saw</summary>
@@ -61,7 +70,6 @@ function AssistantMessage({
   callbacks: MessageCallbacks;
 }) {
   const streaming = message.status === "streaming";
-  const usedTools = message.toolHistory.map((t) => t.tool_name).filter(Boolean);
   return (
     <div className={`message message-assistant status-${message.status}`} data-testid="message-assistant" aria-busy={streaming}>
       {message.notices.length > 0 && (
@@ -73,28 +81,24 @@ function AssistantMessage({
           ))}
         </ul>
       )}
-      {message.content ? (
-        <Markdown text={message.content} onEntity={callbacks.onEntity} />
-      ) : streaming ? null : (
-        <p className="muted">(no text)</p>
+      {interleave(message.content, message.tools).map((segment) =>
+        segment.kind === "tools" ? (
+          <div key={segment.key} className="tool-steps" role="group" aria-label="Tool steps">
+            {segment.steps.map((t) => (
+              <ToolStep key={t.index} step={t} />
+            ))}
+          </div>
+        ) : segment.text ? (
+          <AnswerText key={segment.key} text={segment.text} onEntity={callbacks.onEntity} />
+        ) : null,
       )}
-      {message.tools.length > 0 && (streaming || message.status !== "complete") && (
-        <ul className="tool-list" aria-label="Tool activity">
-          {message.tools.map((t) => (
-            <ToolLine key={t.index} tool={t} />
-          ))}
-        </ul>
-      )}
-      {!streaming && usedTools.length > 0 && (
-        <p className="muted small" data-testid="tools-used">
-          Used: {[...new Set(usedTools)].join(", ")}
-        </p>
-      )}
+      {!message.content && !streaming && message.tools.length === 0 && <p className="muted">(no text)</p>}
       {streaming && (
         <p className="status-line" data-testid="chat-status" role="status">
           <span className="spinner" aria-hidden="true" /> {statusText ?? "Working…"}
         </p>
       )}
+      {!streaming && <AssistantActions markdown={message.content} {...callbacks.actions?.(message)} />}
       {message.status === "interrupted" && (
         <p className="muted small" data-testid="message-interrupted">
           Stopped — the answer above is partial.
@@ -102,7 +106,12 @@ function AssistantMessage({
       )}
       {message.payloads.map((p) => {
         const Card = cardFor(p.type);
-        return <Card key={p.id} payload={p} decision={p.decision} onEntity={callbacks.onEntity} {...callbacks.cardHandlers(p)} />;
+        return (
+          <Fragment key={p.id}>
+            <Card payload={p} decision={p.decision} onEntity={callbacks.onEntity} {...callbacks.cardHandlers(p)} />
+            {callbacks.afterCard?.(p)}
+          </Fragment>
+        );
       })}
       {isLast && !streaming && message.suggestedValues.length > 0 && (
         <div className="chips" aria-label="Suggested replies">
@@ -139,5 +148,5 @@ export function MessageView(props: {
   statusText: string | null;
   callbacks: MessageCallbacks;
 }) {
-  return props.message.role === "user" ? <UserMessage message={props.message} /> : <AssistantMessage {...props} />;
+  return props.message.role === "user" ? <UserMessage message={props.message} callbacks={props.callbacks} /> : <AssistantMessage {...props} />;
 }

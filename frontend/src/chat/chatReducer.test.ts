@@ -65,8 +65,8 @@ describe("events", () => {
       ev({ type: "tool_start", tool: "get_trial", input: {}, index: 1 }),
     );
     expect(last(s).tools).toEqual([
-      { index: 0, tool: "search_trials", input: { condition: "x" }, state: "running", stage: "fetch", message: "Fetching", progress: 0.4 },
-      { index: 1, tool: "get_trial", input: {}, state: "running", progress: null },
+      { index: 0, tool: "search_trials", input: { condition: "x" }, state: "running", stage: "fetch", message: "Fetching", progress: 0.4, at: 0 },
+      { index: 1, tool: "get_trial", input: {}, state: "running", progress: null, at: 0 },
     ]);
     s = run(...[send(), ev({ type: "tool_start", tool: "t", input: {}, index: 0 }), ev({ type: "tool_progress", tool: "t", index: 0, stage: "s", message: "m", progress: 7 })]);
     expect(last(s).tools[0].progress).toBe(1);
@@ -74,6 +74,45 @@ describe("events", () => {
     expect(last(s).tools[0].progress).toBeNull();
     s = chatReducer(s, ev({ type: "tool_complete", tool: "t", index: 0, is_error: true }));
     expect(last(s).tools[0].state).toBe("error");
+  });
+
+  it("each tool step remembers where in the text it began, and complete fills in what it returned", () => {
+    const s = run(
+      send(),
+      ev({ type: "text_delta", text: "Let me search." }),
+      ev({ type: "tool_start", tool: "search_pubmed", input: { query: "lung cancer" }, index: 0 }),
+      ev({ type: "tool_complete", tool: "search_pubmed", index: 0, is_error: false }),
+      ev({ type: "text_delta", text: " Found 24." }),
+      ev(
+        complete({
+          message: "Let me search. Found 24.",
+          tool_history: [{ tool_name: "search_pubmed", input: { query: "lung cancer" }, output: "PubMed search 'lung cancer': 24 articles match", is_error: false, at: 14 }],
+        }),
+      ),
+    );
+    expect(last(s).tools).toMatchObject([{ index: 0, at: 14, state: "done", output: "PubMed search 'lung cancer': 24 articles match" }]);
+  });
+
+  it("a stored answer's tool history becomes steps in place (after a reload)", () => {
+    const s = chatReducer(initialChatState, {
+      type: "loaded",
+      conversation: {
+        id: 3,
+        title: "t",
+        app: "tablizer",
+        messages: [
+          { id: 1, role: "user", content: "q", status: "complete", extras: {} },
+          {
+            id: 2,
+            role: "assistant",
+            content: "Let me search. Found 24.",
+            status: "complete",
+            extras: { tool_history: [{ tool_name: "search_pubmed", input: { query: "x" }, output: "o", is_error: true, at: 14 }] },
+          },
+        ],
+      } as never,
+    });
+    expect(last(s).tools).toEqual([{ index: 0, tool: "search_pubmed", input: { query: "x" }, progress: null, state: "error", at: 14, output: "o" }]);
   });
 
   it("usage keeps the latest token counts", () => {

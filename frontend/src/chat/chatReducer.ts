@@ -3,6 +3,7 @@
  * hook (useChatStream) does the I/O and dispatches what happened.
  */
 import type {
+  Card,
   ChatEvent,
   ChatRequest,
   ChatResponsePayload,
@@ -28,6 +29,12 @@ export interface ToolActivity {
   message?: string;
   progress: number | null;
   state: ToolState;
+  /** Where in the answer's text the call began (characters); null when unknown (drawn after the text). */
+  at: number | null;
+  /** The card the tool returned (live), e.g. search results with their total. */
+  card?: Card | null;
+  /** What the tool returned to the model (once the turn is complete, and after a reload). */
+  output?: string;
 }
 
 export type DisplayStatus = "streaming" | "complete" | "interrupted" | "failed";
@@ -155,8 +162,31 @@ function fromStored(message: StoredMessage): ChatMessage | null {
   m.suggestedValues = asArray<SuggestedValue>(extras.suggested_values);
   m.suggestedActions = asArray<SuggestedAction>(extras.suggested_actions);
   m.toolHistory = asArray<ToolHistoryEntry>(extras.tool_history);
+  m.tools = toolsOf(m.toolHistory);
   if (message.role === "assistant") m.stream = streamOf(extras.stream);
   return m;
+}
+
+/** A stored turn's tool calls as steps (each finished, or failed); `at` says where each one goes in the text. */
+function toolsOf(history: ToolHistoryEntry[]): ToolActivity[] {
+  return history.map((t, index) => ({
+    index,
+    tool: t.tool_name,
+    input: t.input,
+    progress: null,
+    state: t.is_error ? "error" : "done",
+    at: typeof t.at === "number" ? t.at : null,
+    output: t.output,
+  }));
+}
+
+/** The complete event's tool history fills in what each live step returned. */
+function withOutputs(tools: ToolActivity[], history: ToolHistoryEntry[]): ToolActivity[] {
+  if (tools.length === 0) return toolsOf(history);
+  return tools.map((t) => {
+    const entry = history[t.index];
+    return entry ? { ...t, output: entry.output, at: t.at ?? (typeof entry.at === "number" ? entry.at : null) } : t;
+  });
 }
 
 /** Apply `update` to the assistant message being streamed (the last one). */
@@ -169,7 +199,7 @@ function updateStreaming(state: ChatState, update: (m: ChatMessage) => ChatMessa
 function updateTool(m: ChatMessage, index: number, tool: string, patch: Partial<ToolActivity>): ChatMessage {
   const existing = m.tools.find((t) => t.index === index);
   if (!existing) {
-    return { ...m, tools: [...m.tools, { index, tool, progress: null, state: "running", ...patch }] };
+    return { ...m, tools: [...m.tools, { index, tool, progress: null, state: "running", at: null, ...patch }] };
   }
   return { ...m, tools: m.tools.map((t) => (t.index === index ? { ...t, ...patch } : t)) };
 }
@@ -261,7 +291,13 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
       });
     case "tool_start":
       return updateStreaming(state, (m) =>
-        updateTool(m, event.index, event.tool, { tool: event.tool, input: event.input, state: "running" }),
+        updateTool(m, event.index, event.tool, {
+          tool: event.tool,
+          input: event.input,
+          state: "running",
+          // During a replay the text so far is the replayed part; the saved text is what is shown.
+          at: (m.replay ?? m.content).length,
+        }),
       );
     case "tool_progress":
       return updateStreaming(state, (m) =>
@@ -276,6 +312,7 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         updateTool(m, event.index, event.tool, {
           state: event.is_error ? "error" : "done",
           progress: event.is_error ? null : 1,
+          card: event.payload ?? null,
         }),
       );
     case "usage": {
@@ -300,6 +337,7 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         suggestedValues: asArray<SuggestedValue>(payload.suggested_values),
         suggestedActions: asArray<SuggestedAction>(payload.suggested_actions),
         toolHistory: asArray<ToolHistoryEntry>(payload.tool_history),
+        tools: withOutputs(m.tools, asArray<ToolHistoryEntry>(payload.tool_history)),
       }));
       const ended = endTurn(updated, status, status === "complete" ? "done" : "stopped");
       return {

@@ -7,7 +7,7 @@
 export type ActionData = Readonly<Record<string, unknown>>;
 
 export interface ClientActionHandler {
-  run: (data: ActionData) => void | Promise<void>;
+  run: (data: ActionData) => unknown;
   /** Whether it can run now with this data (a next page exists, an id was given); the button is greyed otherwise. */
   canRun?: (data: ActionData) => boolean;
 }

@@ -74,9 +74,11 @@ export interface UseChatStreamOptions {
   onTurnEnded?: () => void;
   /** false: neither reopen nor remember this app's last conversation (a sandbox chat). */
   remember?: boolean;
+  /** The conversation to open first (a link's `c=`), instead of the one this app had open last. */
+  initialConversation?: number | null;
 }
 
-export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStreamOptions) {
+export function useChatStream({ app, onTurnEnded, remember = true, initialConversation = null }: UseChatStreamOptions) {
   const [state, dispatch] = useReducer(chatReducer, initialChatState);
   const turnRef = useRef<RunningTurn | null>(null);
   const conversationRef = useRef<number | null>(null);
@@ -92,7 +94,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
   lostRef.current = state.error?.resume ? state.conversationId : null;
 
   // Read before any effect runs: the effect below would otherwise forget it on mount.
-  const [restoreId] = useState(() => (remember ? rememberedConversation(app) : null));
+  const [restoreId] = useState(() => (remember ? initialConversation ?? rememberedConversation(app) : null));
 
   // Remember an opened conversation; forgetting one is explicit (New, a conversation that is gone), so the
   // empty state of a fresh mount never erases what a reload should reopen.
@@ -304,6 +306,28 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     dispatch({ type: "reset" });
   }, [app, remember]);
 
+  /**
+   * Send a user message again in place of `messageId` and what followed it: regenerate (the same text) or
+   * edit and resend. The server drops them first, so history stays what the model will see.
+   */
+  const resend = useCallback(
+    async (messageId: number, message: string, context: Record<string, unknown>) => {
+      const id = conversationRef.current;
+      const text = message.trim();
+      if (turnRef.current || id == null || !text) return;
+      try {
+        const conversation = await api.rewind(id, messageId);
+        dispatch({ type: "loaded", conversation });
+      } catch (err) {
+        const error = toChatError(err);
+        dispatch({ type: "failed", error: { ...error, message: `Could not send it again: ${error.message}`, retryable: false } });
+        return;
+      }
+      await run(text, context, false);
+    },
+    [run],
+  );
+
   /** Record a decision on a payload; the caller has already applied an accepted one. The card shows the
    * decision once the server has it, so a reload right after always finds it. */
   const decide = useCallback(async (payloadId: string, decision: Decision) => {
@@ -318,7 +342,7 @@ export function useChatStream({ app, onTurnEnded, remember = true }: UseChatStre
     }
   }, []);
 
-  return { state, send, sendAction, retry, stop, open, startNew, decide };
+  return { state, send, sendAction, retry, stop, open, startNew, decide, resend };
 }
 
 export type ChatController = ReturnType<typeof useChatStream>;

@@ -5,4 +5,6 @@ import { afterEach } from "vitest";
 afterEach(() => {
   cleanup();
   localStorage.clear();
+  // The view lives in the URL (the tray's conversation, a page's search): each test starts at a blank one.
+  window.history.replaceState(null, "", "/");
 });

@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError } from "../../api/client";
 import { navigate, useLocation } from "../../router";
+import { patchUrl } from "./urlState";
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -89,6 +90,8 @@ export function useDeepLink(param: string, path: string, open: (id: string) => u
   useEffect(() => {
     if (!linked) return;
     void open(linked);
-    navigate(path, { replace: true });
-  }, [linked, open, path]);
+    // The link becomes the page's own `open` (so the URL state keeps the row open); the rest of the URL stays.
+    if (window.location.pathname === path) patchUrl({ [param]: null, open: linked });
+    else navigate(path, { replace: true });
+  }, [linked, open, path, param]);
 }

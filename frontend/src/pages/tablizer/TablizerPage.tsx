@@ -5,7 +5,10 @@ import type { Article, ArticleSearchResponse } from "../../api/types";
 import type { PageChatBinding } from "../../chat/ChatTray";
 import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
-import { applyAIFilters, useAIColumns } from "../common/aiColumns";
+import { AcceptedChange } from "../common/AcceptedChange";
+import { plural, resultsSummary } from "../common/counts";
+import { FilterNotice } from "../common/FilterNotice";
+import { applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
@@ -13,6 +16,8 @@ import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StatsScopeContext } from "../common/charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
+import { describeAccepted, quoteQuery, useAcceptUndo, type LastAccepted } from "../common/undo";
+import { decodeTablizer, encodeTablizer, useUrlSync, type TablizerUrl } from "../common/urlState";
 import { ArticleDetail } from "./ArticleDetail";
 import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
@@ -53,15 +58,17 @@ export function TablizerPage() {
   const streams = useStreamSelection("tablizer");
   const nextSnapshot = useRef(1);
 
-  const runSearch = useCallback(async (req: SearchRequest) => {
+  /** Runs a search; resolves to its result count (null when it did not run or failed). */
+  const runSearch = useCallback(async (req: SearchRequest): Promise<number | null> => {
     if (!req.query.trim()) {
       setError("Enter a query to search PubMed.");
-      return;
+      return null;
     }
     if (req.dateStart && req.dateEnd && req.dateStart > req.dateEnd) {
       setError("The start date is after the end date.");
-      return;
+      return null;
     }
+    let count: number | null = null;
     setSearch(req);
     setSelectedSnapshotId(null);
     setCompare(null);
@@ -70,13 +77,17 @@ export function TablizerPage() {
         { q: req.query, date_start: req.dateStart, date_end: req.dateEnd, sort: req.sort, page: req.page, page_size: req.pageSize },
         signal,
       );
-      setResults({ ...response, articles: Array.isArray(response.articles) ? response.articles : [] });
+      const articles = Array.isArray(response.articles) ? response.articles : [];
+      setResults({ ...response, articles });
       setSelected(new Set());
+      count = response.total_count ?? articles.length;
     });
+    return count;
   }, [run, setError]);
 
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
+    undo.forget();
     void runSearch({ ...form, sort, page: 1, pageSize });
   };
 
@@ -121,6 +132,22 @@ export function TablizerPage() {
   const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
   const live = !comparison && !viewedSnapshot;
 
+  // Accepting a card snapshots what the page shows, so Undo can put it back.
+  const undo = useAcceptUndo(
+    () => ({ form, sort, pageSize, search, results, selected, selectedSnapshotId, compare, columnIds: ai.columns.map((c) => c.id) }),
+    (s) => {
+      setForm(s.form);
+      setSort(s.sort);
+      setPageSize(s.pageSize);
+      setSearch(s.search);
+      setResults(s.results);
+      setSelected(s.selected);
+      setSelectedSnapshotId(s.selectedSnapshotId);
+      setCompare(s.compare);
+      for (const c of ai.columns) if (!s.columnIds.includes(c.id)) ai.remove(c.id);
+    },
+  );
+
   const contextRef = useRef<Record<string, unknown>>({});
   contextRef.current = buildTablizerContext({
     query: form.query,
@@ -139,6 +166,7 @@ export function TablizerPage() {
     viewerPmid: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
+  if (undo.lastAccepted) contextRef.current = { ...contextRef.current, last_accepted: undo.lastAccepted };
 
   const formRef = useRef(form);
   formRef.current = form;
@@ -155,10 +183,25 @@ export function TablizerPage() {
           dateStart: data.date_start ? dateInputValue(data.date_start, false) : formRef.current.dateStart,
           dateEnd: data.date_end ? dateInputValue(data.date_end, true) : formRef.current.dateEnd,
         };
-        setForm(next);
-        await runSearch({ ...next, sort, page: 1, pageSize });
+        const previous = search && results ? { query: search.query, count: results.total_count ?? results.articles.length } : null;
+        return undo.accept(async () => {
+          setForm(next);
+          const count = await runSearch({ ...next, sort, page: 1, pageSize });
+          const accepted: LastAccepted = {
+            type: "pubmed_query_suggestion",
+            query,
+            result_count: count,
+            previous_query: previous?.query ?? null,
+            previous_result_count: previous?.count ?? null,
+          };
+          return { summary: describeAccepted(accepted), accepted };
+        });
       },
-      ai_column_suggestion: ai.addSuggestion,
+      ai_column_suggestion: (data) =>
+        undo.accept(async () => {
+          ai.addSuggestion(data);
+          return { summary: `Added AI column ${quoteQuery(columnFromPayload(data).name)}`, accepted: null };
+        }),
       ...insights.payloadHandlers,
     },
     clientActions: tablizerActions({
@@ -175,6 +218,42 @@ export function TablizerPage() {
     }),
     onEntity: (kind, id) => (kind === "pmid" ? void openArticle(id) : navigate(`/trialscout?nct=${encodeURIComponent(id)}`)),
   };
+
+  // The search, its page and the open article live in the URL (reload, Back/Forward, a pasted link).
+  useUrlSync<TablizerUrl>({
+    encode: encodeTablizer,
+    decode: decodeTablizer,
+    current:
+      search || viewer
+        ? {
+            query: search?.query ?? "",
+            dateStart: search?.dateStart ?? "",
+            dateEnd: search?.dateEnd ?? "",
+            sort: search?.sort ?? "relevance",
+            page: search?.page ?? 1,
+            pageSize: search?.pageSize ?? pageSize,
+            open: viewer?.id ?? null,
+          }
+        : null,
+    entry: (v) => JSON.stringify([v.query, v.dateStart, v.dateEnd, v.sort, v.page, v.pageSize]),
+    apply: (v) => {
+      const same =
+        search && search.query === v.query && search.dateStart === v.dateStart && search.dateEnd === v.dateEnd &&
+        search.sort === v.sort && search.page === v.page && search.pageSize === v.pageSize;
+      if (!same) {
+        setForm({ query: v.query, dateStart: v.dateStart, dateEnd: v.dateEnd });
+        setSort(v.sort);
+        setPageSize(v.pageSize);
+        if (v.query.trim()) void runSearch({ query: v.query, dateStart: v.dateStart, dateEnd: v.dateEnd, sort: v.sort, page: v.page, pageSize: v.pageSize });
+        else {
+          setSearch(null);
+          setResults(null);
+        }
+      }
+      if (v.open && v.open !== viewer?.id) void openArticle(v.open);
+      else if (!v.open && viewer) close();
+    },
+  });
 
   const total = results?.total_count ?? 0;
   const page = search?.page ?? 1;
@@ -260,13 +339,22 @@ export function TablizerPage() {
           )}
           <p className="results-summary" data-testid="results-summary" aria-live="polite">
             {comparison
-              ? `Comparing snapshots: ${rows.length} articles in this group`
+              ? `Comparing snapshots: ${plural(rows.length, "article")} in this group`
               : viewedSnapshot
-                ? `Snapshot “${viewedSnapshot.label}”: ${viewedSnapshot.articles.length} articles (query: ${viewedSnapshot.query})`
+                ? `Snapshot “${viewedSnapshot.label}”: ${plural(viewedSnapshot.articles.length, "article")} (query: ${viewedSnapshot.query})`
                 : results
-                  ? `${total.toLocaleString("en-US")} results${total ? ` · showing ${first}–${first + results.articles.length - 1}` : ""}`
+                  ? resultsSummary({
+                      total,
+                      first,
+                      loaded: results.articles.length,
+                      visible: rows.length,
+                      filtering: ai.columns.some((c) => c.filter),
+                      one: "result",
+                    })
                   : "Search PubMed to fill the table."}
           </p>
+          <AcceptedChange undo={undo} />
+          <FilterNotice ai={ai} visible={rows.length} loaded={baseRows.length} one="article" />
           {live && results?.query_translation && (
             <details className="small">
               <summary>How PubMed read the query</summary>
@@ -274,7 +362,7 @@ export function TablizerPage() {
             </details>
           )}
           {results && insights.panel}
-          {baseRows.length > 0 && (
+          {rows.length > 0 && (
             <ArticleTable
               rows={rows}
               ai={ai}

@@ -3,7 +3,7 @@ import { dataText, needs, type ClientActions } from "../../chat/clientActions";
 
 export interface TablizerControls {
   /** Put `query` in the search box and run it; with no query, run the search box as it is. */
-  runQuery: (query: string | null) => void | Promise<void>;
+  runQuery: (query: string | null) => unknown;
   openArticle: (pmid: string) => void | Promise<void>;
   saveSnapshot: () => void;
   canSaveSnapshot: boolean;

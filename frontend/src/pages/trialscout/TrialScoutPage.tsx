@@ -6,7 +6,10 @@ import { TrialDetailView } from "../../cards/TrialDetailView";
 import type { PageChatBinding } from "../../chat/ChatTray";
 import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
-import { applyAIFilters, useAIColumns } from "../common/aiColumns";
+import { AcceptedChange } from "../common/AcceptedChange";
+import { resultsSummary } from "../common/counts";
+import { FilterNotice } from "../common/FilterNotice";
+import { applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
@@ -14,9 +17,11 @@ import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StatsScopeContext } from "../common/charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
+import { describeAccepted, quoteQuery, useAcceptUndo, type LastAccepted } from "../common/undo";
+import { describeTrialForm } from "./describeForm";
+import { decodeTrialScout, encodeTrialScout, trialUrlHasSearch, useUrlSync, type TrialScoutUrl } from "../common/urlState";
 import {
   buildTrialScoutContext,
-  describeTrialForm,
   emptyTrialForm,
   formFromSuggestion,
   sortTrials,
@@ -63,10 +68,13 @@ export function TrialScoutPage() {
   const ai = useAIColumns("trialscout", results?.trials ?? NO_TRIALS);
   const streams = useStreamSelection("trialscout");
 
+  /** Runs a search; resolves to its total (null when unknown or when it failed). */
   const runSearch = useCallback(
-    (next: Paging) =>
-      run(async (signal) => {
+    async (next: Paging): Promise<number | null> => {
+      let count: number | null = null;
+      await run(async (signal) => {
         const response = await api.searchTrials(trialSearchParams(next.form, PAGE_SIZE, next.tokens[next.index] ?? null), signal);
+        count = typeof response.total_count === "number" ? response.total_count : null;
         setPaging(next);
         setResults((prev) => ({
           trials: Array.isArray(response.trials) ? response.trials : [],
@@ -75,7 +83,9 @@ export function TrialScoutPage() {
           nextToken: response.next_page_token ?? null,
         }));
         setSelected(new Set());
-      }),
+      });
+      return count;
+    },
     [run],
   );
 
@@ -97,6 +107,19 @@ export function TrialScoutPage() {
 
   const rows = insights.narrow(applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id));
 
+  // Accepting a card snapshots what the page shows, so Undo can put it back.
+  const undo = useAcceptUndo(
+    () => ({ form, paging, results, sort, selected, columnIds: ai.columns.map((c) => c.id) }),
+    (s) => {
+      setForm(s.form);
+      setPaging(s.paging);
+      setResults(s.results);
+      setSort(s.sort);
+      setSelected(s.selected);
+      for (const c of ai.columns) if (!s.columnIds.includes(c.id)) ai.remove(c.id);
+    },
+  );
+
   const contextRef = useRef<Record<string, unknown>>({});
   contextRef.current = buildTrialScoutContext({
     form,
@@ -110,6 +133,7 @@ export function TrialScoutPage() {
     viewerNctId: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
+  if (undo.lastAccepted) contextRef.current = { ...contextRef.current, last_accepted: undo.lastAccepted };
 
   const formRef = useRef(form);
   formRef.current = form;
@@ -119,10 +143,25 @@ export function TrialScoutPage() {
     payloadHandlers: {
       trial_search_suggestion: async (data) => {
         const next = formFromSuggestion(data);
-        setForm(next);
-        await search(next);
+        const previous = paging && results ? { query: describeTrialForm(paging.form), count: results.total } : null;
+        return undo.accept(async () => {
+          setForm(next);
+          const count = await search(next);
+          const accepted: LastAccepted = {
+            type: "trial_search_suggestion",
+            query: describeTrialForm(next),
+            result_count: count,
+            previous_query: previous?.query ?? null,
+            previous_result_count: previous?.count ?? null,
+          };
+          return { summary: describeAccepted(accepted), accepted };
+        });
       },
-      ai_column_suggestion: ai.addSuggestion,
+      ai_column_suggestion: (data) =>
+        undo.accept(async () => {
+          ai.addSuggestion(data);
+          return { summary: `Added AI column ${quoteQuery(columnFromPayload(data).name)}`, accepted: null };
+        }),
       ...insights.payloadHandlers,
     },
     clientActions: trialscoutActions({
@@ -134,6 +173,38 @@ export function TrialScoutPage() {
     }),
     onEntity: (kind, id) => (kind === "nct" ? void openTrial(id) : navigate(`/tablizer?pmid=${encodeURIComponent(id)}`)),
   };
+
+  // The search, its page, the sort and the open trial live in the URL (reload, Back/Forward, a pasted link).
+  useUrlSync<TrialScoutUrl>({
+    encode: encodeTrialScout,
+    decode: decodeTrialScout,
+    current:
+      paging || viewer
+        ? {
+            form: paging?.form ?? form,
+            tokens: (paging?.tokens.slice(1, paging.index + 1) ?? []).filter((t): t is string => typeof t === "string"),
+            sort,
+            open: viewer?.id ?? null,
+          }
+        : null,
+    entry: (v) => JSON.stringify([v.form, v.tokens]),
+    apply: (v) => {
+      setSort(v.sort);
+      const tokens = [null, ...v.tokens];
+      const same =
+        paging && JSON.stringify(paging.form) === JSON.stringify(v.form) && JSON.stringify(paging.tokens.slice(0, paging.index + 1)) === JSON.stringify(tokens);
+      if (!same) {
+        setForm(v.form);
+        if (trialUrlHasSearch(v) || v.tokens.length) void runSearch({ form: v.form, tokens, index: tokens.length - 1 });
+        else {
+          setPaging(null);
+          setResults(null);
+        }
+      }
+      if (v.open && v.open !== viewer?.id) void openTrial(v.open);
+      else if (!v.open && viewer) close();
+    },
+  });
 
   const onSort = (field: TrialSortField) =>
     setSort((s) => (s.field === field ? { field, direction: s.direction === "asc" ? "desc" : "asc" } : { field, direction: "asc" }));
@@ -157,7 +228,10 @@ export function TrialScoutPage() {
             form={form}
             loading={loading}
             onChange={setForm}
-            onSubmit={() => void search(form)}
+            onSubmit={() => {
+              undo.forget();
+              void search(form);
+            }}
             onClear={() => setForm(emptyTrialForm)}
           />
           {error && (
@@ -171,11 +245,18 @@ export function TrialScoutPage() {
           )}
           <p className="results-summary" data-testid="results-summary" aria-live="polite">
             {results
-              ? `${results.total != null ? `${results.total.toLocaleString("en-US")} trials` : "Trials"}${
-                  results.trials.length ? ` · showing ${first}–${first + results.trials.length - 1}` : ""
-                }`
+              ? resultsSummary({
+                  total: results.total,
+                  first,
+                  loaded: results.trials.length,
+                  visible: rows.length,
+                  filtering: ai.columns.some((c) => c.filter),
+                  one: "trial",
+                })
               : "Search ClinicalTrials.gov to fill the table."}
           </p>
+          <AcceptedChange undo={undo} />
+          <FilterNotice ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} one="trial" />
           {results && insights.panel}
           {results && results.trials.length === 0 && (
             <p className="muted" data-testid="no-results-hint">
@@ -183,7 +264,7 @@ export function TrialScoutPage() {
               intervention synonyms.
             </p>
           )}
-          {(results?.trials.length ?? 0) > 0 && (
+          {rows.length > 0 && (
             <TrialTable
               rows={rows}
               ai={ai}

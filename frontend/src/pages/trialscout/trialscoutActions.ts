@@ -2,7 +2,7 @@
 import { dataText, needs, type ClientActions } from "../../chat/clientActions";
 
 export interface TrialScoutControls {
-  runSearch: () => void | Promise<void>;
+  runSearch: () => unknown;
   openTrial: (nctId: string) => void | Promise<void>;
   clearForm: () => void;
   /** Absent when there is no such page. */

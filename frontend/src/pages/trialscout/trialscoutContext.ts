@@ -2,7 +2,7 @@
  * TrialScout's search form, its query parameters, and the spec's TrialScout
  * context built from live state.
  */
-import { PHASES, SEXES, STATUSES, STUDY_TYPES, phaseLabel, statusLabel } from "../../api/trialVocabulary";
+import { PHASES, SEXES, STATUSES, STUDY_TYPES } from "../../api/trialVocabulary";
 import type { TrialSummary } from "../../api/types";
 import { aiColumnsContext, type AIColumn } from "../common/aiColumns";
 
@@ -58,15 +58,6 @@ function enumList(v: unknown, allowed: readonly string[]): string[] {
   const items = Array.isArray(v) ? v : typeof v === "string" && v ? v.split(",") : [];
   const matched = items.map((x) => bySquashed.get(squash(String(x)))).filter((x): x is string => Boolean(x));
   return [...new Set(matched)];
-}
-
-/** The search in words, for a report's subtitle: "melanoma · pembrolizumab · Phase 2, Phase 3 · Recruiting". */
-export function describeTrialForm(form: TrialForm): string {
-  const parts = [form.condition, form.intervention, form.sponsor && `sponsor ${form.sponsor}`, form.location && `in ${form.location}`];
-  if (form.phase.length) parts.push(phaseLabel(form.phase));
-  if (form.status.length) parts.push(form.status.map((s) => statusLabel(s)).join(", "));
-  if (form.eligibility_keywords) parts.push(`eligibility: ${form.eligibility_keywords}`);
-  return parts.filter(Boolean).join(" · ");
 }
 
 /** A `trial_search_suggestion` fills the whole form: fields it does not name are cleared. */

@@ -19,7 +19,7 @@ export function useTrialInsights({ submitted, currentForm, setForm, search }: {
   submitted: TrialForm | null;
   currentForm: () => TrialForm;
   setForm: (form: TrialForm) => void;
-  search: (form: TrialForm) => Promise<void> | void;
+  search: (form: TrialForm) => unknown;
 }) {
   const filters = useTableFilters();
   const charts = useCharts("trialscout");
