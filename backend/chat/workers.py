@@ -46,6 +46,7 @@ class WorkerPresence:
             self.lock_dir = Path(url.database).with_name(Path(url.database).name + ".workers")
         self._conn: Connection | None = None
         self._fd: int | None = None
+        self._holders = 0  # lifespans holding it: one per process in production, more when tests share an app
 
     @property
     def held(self) -> bool:
@@ -53,12 +54,22 @@ class WorkerPresence:
         return self._conn is not None or self._fd is not None
 
     def hold(self) -> None:
-        """Take this worker's lock (at start-up; again after its connection was lost)."""
+        """Take this worker's lock at start-up (a second start of the same app shares it)."""
+        self._holders += 1
+        if not self.held:
+            self._take()
+
+    def _take(self) -> None:
+        """Take the lock; never waits (the id is this process's own, so nobody else holds it)."""
         try:
             if self.backend == "postgresql":
                 conn = self.db.engine.connect()
-                conn.execute(text("SELECT pg_advisory_lock(:ns, :id)"), {"ns": NAMESPACE, "id": int(self.id)})
+                taken = conn.execute(text("SELECT pg_try_advisory_lock(:ns, :id)"),
+                                     {"ns": NAMESPACE, "id": int(self.id)}).scalar()
                 conn.commit()
+                if not taken:
+                    conn.close()
+                    raise RuntimeError(f"advisory lock of worker {self.id} is held by another session")
                 self._conn = conn
             elif self.lock_dir is not None:
                 self.lock_dir.mkdir(parents=True, exist_ok=True)
@@ -78,9 +89,12 @@ class WorkerPresence:
         except Exception:
             log.warning("worker %s lost its liveness connection; taking the lock again", self.id)
             self._drop_connection()
-            self.hold()
+            self._take()
 
     def release(self) -> None:
+        self._holders = max(0, self._holders - 1)
+        if self._holders:
+            return  # another start of the same app still runs
         if self._conn is not None:
             try:
                 self._conn.execute(text("SELECT pg_advisory_unlock_all()"))
