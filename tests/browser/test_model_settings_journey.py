@@ -61,7 +61,7 @@ def test_switch_model_and_read_the_context_meter(scripted_journey: Journey, fake
 
     # After a reload the meter reads the stored answer's context usage.
     page.reload()
-    j.open_chat()
+    j.tray_reopened()  # the tray's open state is in the URL
     expect(page.get_by_test_id("context-meter")).to_contain_text("Context 170k / 200k")
     expect(page.get_by_test_id("chat-settings-toggle")).to_contain_text("Haiku 4.5")
     j.assert_clean()
