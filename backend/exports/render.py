@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 
 from backend.agent.schemas import Card, ToolCall
 from backend.exports.schemas import ChartPoint
+from backend.text import clip
 
 NCT = re.compile(r"\bNCT\d{8}\b")
 PMID = re.compile(r"\bPMID:?\s*(\d{1,10})\b", re.IGNORECASE)
@@ -163,7 +164,7 @@ def bar_chart_svg(title: str, points: Sequence[ChartPoint], width: int = 640) ->
     for i, point in enumerate(points):
         y = top + i * (bar_h + gap)
         w = max(1.0, room * point.value / peak)
-        label = point.label if len(point.label) <= 32 else point.label[:31] + "…"
+        label = clip(point.label, 31)
         value = f"{point.value:,.0f}" if float(point.value).is_integer() else f"{point.value:,.2f}"
         parts += [f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{escape(label)}</text>',
                   f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="#3b6ea5"/>',

@@ -31,6 +31,7 @@ from reportlab.platypus import Flowable, LongTable, Paragraph, SimpleDocTemplate
 from backend.exports.render import Source, bar_chart_svg, markdown, sources, templates
 from backend.exports.schemas import ReportChart
 from backend.exports.tables import Table
+from backend.text import clip
 
 FONTS = Path(__file__).parent / "fonts"
 APP_LABELS = {"tablizer": "Tablizer", "trialscout": "TrialScout"}
@@ -178,15 +179,11 @@ def _chart(chart: ReportChart, width: float) -> Drawing:
         y = height - top - (i + 1) * (bar_h + gap) + gap
         w = max(0.5, room * point.value / peak)
         value = f"{point.value:,.0f}" if float(point.value).is_integer() else f"{point.value:,.2f}"
-        drawing.add(String(label_w - 6, y + 2, _clip(point.label, 40), fontName="DejaVu", fontSize=8,
+        drawing.add(String(label_w - 6, y + 2, clip(point.label, 40), fontName="DejaVu", fontSize=8,
                            textAnchor="end"))
         drawing.add(Rect(label_w, y, w, bar_h, fillColor=colors.HexColor("#3b6ea5"), strokeColor=None))
         drawing.add(String(label_w + w + 4, y + 2, value, fontName="DejaVu", fontSize=8))
     return drawing
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _table(report: ReportView, styles: dict[str, ParagraphStyle], width: float) -> LongTable:
@@ -199,7 +196,7 @@ def _table(report: ReportView, styles: dict[str, ParagraphStyle], width: float) 
     for i, row in enumerate(rows):
         cells = []
         for k, cell in enumerate(row):
-            text = escape(_clip(cell, 400))
+            text = escape(clip(cell, 400))
             if k == id_column:
                 text = f'<a href="{escape(report.table.links[i])}" color="#2f5f92">{text}</a>'
             cells.append(Paragraph(text, styles["cell"]))
@@ -235,11 +232,11 @@ def to_pdf(report: ReportView) -> bytes:
     if details:
         flow.append(Paragraph("AI column reasoning", styles["h2"]))
         for item_id, title, answers in details:
-            flow.append(Paragraph(escape(f"{item_id} — {_clip(title, 200)}"), styles["h3"]))
+            flow.append(Paragraph(escape(f"{item_id} — {clip(title, 200)}"), styles["h3"]))
             for name, verdict, reasoning, evidence in answers:
-                text = f"<b>{escape(name)}: {escape(verdict or '—')}</b>. {escape(_clip(reasoning, 2000))}"
+                text = f"<b>{escape(name)}: {escape(verdict or '—')}</b>. {escape(clip(reasoning, 2000))}"
                 if evidence:
-                    text += f' <font color="#5b6475">Evidence: {escape(_clip(evidence, 1000))}</font>'
+                    text += f' <font color="#5b6475">Evidence: {escape(clip(evidence, 1000))}</font>'
                 flow.append(Paragraph(text, styles["small"]))
     flow.append(Paragraph("Sources", styles["h2"]))
     flow += [Paragraph(f'<a href="{escape(s.url)}" color="#2f5f92">{escape(s.label)}</a> {escape(s.url)}',
@@ -250,7 +247,7 @@ def to_pdf(report: ReportView) -> bytes:
         canvas.setFont("DejaVu", 7.5)
         canvas.setFillColor(colors.HexColor("#6b7280"))
         canvas.drawCentredString(document.pagesize[0] / 2, 8 * mm,
-                                 f"{_clip(report.title, 100)} · page {document.page}")
+                                 f"{clip(report.title, 100)} · page {document.page}")
         canvas.restoreState()
 
     doc.build(flow, onFirstPage=footer, onLaterPages=footer)

@@ -3,6 +3,7 @@
  * chat stream POST. Errors are `ApiError`s whose `message` is the server's
  * `detail` made readable; a 401 calls the handler the app shell installed.
  */
+import type { EventSourceMessage } from "eventsource-parser";
 import { readChatEvents, readEventStream, toAIColumnEvent, toReportEvent } from "./sse";
 import type {
   AIColumnEvent,
@@ -244,12 +245,34 @@ export const api = {
 /** Hands each chat event to the tray with its SSE id (undefined for frames without one, e.g. `reconnect`). */
 export type ChatEventHandler = (event: ChatEvent, id?: number) => void;
 
-async function readChatResponse(response: Response, onEvent: ChatEventHandler, signal: AbortSignal): Promise<void> {
+/** The body of a response that must be an event stream (a proxy's HTML error page is not one). */
+function eventStreamBody(response: Response): ReadableStream<Uint8Array> {
   const contentType = response.headers.get("content-type") ?? "";
   if (!contentType.includes("text/event-stream") || !response.body) {
     throw new ApiError("The server did not answer with an event stream.", response.status, "bad_stream", true);
   }
-  await readChatEvents(response.body, onEvent, signal);
+  return response.body;
+}
+
+/** Hand each SSE message that `toEvent` recognises to `onEvent`, until the body ends. */
+async function readTypedEvents<E>(
+  response: Response,
+  toEvent: (message: EventSourceMessage) => E | null,
+  onEvent: (event: E) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  await readEventStream(
+    eventStreamBody(response),
+    (message) => {
+      const event = toEvent(message);
+      if (event) onEvent(event);
+    },
+    signal,
+  );
+}
+
+async function readChatResponse(response: Response, onEvent: ChatEventHandler, signal: AbortSignal): Promise<void> {
+  await readChatEvents(eventStreamBody(response), onEvent, signal);
 }
 
 /**
@@ -297,18 +320,7 @@ export async function streamAIColumn(
   signal: AbortSignal,
 ): Promise<void> {
   const response = await send("POST", "/api/ai-columns/evaluate", { body, signal });
-  const contentType = response.headers.get("content-type") ?? "";
-  if (!contentType.includes("text/event-stream") || !response.body) {
-    throw new ApiError("The server did not answer with an event stream.", response.status, "bad_stream", true);
-  }
-  await readEventStream(
-    response.body,
-    (message) => {
-      const event = toAIColumnEvent(message);
-      if (event) onEvent(event);
-    },
-    signal,
-  );
+  await readTypedEvents(response, toAIColumnEvent, onEvent, signal);
 }
 
 /** A file the server built: its bytes and the name it suggested (Content-Disposition). */
@@ -335,18 +347,7 @@ export async function exportTable(body: TableExportRequest, format: "csv" | "xls
 /** Build a shortlist report, handing each progress event to `onEvent`; ends after `report_ready` or `error`. */
 export async function streamReport(body: ReportRequest, onEvent: (event: ReportEvent) => void, signal: AbortSignal): Promise<void> {
   const response = await send("POST", "/api/reports", { body, signal, headers: { Accept: "text/event-stream" } });
-  const contentType = response.headers.get("content-type") ?? "";
-  if (!contentType.includes("text/event-stream") || !response.body) {
-    throw new ApiError("The server did not answer with an event stream.", response.status, "bad_stream", true);
-  }
-  await readEventStream(
-    response.body,
-    (message) => {
-      const event = toReportEvent(message);
-      if (event) onEvent(event);
-    },
-    signal,
-  );
+  await readTypedEvents(response, toReportEvent, onEvent, signal);
 }
 
 /** Hand a built file to the browser as a download. */

@@ -5,7 +5,7 @@
  * the user's own stored results, so the file says what the table said.
  */
 import { useEffect, useRef, useState } from "react";
-import { ApiError, exportTable, saveFile, streamReport } from "../../api/client";
+import { exportTable, saveFile, streamReport } from "../../api/client";
 import type { ReportChart, ReportInfo, TableExportRequest } from "../../api/types";
 import { useDismissable } from "../../useDismissable";
 import type { AIColumns } from "./aiColumns";
@@ -46,7 +46,7 @@ function tableOf<Row>(app: App, rows: readonly Row[], rowId: (row: Row) => strin
   };
 }
 
-const message = (err: unknown) => (err instanceof ApiError || err instanceof Error ? err.message : String(err));
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query, charts }: Props<Row>) {
   const [busy, setBusy] = useState<"csv" | "xlsx" | "report" | null>(null);
