@@ -99,6 +99,9 @@ def test_a_worker_renews_the_leases_of_its_running_turns(app: Any, alice: TestCl
     for all its turns), so another worker still finds the conversation busy after the first lease ran out."""
     monkeypatch.setattr(turns, "LEASE", timedelta(seconds=1))
     monkeypatch.setattr(turns, "RENEW_EVERY", timedelta(seconds=0.2))
+    # The watcher renews on its poll ticks: scaled down with the lease, as production's 0.5 s poll is to its
+    # 10 s lease (at 0.5 s a single slow tick let the 1 s lease lapse, and the other worker took the turn).
+    monkeypatch.setattr(app.state.chat, "poll_seconds", 0.1)
     fake_llm.script(Script.slow("Still going. "))
     expiries = []
     started = 0.0
