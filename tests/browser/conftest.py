@@ -27,6 +27,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, expect, sync_playwright
 
 from tests.browser.harness import LOCAL_HOST, Journey, LiveApp, is_local
+from tests.browser.looks import PHONE, context_options
 from tests.fakes.anthropic_server import FakeAnthropic
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,7 +150,7 @@ def _make_journey(request: pytest.FixtureRequest, browser: Browser, app: LiveApp
     context = browser.new_context(base_url=app.url, **options)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
-    journey = Journey(page=page, app=app, shots=shots)
+    journey = Journey(page=page, app=app, shots=shots, phone=options["viewport"] is PHONE)
 
     def on_console(message: ConsoleMessage) -> None:
         if message.type == "error":
@@ -183,6 +184,13 @@ def _make_journey(request: pytest.FixtureRequest, browser: Browser, app: LiveApp
 @pytest.fixture
 def demo_journey(request: pytest.FixtureRequest, browser: Browser, demo_app: LiveApp) -> Iterator[Journey]:
     yield from _make_journey(request, browser, demo_app)
+
+
+@pytest.fixture
+def look(request: pytest.FixtureRequest, browser: Browser, demo_app: LiveApp) -> Iterator[Journey]:
+    """A demo-app journey at the test's `size` and `scheme` parameters (tests/browser/looks.py)."""
+    params = request.node.callspec.params
+    yield from _make_journey(request, browser, demo_app, **context_options(params["size"], params["scheme"]))
 
 
 @pytest.fixture

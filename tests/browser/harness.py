@@ -41,6 +41,7 @@ class Journey:
     page: Page
     app: LiveApp
     shots: Path
+    phone: bool = False  # a 390×844 touch screen (the `look` fixture): sheets, and header items behind Menu
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)

@@ -1,5 +1,5 @@
 /** The tray and a turn that outlives its connection: idempotent sends, resume, reload, giving up. */
-import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatTray } from "./ChatTray";
 import { RETRY_DELAYS_MS } from "./turnStream";
@@ -85,10 +85,11 @@ afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
   localStorage.clear();
+  sessionStorage.clear();
 });
 
 function setup() {
-  render(
+  return render(
     <ChatTray
       binding={{ app: "tablizer", getContext: () => ({ current_page: "tablizer" }), payloadHandlers: {}, clientActions: {}, onEntity: vi.fn() }}
       onClose={vi.fn()}
@@ -253,5 +254,51 @@ describe("resume", () => {
     fireEvent.click(await screen.findByText("EGFR"));
     await waitFor(() => expect(answerText()).toBe(ANSWER));
     expect(to("GET /api/conversations/5/stream")).toHaveLength(1);
+  });
+
+  it("a tray closed before the first event (switching app) picks the send up again: same key, same turn", async () => {
+    const silent = controlled(); // the server has the turn but has sent nothing yet
+    answer("POST /api/chat/stream", silent.response, () => sse(turn()));
+    const first = setup();
+    sendMessage("Find EGFR papers");
+    await waitFor(() => expect(to("POST /api/chat/stream")).toHaveLength(1));
+    first.unmount(); // to TrialScout: this tray goes away without knowing its conversation
+    expect(localStorage.getItem("colleague.conversation.tablizer")).toBeNull();
+
+    setup(); // back on Tablizer
+    await waitFor(() => expect(answerText()).toBe(ANSWER));
+    const posts = to("POST /api/chat/stream");
+    expect(posts).toHaveLength(2);
+    expect(posts[1].headers["Idempotency-Key"]).toBe(posts[0].headers["Idempotency-Key"]);
+    expect(posts[1].body).toEqual(posts[0].body);
+    expect(screen.getAllByTestId("message-user")).toHaveLength(1);
+    expect(screen.getByTestId("message-user").textContent).toContain("Find EGFR papers");
+    expect(localStorage.getItem("colleague.conversation.tablizer")).toBe("5");
+    expect(sessionStorage.getItem("colleague.pending-send.tablizer")).toBeNull();
+  });
+
+  it("a send that named its conversation is reopened, never sent again; a link to another conversation drops a pending send", async () => {
+    answer("POST /api/chat/stream", () => sse(turn()));
+    const first = setup();
+    sendMessage("Find EGFR papers");
+    await waitFor(() => expect(answerText()).toBe(ANSWER));
+    first.unmount();
+    answer("GET /api/conversations/5", () => json(stored("complete", ANSWER)));
+    setup();
+    await waitFor(() => expect(answerText()).toBe(ANSWER));
+    expect(to("POST /api/chat/stream")).toHaveLength(1);
+
+    cleanup();
+    sessionStorage.setItem("colleague.pending-send.tablizer", JSON.stringify({ key: "k", body: { message: "old", context: {}, app: "tablizer" } }));
+    window.history.replaceState(null, "", "/tablizer?chat=1&c=5");
+    try {
+      answer("GET /api/conversations/5", () => json(stored("complete", ANSWER)));
+      setup();
+      await waitFor(() => expect(answerText()).toBe(ANSWER));
+      expect(to("POST /api/chat/stream")).toHaveLength(1);
+      expect(sessionStorage.getItem("colleague.pending-send.tablizer")).toBeNull();
+    } finally {
+      window.history.replaceState(null, "", "/");
+    }
   });
 });

@@ -115,7 +115,9 @@ afterEach(() => {
   localStorage.clear();
 });
 
-function setup(over: Partial<PageChatBinding> = {}) {
+const DEMO = { text: "demo model", demo: true };
+
+function setup(over: Partial<PageChatBinding> = {}, modelLabel: { text: string; demo: boolean } | null = DEMO) {
   const binding: PageChatBinding = {
     app: "tablizer",
     getContext: () => ({ current_page: "tablizer", query: "egfr" }),
@@ -125,7 +127,7 @@ function setup(over: Partial<PageChatBinding> = {}) {
     ...over,
   };
   const onClose = vi.fn();
-  render(<ChatTray binding={binding} onClose={onClose} modelLabel={{ text: "demo model", demo: true }} />);
+  render(<ChatTray binding={binding} onClose={onClose} modelLabel={modelLabel} />);
   return { binding, onClose };
 }
 
@@ -141,7 +143,10 @@ const requestsTo = (url: string) => calls.flatMap((c, i) => (c.url === url ? [{ 
 describe("ChatTray", () => {
   it("sends with Enter, streams the answer and shows cards, usage and the context that was sent", async () => {
     setup();
+    // One control says the demo model answers and opens the settings: no separate badge beside it.
     expect(screen.getByTestId("model-label").textContent).toBe("demo model");
+    expect(screen.getByTestId("chat-settings-toggle").contains(screen.getByTestId("model-label"))).toBe(true);
+    expect(screen.getAllByText("demo model")).toHaveLength(1);
     await sendMessage("Find EGFR papers");
     await screen.findByTestId("card-pubmed_query_suggestion");
     expect(streamCalls()).toHaveLength(1);
@@ -173,7 +178,8 @@ describe("ChatTray", () => {
   });
 
   it("settings chosen before the first message go with it; later ones are stored and acknowledged", async () => {
-    setup();
+    setup({}, { text: "Sonnet 4.6", demo: false });
+    expect(screen.queryByTestId("model-label")).toBeNull();
     fireEvent.click(await screen.findByTestId("chat-settings-toggle"));
     await screen.findByTestId("chat-settings");
     fireEvent.change(screen.getByTestId("chat-settings-model"), { target: { value: "claude-opus-4-6" } });

@@ -21,6 +21,7 @@ import { useChatStream } from "./useChatStream";
 import { useLocation } from "../router";
 import { chatFromUrl, patchUrl } from "../pages/common/urlState";
 import { useConversations } from "./useConversations";
+import { useFocusTrap, useIsPhone } from "../modalSheet";
 import { useDraft } from "./useDraft";
 
 export interface PageChatBinding {
@@ -44,7 +45,8 @@ type AcceptResult = void | AcceptOutcome;
 interface ChatTrayProps {
   binding: PageChatBinding;
   onClose: () => void;
-  /** "demo model" when the demo model answers (badged); with Claude the settings button names the model. */
+  /** "demo model" when the demo model answers (the settings button is badged with it); with Claude the settings
+   * button names the conversation's model. */
   modelLabel?: { text: string; demo: boolean } | null;
 }
 
@@ -84,6 +86,9 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const [draft, setDraft] = useDraft(app, state.conversationId);
   const announcement = useAnswerAnnouncement(state.messages);
   const trayRef = useRef<HTMLElement>(null);
+  // On a phone the tray is a full-screen sheet: a modal dialog keeping focus inside (beside the page, it is not).
+  const phone = useIsPhone();
+  useFocusTrap(trayRef, phone);
   const [showList, setShowList] = useState(false);
   const pendingConfig = useRef<ConfigUpdate | null>(null); // settings for a conversation not started yet
   const [outcomes, setOutcomes] = useState<Record<string, AcceptOutcome>>({});
@@ -160,7 +165,9 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
 
   const onInputKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === "Escape") {
-      // The first Escape only leaves the box (the draft stays); the next one, from the tray, closes it.
+      // The first Escape only leaves the box (the draft stays); the next one, from the tray, closes it. On a
+      // phone's sheet an empty box has nothing to keep: Escape closes at once (the tray's handler below).
+      if (phone && !draft) return;
       e.preventDefault();
       trayRef.current?.focus();
       return;
@@ -230,11 +237,13 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
   const lastAnswer = [...state.messages].reverse().find((m) => m.role === "assistant" && m.stream !== undefined);
 
   return (
-    <aside
+    <section
       ref={trayRef}
       tabIndex={-1}
       className="chat-tray"
       data-testid="chat-tray"
+      role={phone ? "dialog" : "complementary"}
+      aria-modal={phone ? "true" : undefined}
       aria-label="Colleague chat"
       onKeyDown={(e) => {
         if (e.key === "Escape" && !e.defaultPrevented) {
@@ -245,13 +254,12 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
     >
       <header className="chat-header">
         <h2>Colleague</h2>
-        {modelLabel?.demo && (
-          <span className={modelLabel.demo ? "badge badge-demo" : "badge"} data-testid="model-label">
-            {modelLabel.text}
-          </span>
-        )}
         <div className="chat-header-actions">
-          <ConversationSettings conversationId={state.conversationId} onPending={(c) => (pendingConfig.current = c)} />
+          <ConversationSettings
+            conversationId={state.conversationId}
+            onPending={(c) => (pendingConfig.current = c)}
+            demo={modelLabel?.demo ? modelLabel : null}
+          />
           <button
             type="button"
             aria-expanded={showList}
@@ -383,6 +391,6 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
           )}
         </form>
       </footer>
-    </aside>
+    </section>
   );
 }

@@ -13,9 +13,11 @@ interface Props {
   conversationId: number | null;
   /** The settings a new conversation should start with (null: the defaults). */
   onPending: (config: ConfigUpdate | null) => void;
+  /** The built-in demo model answers (no API key): the button is also the tray's one "demo model" badge. */
+  demo?: { text: string } | null;
 }
 
-export function ConversationSettings({ conversationId, onPending }: Props) {
+export function ConversationSettings({ conversationId, onPending, demo = null }: Props) {
   const [models, setModels] = useState<ChatModels | null>(null);
   const [current, setCurrent] = useState<ConversationConfig | null>(null);
   const [draft, setDraft] = useState<ConversationConfig | null>(null);
@@ -83,13 +85,14 @@ export function ConversationSettings({ conversationId, onPending }: Props) {
     <div className="chat-settings">
       <button
         type="button"
+        className={demo ? "badge-demo" : undefined}
         aria-expanded={open}
         aria-haspopup="dialog"
         data-testid="chat-settings-toggle"
-        title="Model settings of this conversation"
+        title={demo ? "The built-in demo model answers (no API key). Model settings of this conversation" : "Model settings of this conversation"}
         onClick={() => setOpen((v) => !v)}
       >
-        {current?.model_label ?? "Model"} ▾
+        {demo ? <span data-testid="model-label">{demo.text}</span> : current?.model_label ?? "Model"} ▾
       </button>
       {open && draft && (
         <form

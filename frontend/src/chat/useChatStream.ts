@@ -29,6 +29,46 @@ function rememberedConversation(app: App): number | null {
   }
 }
 
+/**
+ * A send that starts a new conversation, kept for this tab until its first event names the conversation.
+ * The tray may unmount before then (switching app, a reload): the next tray of the app sends it again under
+ * the same Idempotency-Key, which attaches to the turn the server started (or starts it, if the first never
+ * arrived), so the answer is never orphaned in a conversation the tray does not know.
+ */
+interface PendingSend {
+  body: ChatRequest;
+  key: string;
+}
+
+const pendingKey = (app: App) => `colleague.pending-send.${app}`;
+const pendingInMemory = new Map<App, PendingSend>(); // when sessionStorage is unavailable
+
+function keepPendingSend(app: App, pending: PendingSend | null): void {
+  if (pending) pendingInMemory.set(app, pending);
+  else pendingInMemory.delete(app);
+  try {
+    if (pending) sessionStorage.setItem(pendingKey(app), JSON.stringify(pending));
+    else sessionStorage.removeItem(pendingKey(app));
+  } catch {
+    // storage unavailable or full: the in-memory copy still covers switching app
+  }
+}
+
+function pendingSend(app: App): PendingSend | null {
+  try {
+    const raw = sessionStorage.getItem(pendingKey(app));
+    if (raw) {
+      const parsed = JSON.parse(raw) as Partial<PendingSend>;
+      if (parsed && typeof parsed.key === "string" && parsed.body && typeof parsed.body.message === "string") {
+        return { body: parsed.body, key: parsed.key };
+      }
+    }
+  } catch {
+    // fall back to memory
+  }
+  return pendingInMemory.get(app) ?? null;
+}
+
 export function toChatError(err: unknown): ChatError {
   if (err instanceof ApiError) return { message: err.message, code: err.code, retryable: err.retryable };
   return { message: err instanceof Error ? err.message : String(err), retryable: true };
@@ -95,6 +135,13 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
 
   // Read before any effect runs: the effect below would otherwise forget it on mount.
   const [restoreId] = useState(() => (remember ? initialConversation ?? rememberedConversation(app) : null));
+  // A new conversation's send whose tray went away before its first event: picked up again below (a link to
+  // another conversation wins, and the send is dropped: the server lists it in History if it started it).
+  const [unfinished] = useState(() => {
+    const pending = remember ? pendingSend(app) : null;
+    if (pending && initialConversation != null) keepPendingSend(app, null);
+    return initialConversation == null ? pending : null;
+  });
 
   // Remember an opened conversation; forgetting one is explicit (New, a conversation that is gone), so the
   // empty state of a fresh mount never erases what a reload should reopen.
@@ -115,7 +162,10 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
       const onEvent = (event: ChatEvent) => {
         if (event.type === "conversation") {
           turnConversation = event.conversation_id;
-          if (send) send.unseen = false;
+          if (send) {
+            send.unseen = false;
+            if (remember) keepPendingSend(app, null);
+          }
         }
         if (turn.stopped) {
           // Stop came before we knew the conversation: now we do, so the server can stop the turn.
@@ -128,6 +178,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
         if (event.type === "conversation") conversationRef.current = event.conversation_id;
         dispatch({ type: "event", event });
       };
+      let detached = false;
       try {
         const outcome = await followTurn({
           connect: (after, handler, signal) => connect(after, turnConversation, handler, signal),
@@ -138,6 +189,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
           signal: turn.controller.signal,
           sleep: (ms, signal) => wait(ms, signal, (wake) => void (turn.wake = wake)),
         });
+        detached = outcome.kind === "aborted" && !turn.stopped;
         if (turn.stopped || outcome.kind === "ended" || outcome.kind === "aborted") return;
         const gone = outcome.error instanceof ApiError && outcome.error.status === 404;
         if (turnConversation != null && !gone && (outcome.kind === "lost" || toChatError(outcome.error).retryable)) {
@@ -151,11 +203,13 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
           dispatch({ type: "failed", error: toChatError(outcome.error) });
         }
       } finally {
+        // Unmounted before the turn named its conversation: the pending send stays for the next tray.
+        if (send?.unseen && remember && !detached) keepPendingSend(app, null);
         if (turnRef.current === turn) turnRef.current = null;
         onTurnEndedRef.current?.();
       }
     },
-    [],
+    [app, remember],
   );
 
   /** Attach to the conversation's running turn from its first event: the replay rebuilds the answer. */
@@ -191,14 +245,35 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
     [app, resume],
   );
 
-  // Re-open the conversation this app had open before a reload (and resume its turn if it still runs).
+  /** Show a send as the user's message and a streaming answer, and follow its turn to the end. */
+  const followSend = useCallback(
+    (send: Send, retry: boolean) => {
+      sendRef.current = send;
+      const { message, context, action } = send.body;
+      dispatch({ type: "send", message, context: context ?? {}, action: action ?? undefined, key: String(++keyRef.current), retry });
+      return follow(
+        (after, turnConversation, onEvent, signal) =>
+          // Until the turn's first event names its conversation, the same POST (same key) is the way back in.
+          turnConversation == null
+            ? streamChat(send.body, onEvent, signal, send.key)
+            : resumeChat(turnConversation, after, onEvent, signal),
+        null,
+        send,
+      );
+    },
+    [follow],
+  );
+
+  // Re-open the conversation this app had open before a reload or a switch of app (and resume its turn if it
+  // still runs); or pick up a new conversation's send that had not heard back yet.
   useEffect(() => {
-    if (restoreId != null) void open(restoreId);
+    if (unfinished) void followSend({ ...unfinished, unseen: true }, false);
+    else if (restoreId != null) void open(restoreId);
     return () => {
       openingRef.current += 1;
       turnRef.current?.controller.abort();
     };
-  }, [restoreId, open]);
+  }, [restoreId, unfinished, open, followSend]);
 
   const run = useCallback(
     async (
@@ -227,19 +302,10 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
               key: newKey(),
               unseen: true,
             };
-      sendRef.current = send;
-      dispatch({ type: "send", message, context, action, key: String(++keyRef.current), retry });
-      await follow(
-        (after, turnConversation, onEvent, signal) =>
-          // Until the turn's first event names its conversation, the same POST (same key) is the way back in.
-          turnConversation == null
-            ? streamChat(send.body, onEvent, signal, send.key)
-            : resumeChat(turnConversation, after, onEvent, signal),
-        null,
-        send,
-      );
+      if (remember && send.body.conversation_id == null) keepPendingSend(app, { body: send.body, key: send.key });
+      await followSend(send, retry);
     },
-    [app, follow],
+    [app, remember, followSend],
   );
 
   // Back in view or back online: a reconnect waiting out its backoff goes now, and a turn whose connection
@@ -290,6 +356,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
     if (!turn) return;
     turn.stopped = true;
     turnRef.current = null;
+    if (remember) keepPendingSend(app, null); // a stopped send is not picked up again
     dispatch({ type: "stopped" });
     const id = conversationRef.current;
     if (id != null) {
@@ -297,7 +364,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
       turn.controller.abort();
     }
     // Otherwise the stream is read silently until its `conversation` event names what to stop.
-  }, []);
+  }, [app, remember]);
 
   const startNew = useCallback(() => {
     if (turnRef.current) return;

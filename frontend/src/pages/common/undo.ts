@@ -51,6 +51,28 @@ export function describeAccepted(a: LastAccepted): string {
   return `Replaced ${quoteQuery(a.previous_query)} (${countText(a.previous_result_count)}) → ${now}`;
 }
 
+/** What accepting a search card reports: the change in words, and the search as the assistant is told it. */
+export function searchAccepted(
+  type: string,
+  query: string,
+  count: number | null,
+  previous: { query: string; count: number | null } | null,
+): { summary: string; accepted: LastAccepted } {
+  const accepted: LastAccepted = {
+    type,
+    query,
+    result_count: count,
+    previous_query: previous?.query ?? null,
+    previous_result_count: previous?.count ?? null,
+  };
+  return { summary: describeAccepted(accepted), accepted };
+}
+
+/** What accepting an AI column card reports (not a search: nothing for the assistant). */
+export function columnAccepted(name: string): { summary: string; accepted: null } {
+  return { summary: `Added AI column ${quoteQuery(name)}`, accepted: null };
+}
+
 /**
  * The page's undo stack for accepted cards (newest last). `accept` takes the snapshot, applies the card and
  * records what changed; `undo` restores the snapshot of that record and of every later one (undoing an older

@@ -16,7 +16,7 @@ import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StatsScopeContext } from "../common/charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
-import { describeAccepted, quoteQuery, useAcceptUndo, type LastAccepted } from "../common/undo";
+import { columnAccepted, searchAccepted, useAcceptUndo } from "../common/undo";
 import { decodeTablizer, encodeTablizer, useUrlSync, type TablizerUrl } from "../common/urlState";
 import { ArticleDetail } from "./ArticleDetail";
 import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
@@ -187,20 +187,13 @@ export function TablizerPage() {
         return undo.accept(async () => {
           setForm(next);
           const count = await runSearch({ ...next, sort, page: 1, pageSize });
-          const accepted: LastAccepted = {
-            type: "pubmed_query_suggestion",
-            query,
-            result_count: count,
-            previous_query: previous?.query ?? null,
-            previous_result_count: previous?.count ?? null,
-          };
-          return { summary: describeAccepted(accepted), accepted };
+          return searchAccepted("pubmed_query_suggestion", query, count, previous);
         });
       },
       ai_column_suggestion: (data) =>
         undo.accept(async () => {
           ai.addSuggestion(data);
-          return { summary: `Added AI column ${quoteQuery(columnFromPayload(data).name)}`, accepted: null };
+          return columnAccepted(columnFromPayload(data).name);
         }),
       ...insights.payloadHandlers,
     },

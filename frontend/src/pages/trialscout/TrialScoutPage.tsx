@@ -17,7 +17,7 @@ import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StatsScopeContext } from "../common/charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
-import { describeAccepted, quoteQuery, useAcceptUndo, type LastAccepted } from "../common/undo";
+import { columnAccepted, searchAccepted, useAcceptUndo } from "../common/undo";
 import { describeTrialForm } from "./describeForm";
 import { decodeTrialScout, encodeTrialScout, trialUrlHasSearch, useUrlSync, type TrialScoutUrl } from "../common/urlState";
 import {
@@ -147,20 +147,13 @@ export function TrialScoutPage() {
         return undo.accept(async () => {
           setForm(next);
           const count = await search(next);
-          const accepted: LastAccepted = {
-            type: "trial_search_suggestion",
-            query: describeTrialForm(next),
-            result_count: count,
-            previous_query: previous?.query ?? null,
-            previous_result_count: previous?.count ?? null,
-          };
-          return { summary: describeAccepted(accepted), accepted };
+          return searchAccepted("trial_search_suggestion", describeTrialForm(next), count, previous);
         });
       },
       ai_column_suggestion: (data) =>
         undo.accept(async () => {
           ai.addSuggestion(data);
-          return { summary: `Added AI column ${quoteQuery(columnFromPayload(data).name)}`, accepted: null };
+          return columnAccepted(columnFromPayload(data).name);
         }),
       ...insights.payloadHandlers,
     },
