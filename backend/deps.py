@@ -1,8 +1,10 @@
 """The FastAPI dependencies every router shares: the database, the signed-in user, the admin, and the
 app's services (built once in `backend.main.create_app` and kept on `app.state`).
 
-Dependencies and endpoints that only do synchronous database work are plain `def`s: FastAPI runs them
-in its threadpool, so none blocks the event loop.
+Dependencies and endpoints that do synchronous database work are plain `def`s: FastAPI runs them in its
+threadpool, so none blocks the event loop. The ones that only read `app.state` (or check a user already
+loaded) are `async def`: FastAPI runs a sync dependency in a thread too, and each such hop waits for a
+turn of the event loop, which beside a hundred streams is what made an ordinary GET slow.
 """
 
 from __future__ import annotations
@@ -22,23 +24,23 @@ from backend.sources import Sources
 COOKIE_NAME = "colleague_session"
 
 
-def get_db(request: Request) -> Database:
+async def get_db(request: Request) -> Database:
     return request.app.state.db
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_chat(request: Request) -> ChatService:
+async def get_chat(request: Request) -> ChatService:
     return request.app.state.chat
 
 
-def get_sources(request: Request) -> Sources:
+async def get_sources(request: Request) -> Sources:
     return request.app.state.sources
 
 
-def get_ai_columns(request: Request) -> AiColumnService:
+async def get_ai_columns(request: Request) -> AiColumnService:
     """One service per app, built on first use from what the app already holds (and its settings then)."""
     state = request.app.state
     service: AiColumnService | None = getattr(state, "ai_columns", None)
@@ -59,15 +61,27 @@ def session_token(request: Request) -> str | None:
     return None
 
 
-def current_user(request: Request, db: Annotated[Database, Depends(get_db)]) -> CurrentUserInfo:
+async def signed_in(request: Request) -> str:
+    """The session token of a request that carries one (401 without), not yet checked: for a route that
+    checks it in the same thread hop as its own work (`authenticate`)."""
     token = session_token(request)
     if not token:
         raise Unauthorized("Not signed in. Please sign in.")
+    return token
+
+
+def authenticate(db: Database, token: str) -> CurrentUserInfo:
+    """The user a session token belongs to (401 when it is unknown or expired). Blocking: in a thread."""
     with db.session() as s:
         return user_for_token(s, token)
 
 
-def admin_user(user: Annotated[CurrentUserInfo, Depends(current_user)]) -> CurrentUserInfo:
+def current_user(token: Annotated[str, Depends(signed_in)],
+                 db: Annotated[Database, Depends(get_db)]) -> CurrentUserInfo:
+    return authenticate(db, token)
+
+
+async def admin_user(user: Annotated[CurrentUserInfo, Depends(current_user)]) -> CurrentUserInfo:
     if not user.is_admin:
         raise Forbidden("Only admins can do this.")
     return user
@@ -78,5 +92,6 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 ChatDep = Annotated[ChatService, Depends(get_chat)]
 SourcesDep = Annotated[Sources, Depends(get_sources)]
 AiColumnsDep = Annotated[AiColumnService, Depends(get_ai_columns)]
+SessionToken = Annotated[str, Depends(signed_in)]
 CurrentUser = Annotated[CurrentUserInfo, Depends(current_user)]
 AdminUser = Annotated[CurrentUserInfo, Depends(admin_user)]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import gc
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -34,6 +36,7 @@ from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
 from backend.quotas import Quotas
 from backend.registry.builtins import load_builtins
+from backend.routing import OneHopRoute
 from backend.sources import close_sources, get_sources
 from backend.stats.router import router as stats_router
 from backend.streams.router import router as streams_router
@@ -41,6 +44,21 @@ from backend.trials.router import router as trials_router
 from backend.web_security import WebSecurity
 
 log = logging.getLogger(__name__)
+
+
+@functools.cache
+def _tune_collector() -> None:
+    """Keep the cyclic garbage collector from stopping the event loop. What start-up built (modules, the
+    registry, pydantic's validators: ~290k objects) lives as long as the process, yet every full
+    collection walked it: 200–300 ms with the loop stopped, every few seconds beside 100 streams. Frozen
+    (after a collection, so no garbage is frozen with it), it is out of reach. What the streams keep alive
+    (~100k objects: their frames, tasks, generators) still cost 25–40 ms a full collection, which the
+    default thresholds ran every ~3 s; one full collection per 100 of the middle generation instead of 10
+    makes that every ~30 s. Once per process: the test suite starts many apps in one."""
+    gc.collect()
+    gc.freeze()
+    young, middle, _old = gc.get_threshold()
+    gc.set_threshold(young, middle, 100)
 
 
 def create_app(settings: Settings | None = None, llm: LLM | None = None) -> FastAPI:
@@ -58,6 +76,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         await anyio.to_thread.run_sync(chat.presence.hold)  # this worker's liveness lock (chat/workers.py)
         await chat.sweep_and_continue()  # turns a worker left: continued here, or marked interrupted
         sweeper = asyncio.create_task(chat.sweep_forever())
+        _tune_collector()
         yield
         sweeper.cancel()
         await chat.shutdown()  # running turns save what they have; their readers are told to resume
@@ -66,6 +85,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         db.dispose()
 
     app = FastAPI(title="Colleague", lifespan=lifespan)
+    app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)
     app.add_middleware(WebSecurity)  # CSP and friends on every response; cross-site writes refused
     app.state.settings = settings
     app.state.db = db

@@ -2,8 +2,10 @@
 
 `python -m backend serve` runs in its own process against the fake Messages API (in a third process,
 streaming two words every 50 ms per turn, so N streams stay open). Prints p50/p99 of GET /api/health and
-GET /api/conversations idle and beside N streams that are being read, then the resume latency (GET
+GET /api/conversations idle and beside N streams that another process reads, then the resume latency (GET
 …/stream with `Last-Event-ID` until the first replayed event) for running turns and for finished ones.
+The user starts with 100 earlier conversations (the list returns as many rows idle as beside the streams);
+on two cores or more the server runs alone on the first (see `pin`).
 
     .venv/bin/python benchmarks/durable_streams.py [--database-url URL] [--streams 100] [--gets 200]
 """
@@ -13,18 +15,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
+import os
 import subprocess
 import sys
 import tempfile
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import httpx
+from sqlalchemy import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backend.auth.service import ensure_user  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
+from backend.db.models import Conversation, User  # noqa: E402
 from backend.db.session import Database  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
@@ -86,23 +93,50 @@ async def resume_latency(client: httpx.AsyncClient, conversation_id: int, after:
     raise RuntimeError("the resumed stream ended without an event")
 
 
+def read_streams(base: str, streams: int, ready: Connection, done: Connection) -> None:
+    """The load, in a process of its own: N streams read to their end, so that the GETs measured below
+    wait for the server only, not for a client loop busy parsing 2,000 events a second."""
+
+    os.nice(5)  # the load yields to the GETs being measured (see `pin`)
+
+    async def run() -> None:
+        limits = httpx.Limits(max_connections=streams + 5, max_keepalive_connections=streams + 5)
+        async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+            await login(client)
+            conversations: list[int] = []
+            texts: dict[int, int] = {}
+            readers = [asyncio.create_task(open_stream(client, i, conversations, texts)) for i in range(streams)]
+            deadline = time.monotonic() + 120
+            while len(texts) < streams:  # every stream is answering
+                if time.monotonic() > deadline or any(r.done() for r in readers):
+                    raise RuntimeError(f"only {len(texts)} of {streams} streams are answering")
+                await asyncio.sleep(0.1)
+            ready.send(conversations)
+            await asyncio.get_running_loop().run_in_executor(None, done.recv)  # the GETs are measured
+            for cid in conversations:
+                await client.post(f"/api/conversations/{cid}/stop")
+            await asyncio.wait_for(asyncio.gather(*readers, return_exceptions=True), 60)
+
+    asyncio.run(run())
+
+
+async def login(client: httpx.AsyncClient) -> None:
+    r = await client.post("/api/auth/login", json={"username": "bench", "password": "bench-pw"})
+    r.raise_for_status()
+
+
 async def measure(base: str, streams: int, n_gets: int) -> None:
-    limits = httpx.Limits(max_connections=streams + 20, max_keepalive_connections=streams + 20)
-    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
-        r = await client.post("/api/auth/login", json={"username": "bench", "password": "bench-pw"})
-        r.raise_for_status()
+    async with httpx.AsyncClient(base_url=base, timeout=120) as client:
+        await login(client)
         await gets(client, "/api/health", 20)  # warm-up
         print(line("GET /api/health, idle", await gets(client, "/api/health", n_gets)))
         print(line("GET /api/conversations, idle", await gets(client, "/api/conversations?app=tablizer", n_gets)))
 
-        conversations: list[int] = []
-        texts: dict[int, int] = {}
-        readers = [asyncio.create_task(open_stream(client, i, conversations, texts)) for i in range(streams)]
-        deadline = time.monotonic() + 120
-        while len(texts) < streams:  # every stream is answering
-            if time.monotonic() > deadline or any(r.done() for r in readers):
-                raise RuntimeError(f"only {len(texts)} of {streams} streams are answering")
-            await asyncio.sleep(0.1)
+        ready, ready_child = multiprocessing.Pipe(duplex=False)
+        done_child, done = multiprocessing.Pipe(duplex=False)
+        load = multiprocessing.Process(target=read_streams, args=(base, streams, ready_child, done_child))
+        load.start()
+        conversations: list[int] = await asyncio.get_running_loop().run_in_executor(None, ready.recv)
         print(line(f"GET /api/health beside {streams} streams", await gets(client, "/api/health", n_gets)))
         print(line(f"GET /api/conversations beside {streams} streams",
                    await gets(client, "/api/conversations?app=tablizer", n_gets)))
@@ -111,11 +145,25 @@ async def measure(base: str, streams: int, n_gets: int) -> None:
         running = [await resume_latency(client, cid) for cid in sample]
         print(line(f"resume a running turn (beside {streams} streams)", running))
 
-        for cid in conversations:
-            await client.post(f"/api/conversations/{cid}/stop")
-        await asyncio.wait_for(asyncio.gather(*readers, return_exceptions=True), 60)
+        done.send(True)
+        await asyncio.get_running_loop().run_in_executor(None, load.join, 90)
         finished = [await resume_latency(client, cid) for cid in sample]
         print(line("resume a finished turn (replayed from the database)", finished))
+
+
+def pin(server: LiveServer, fake: subprocess.Popen[str]) -> str:
+    """The server alone on core 0; this process, the stub and the readers on the others, the stub and the
+    readers niced below the GETs: what is measured is the server's wait, not the load's processes
+    queueing for the same core as the client that measures."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        return "not pinned (one core)"
+    assert server.proc is not None
+    os.sched_setaffinity(server.proc.pid, {cores[0]})
+    os.sched_setaffinity(0, set(cores[1:]))
+    os.sched_setaffinity(fake.pid, set(cores[1:]))
+    os.setpriority(os.PRIO_PROCESS, fake.pid, 5)
+    return f"pinned to core {cores[0]}, the load on {','.join(map(str, cores[1:]))}"
 
 
 def main() -> None:
@@ -130,6 +178,9 @@ def main() -> None:
     db = Database(db_url)
     with db.session() as s:
         ensure_user(s, "bench", "bench-pw", "user")
+        # Earlier conversations, so that the list (at most 100) is as long idle as beside the streams.
+        user_id = s.scalars(select(User.id).where(User.username == "bench")).one()
+        s.add_all([Conversation(user_id=user_id, app="tablizer", title=f"earlier {i}") for i in range(100)])
     db.dispose()
     root = Path(__file__).resolve().parent.parent
     fake = subprocess.Popen([sys.executable, "-c", FAKE], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -139,7 +190,7 @@ def main() -> None:
     server = LiveServer(db_url, model_url, tmp / "server.log")
     try:
         server.start()
-        print(f"database: {db_url.split('://')[0]}   server: python -m backend serve (1 worker)")
+        print(f"database: {db_url.split('://')[0]}   server: python -m backend serve (1 worker), {pin(server, fake)}")
         asyncio.run(measure(server.url, args.streams, args.gets))
     finally:
         server.terminate()

@@ -274,7 +274,7 @@ async def drive(server: Server, n: int, ramp: float, profile: Path | None = None
     spy = None
     if profile is not None:  # py-spy (pip install py-spy): collapsed stacks of the server's processes
         spy = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--subprocesses", "--nonblocking",
-                                "--rate", "50", "--format", "raw", "--output", str(profile)],
+                                "--rate", "200", "--format", "raw", "--output", str(profile)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rss0, cpu0 = rss_kb(pid), cpu_seconds(pid)
     peak = rss0

@@ -12,7 +12,7 @@ import asyncio
 import inspect
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -111,7 +111,7 @@ async def run_turn(
     tool_ctx: ToolContext,
     state: TurnState,
     limits: LoopLimits | None = None,
-) -> AsyncIterator[AgentEvent]:
+) -> AsyncGenerator[AgentEvent, None]:
     """Run one user turn: call the model, run the tools it asked for, decide by the stop reason; repeat.
     `messages` is the history ending with the new user message. A failed model call ends the loop with
     `state.failure` set."""

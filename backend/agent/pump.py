@@ -1,8 +1,8 @@
 """Run an async iterator in a task of its own and read its items through a queue.
 
-Two places need the producer apart from the consumer: a tool call (the loop sends heartbeats while a slow
-tool is silent) and a chat turn (Stop cancels the generation, not whoever saves its result). A source's
-exception reaches the consumer where it reads; a cancelled source simply ends.
+A tool call needs its producer apart from the consumer: the loop sends heartbeats while a slow tool is
+silent. A source's exception reaches the consumer where it reads; a cancelled source simply ends. (A chat
+turn needs no pump: its runner reads the loop in its own task, and Stop cancels a scope around it.)
 """
 
 from __future__ import annotations

@@ -13,8 +13,10 @@ from backend.chat.sse import events_response
 from backend.deps import AiColumnsDep, CurrentUser
 from backend.errors import error_responses
 from backend.openapi import event_stream
+from backend.routing import OneHopRoute
 
-router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"], responses=error_responses(400, 401, 422))
+router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"], responses=error_responses(400, 401, 422),
+                   route_class=OneHopRoute)
 
 
 @router.post("/evaluate", response_class=EventSourceResponse,

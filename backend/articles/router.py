@@ -7,10 +7,12 @@ from pydantic import ValidationError
 
 from backend.deps import CurrentUser, SourcesDep
 from backend.errors import InvalidInput, error_responses
+from backend.routing import OneHopRoute
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, checked_pmid
 
 # 502/503: the live PubMed answered badly or not at all (never with the offline corpus).
-router = APIRouter(prefix="/api/articles", tags=["articles"], responses=error_responses(401, 422, 502, 503))
+router = APIRouter(prefix="/api/articles", tags=["articles"], responses=error_responses(401, 422, 502, 503),
+                   route_class=OneHopRoute)
 
 
 @router.get("/search")

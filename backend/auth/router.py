@@ -9,8 +9,9 @@ from pydantic import BaseModel, Field
 from backend.auth import service, throttle
 from backend.deps import COOKIE_NAME, CurrentUser, DbDep, session_token
 from backend.errors import Unauthorized, error_responses
+from backend.routing import OneHopRoute
 
-router = APIRouter(prefix="/api/auth", tags=["auth"])
+router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=OneHopRoute)
 
 
 class LoginRequest(BaseModel):

@@ -13,13 +13,15 @@ from backend.conversations import config
 from backend.conversations.schemas import ChatModels
 from backend.db.ids import DbId
 from backend.db.session import Database
-from backend.deps import AdminUser, ChatDep, CurrentUser, DbDep
+from backend.deps import AdminUser, ChatDep, CurrentUser, DbDep, SessionToken, authenticate
 from backend.errors import Forbidden, error_responses
 from backend.openapi import event_stream
+from backend.routing import OneHopRoute
 from backend.streams.service import STREAM_DRAFT_KEY
 
-router = APIRouter(prefix="/api/chat", tags=["chat"], responses=error_responses(401, 403, 422))
-resume_router = APIRouter(prefix="/api/conversations", tags=["chat"], responses=error_responses(401, 422))
+router = APIRouter(prefix="/api/chat", tags=["chat"], responses=error_responses(401, 403, 422), route_class=OneHopRoute)
+resume_router = APIRouter(prefix="/api/conversations", tags=["chat"], responses=error_responses(401, 422),
+                          route_class=OneHopRoute)
 
 
 class PromptPreviewRequest(BaseModel):
@@ -31,7 +33,7 @@ class PromptPreviewRequest(BaseModel):
 @router.post("/stream", response_class=EventSourceResponse,
              responses={200: event_stream(ChatEvent, "The turn's events, one per SSE frame"),
                         **error_responses(400, 404, 409, 429)})
-async def stream(body: ChatRequest, user: CurrentUser, chat: ChatDep, request: Request,
+async def stream(body: ChatRequest, token: SessionToken, db: DbDep, chat: ChatDep, request: Request,
                  idempotency_key: Annotated[str | None, Header(min_length=1, max_length=100)] = None,
                  ) -> EventSourceResponse:
     """Run one turn and stream its events. Errors before the first byte are HTTP statuses (404 for a
@@ -39,21 +41,28 @@ async def stream(body: ChatRequest, user: CurrentUser, chat: ChatDep, request: R
     reused with another body, 429 over a quota); after it they are `error` events. The same key again
     attaches to the turn it started (replayed from its first event), running or finished: one send is
     one turn."""
-    if body.context.get(STREAM_DRAFT_KEY) is not None and not user.is_admin:
-        raise Forbidden("Only admins can try draft stream instructions.")
-    await request.app.state.quotas.admit_turn(user.id)  # 429 + Retry-After: streams, rate, daily budget
-    return sse_response(await chat.submit(user.id, body, idempotency_key), chat.close_readers)
+    quotas = request.app.state.quotas
+
+    def sender() -> int:  # in the thread that begins the turn: one hop from request to first event
+        user = authenticate(db, token)
+        if body.context.get(STREAM_DRAFT_KEY) is not None and not user.is_admin:
+            raise Forbidden("Only admins can try draft stream instructions.")
+        quotas.admit_turn(user.id)  # 429 + Retry-After: streams, rate, daily budget
+        return user.id
+
+    return sse_response(await chat.submit(sender, body, idempotency_key), chat.close_readers)
 
 
 @resume_router.get("/{conversation_id}/stream", response_class=EventSourceResponse,
                    responses={200: event_stream(ChatEvent, "The turn's events after Last-Event-ID, one per frame"),
                               **error_responses(404)})
-async def resume(conversation_id: DbId, user: CurrentUser, chat: ChatDep,
+async def resume(conversation_id: DbId, token: SessionToken, db: DbDep, chat: ChatDep,
                  last_event_id: Annotated[str | None, Header(max_length=20)] = None) -> EventSourceResponse:
     """Attach to the conversation's running or latest turn: the events after `Last-Event-ID` (all of
     them without it), then live ones until the terminal event. Never starts a generation."""
     after = int(last_event_id) if last_event_id and last_event_id.strip().isdigit() else 0
-    return sse_response(await chat.resume(user.id, conversation_id, min(after, 10**9)), chat.close_readers)
+    frames = await chat.resume(lambda: authenticate(db, token).id, conversation_id, min(after, 10**9))
+    return sse_response(frames, chat.close_readers)
 
 
 @router.get("/models")

@@ -27,9 +27,7 @@ import anyio
 from backend.agent.errors import ApiFailure
 from backend.agent.llm import LLM
 from backend.agent.loop import LoopLimits, TurnState, run_turn
-from backend.agent.pump import Pump
 from backend.agent.schemas import (
-    AgentEvent,
     Card,
     ContextUpdated,
     ContextUsage,
@@ -102,7 +100,9 @@ class TurnRunner:
         self.tool_at: dict[int, int] = {}  # tool call index → len(self.visible) when it started
         self.stopped = False
         self.failure: ApiFailure | None = None
-        self.pump: Pump[AgentEvent] | None = None
+        # Stop cancels the generation (the agent loop runs in this task: no queue hop per delta), never
+        # the saves after it; cancelled before the turn reaches it, the generation never starts.
+        self.generating = anyio.CancelScope()
         self.task: asyncio.Task[None] | None = None
         self.continued = False  # this runner goes on with a turn another worker started
 
@@ -126,8 +126,7 @@ class TurnRunner:
         """Stop generating (the user's Stop, or `failure` such as a shutdown); what was said is saved."""
         self.stopped = failure is None
         self.failure = self.failure or failure
-        if self.pump is not None:
-            self.pump.cancel()
+        self.generating.cancel()
 
     def _append(self, event: WireEvent) -> None:
         if isinstance(event, TextDelta):
@@ -149,23 +148,24 @@ class TurnRunner:
                 self._append(Status(message=notice, notice=True))
         markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
         text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
-        self.pump = Pump(run_turn(
+        events = visible_events(run_turn(
             self.llm.client, model=turn.config.model, system=turn.system.blocks(), messages=turn.messages,
-            tools=turn.resolved.tools, tool_ctx=turn.tool_ctx, state=self.state, limits=self.limits))
+            tools=turn.resolved.tools, tool_ctx=turn.tool_ctx, state=self.state, limits=self.limits), text_filter)
         self.saves.join(self)
         try:
-            try:
-                async for event in visible_events(self.pump, text_filter):
-                    self._append(event)
-            except Exception:  # a bug in the loop must still end the turn cleanly
-                log.exception("agent loop crashed")
-                self.failure = ApiFailure(message="Something went wrong on our side while answering. "
-                                                  "Please retry.", code="internal_error", retryable=False)
+            with self.generating:
+                try:
+                    async for event in events:
+                        self._append(event)
+                except Exception:  # a bug in the loop must still end the turn cleanly
+                    log.exception("agent loop crashed")
+                    self.failure = ApiFailure(message="Something went wrong on our side while answering. "
+                                                      "Please retry.", code="internal_error", retryable=False)
             if rest := text_filter.finish():
                 self._append(TextDelta(text=rest))
         finally:
-            await self.pump.aclose()
             with anyio.CancelScope(shield=True):
+                await events.aclose()  # a stopped loop unwinds (closes its model stream) before the saves
                 await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest
                 await self._finish()
                 self.log.finish()

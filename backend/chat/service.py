@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -140,8 +140,9 @@ class ChatService:
         return (resolved, build_system_prompt(resolved, shown, stream), staged, notices,
                 StreamRef.model_validate(info) if info else None)
 
-    def _begin(self, user_id: int, req: ChatRequest, key: str | None) -> Turn | str:
+    def _begin(self, sender: Callable[[], int], req: ChatRequest, key: str | None) -> Turn | str:
         """A new turn, or the id of the turn this idempotency key already started."""
+        user_id = sender()
         fingerprint = _fingerprint(req)
         try:
             with self.db.session() as s:
@@ -204,10 +205,13 @@ class ChatService:
             notices=notices, stream=stream)
 
     # -- submit and read -----------------------------------------------------------------------------
-    async def submit(self, user_id: int, req: ChatRequest, key: str | None = None) -> AsyncIterator[Frame]:
+    async def submit(self, sender: Callable[[], int], req: ChatRequest,
+                     key: str | None = None) -> AsyncIterator[Frame]:
         """Start a turn (or find the one this key started) and return a reader of it from its first event.
-        Refusals (404, 409, 422) are raised here, before the first byte."""
-        begun = await anyio.to_thread.run_sync(self._begin, user_id, req, key)
+        `sender` checks who sends (the session, the quotas) and returns their user id; it runs in the same
+        thread as the turn's transaction, so a turn begins in one thread hop. Refusals (401, 403, 404,
+        409, 422, 429) are raised here, before the first byte."""
+        begun = await anyio.to_thread.run_sync(self._begin, sender, req, key)
         if isinstance(begun, str):
             return self.read(begun, 0)
         runner = TurnRunner(self.db, self.llm, self.limits, begun, self.saves)
@@ -225,9 +229,11 @@ class ChatService:
         if self.runners.get(conversation_id) is runner:
             del self.runners[conversation_id]
 
-    async def resume(self, user_id: int, conversation_id: int, after: int) -> AsyncIterator[Frame]:
-        """A reader of the conversation's running or latest turn, from the event after `after`."""
+    async def resume(self, sender: Callable[[], int], conversation_id: int, after: int) -> AsyncIterator[Frame]:
+        """A reader of the conversation's running or latest turn, from the event after `after` (`sender` as
+        for `submit`, in the same thread hop)."""
         def find() -> str:
+            user_id = sender()
             with self.db.session() as s:
                 get_owned(s, user_id, conversation_id)
                 turn = turns.latest(s, conversation_id)

@@ -21,8 +21,10 @@ from backend.conversations.schemas import (
 from backend.db.ids import DbId
 from backend.deps import ChatDep, CurrentUser, DbDep
 from backend.errors import error_responses
+from backend.routing import OneHopRoute
 
-router = APIRouter(prefix="/api/conversations", tags=["conversations"], responses=error_responses(401, 422))
+router = APIRouter(prefix="/api/conversations", tags=["conversations"], responses=error_responses(401, 422),
+                   route_class=OneHopRoute)
 OWNED = error_responses(404)
 WITH_BODY = error_responses(400, 404)
 

@@ -38,9 +38,10 @@ from backend.exports.schemas import (
     TableRequest,
 )
 from backend.openapi import event_stream
+from backend.routing import OneHopRoute
 
 log = logging.getLogger(__name__)
-router = APIRouter(tags=["exports"], responses=error_responses(401, 422))
+router = APIRouter(tags=["exports"], responses=error_responses(401, 422), route_class=OneHopRoute)
 OWNED = error_responses(404)
 MEDIA = {"csv": "text/csv; charset=utf-8",
          "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",

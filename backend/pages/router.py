@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from backend.deps import CurrentUser
 from backend.errors import error_responses
 from backend.registry import REGISTRY, resolve
+from backend.routing import OneHopRoute
 
-router = APIRouter(prefix="/api", tags=["pages"], responses=error_responses(401))
+router = APIRouter(prefix="/api", tags=["pages"], responses=error_responses(401), route_class=OneHopRoute)
 
 
 class Level(BaseModel):

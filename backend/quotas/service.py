@@ -45,16 +45,14 @@ class Quotas:
         self.turn_rate = _per_minute(settings.turns_per_minute)
         self.column_rate = _per_minute(settings.ai_column_runs_per_minute)
 
-    async def admit_turn(self, user_id: int) -> None:
-        """Raise TooManyRequests unless the user may start a chat turn now (and count it)."""
-        await anyio.to_thread.run_sync(self._admit_turn, user_id)
-
     async def admit_ai_column_run(self, user_id: int) -> None:
         """Raise TooManyRequests unless the user may start an AI column run now (and count it)."""
         await anyio.to_thread.run_sync(self._hit, self.column_rate, "ai-column-runs", user_id,
                                        "AI column runs")
 
-    def _admit_turn(self, user_id: int) -> None:
+    def admit_turn(self, user_id: int) -> None:
+        """Raise TooManyRequests unless the user may start a chat turn now (and count it). Blocking: the
+        chat route runs it in the thread that begins the turn."""
         with self.db.session() as s:
             if self.max_streams:
                 running = running_turns(s, user_id)

@@ -10,6 +10,7 @@ so a tool never declares its input twice. An executor is `async executor(params,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -65,5 +66,11 @@ class ToolConfig:
     payload_type: str | None = None  # the payload type its results carry (checked at startup)
 
     def to_anthropic(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description,
-                "input_schema": self.input_model.model_json_schema()}
+        """The tool as the Messages API takes it. Its schema is built once per input model (shared, never
+        mutated), not on every turn: generating it was 8% of the event loop's time beside 100 streams."""
+        return {"name": self.name, "description": self.description, "input_schema": _schema(self.input_model)}
+
+
+@functools.cache
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()

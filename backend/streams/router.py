@@ -16,6 +16,7 @@ from backend.auth.service import CurrentUserInfo
 from backend.db.ids import DbId
 from backend.deps import AdminUser, CurrentUser, DbDep
 from backend.errors import error_responses
+from backend.routing import OneHopRoute
 from backend.streams import service
 from backend.streams.schemas import (
     DiffRead,
@@ -27,7 +28,8 @@ from backend.streams.schemas import (
     VersionRead,
 )
 
-router = APIRouter(prefix="/api/streams", tags=["streams"], responses=error_responses(401, 422))
+router = APIRouter(prefix="/api/streams", tags=["streams"], responses=error_responses(401, 422),
+                   route_class=OneHopRoute)
 EDITING = error_responses(403, 404)
 WRITING = error_responses(400, 403, 404, 409)
 

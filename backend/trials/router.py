@@ -9,10 +9,12 @@ from pydantic import ValidationError
 
 from backend.deps import CurrentUser, SourcesDep
 from backend.errors import InvalidInput, error_responses
+from backend.routing import OneHopRoute
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
 
 # 502/503: the live ClinicalTrials.gov answered badly or not at all (never with the offline corpus).
-router = APIRouter(prefix="/api/trials", tags=["trials"], responses=error_responses(401, 422, 502, 503))
+router = APIRouter(prefix="/api/trials", tags=["trials"], responses=error_responses(401, 422, 502, 503),
+                   route_class=OneHopRoute)
 
 
 @router.get("/search")
