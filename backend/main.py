@@ -81,6 +81,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         sweeper.cancel()
         await chat.shutdown()  # running turns save what they have; their readers are told to resume
         await anyio.to_thread.run_sync(chat.presence.release)
+        await llm.close()  # this loop's model client and its pooled connections
         await close_sources()
         db.dispose()
 
@@ -102,19 +103,23 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         app.include_router(router)
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document
 
-    @app.get("/api/health")
-    def health() -> dict[str, Any]:
-        try:
-            with db.session() as s:
-                s.execute(text("SELECT 1"))
-            database = "ok"
-        except Exception as exc:  # health reports, it does not fail
-            database = f"unreachable: {type(exc).__name__}"
-        return {"status": "ok" if database == "ok" else "degraded", "database": database,
-                "llm": llm.describe(), "sources": app.state.sources.describe()}
-
-    _mount_frontend(app, settings)
+    app.add_api_route("/api/health", health, methods=["GET"])
+    app.add_api_route("/{path:path}", spa, methods=["GET"], include_in_schema=False)  # last: the fallback
     return app
+
+
+# Endpoints are module-level functions: FastAPI keeps the callables it has classified in a process-wide
+# cache, so an endpoint closed over its app would keep every app a process ever built alive.
+def health(request: Request) -> dict[str, Any]:
+    state = request.app.state
+    try:
+        with state.db.session() as s:
+            s.execute(text("SELECT 1"))
+        database = "ok"
+    except Exception as exc:  # health reports, it does not fail
+        database = f"unreachable: {type(exc).__name__}"
+    return {"status": "ok" if database == "ok" else "degraded", "database": database,
+            "llm": state.llm.describe(), "sources": state.sources.describe()}
 
 
 def _error_handlers(app: FastAPI) -> None:
@@ -144,22 +149,20 @@ def _error_handlers(app: FastAPI) -> None:
         return respond(500, ErrorBody(error="internal_error", detail="Something went wrong on our side."))
 
 
-def _mount_frontend(app: FastAPI, settings: Settings) -> None:
-    dist = settings.frontend_dist
-
-    @app.get("/{path:path}", include_in_schema=False)
-    async def spa(path: str) -> Any:
-        if path.startswith("api/") or path == "api":
-            body = ErrorBody(error="not_found", detail=f"No route /{path}.")
-            return JSONResponse(body.model_dump(exclude_none=True), status_code=404)
-        candidate = (dist / path).resolve()
-        if path and candidate.is_file() and dist.resolve() in candidate.parents:
-            return FileResponse(candidate)
-        index = dist / "index.html"
-        if index.is_file():
-            return FileResponse(index, headers={"Cache-Control": "no-cache"})
-        return HTMLResponse("<h1>Colleague</h1><p>The frontend is not built. Run <code>make run</code>.</p>",
-                            status_code=503)
+async def spa(request: Request, path: str) -> Any:
+    """The built frontend: a file of it, else its index.html (the SPA routes itself); API paths 404."""
+    if path.startswith("api/") or path == "api":
+        body = ErrorBody(error="not_found", detail=f"No route /{path}.")
+        return JSONResponse(body.model_dump(exclude_none=True), status_code=404)
+    dist = request.app.state.settings.frontend_dist
+    candidate = (dist / path).resolve()
+    if path and candidate.is_file() and dist.resolve() in candidate.parents:
+        return FileResponse(candidate)
+    index = dist / "index.html"
+    if index.is_file():
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+    return HTMLResponse("<h1>Colleague</h1><p>The frontend is not built. Run <code>make run</code>.</p>",
+                        status_code=503)
 
 
 app: FastAPI  # built on first access, see __getattr__

@@ -87,6 +87,24 @@ def db_url(migrated_db_url: str) -> Iterator[str]:
     engine.dispose()
 
 
+@pytest.fixture(autouse=True)
+def engines_disposed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every database a test opened has its pooled connections closed after it. An app's lifespan disposes
+    its own; an app a test drove without it (a bare `TestClient(app)`, an ASGI transport) would leave them
+    open until the collector frees the app, which then warns in whatever test is running."""
+    opened: list[Database] = []
+    init = Database.__init__
+
+    def tracked(self: Database, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(Database, "__init__", tracked)
+    yield
+    for database in opened:
+        database.dispose()
+
+
 @pytest.fixture(scope="session")
 def fake_server() -> Iterator[FakeAnthropic]:
     fake, stop = start_fake_anthropic()

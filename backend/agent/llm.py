@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
-from dataclasses import dataclass
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import anthropic
 import httpx2
@@ -31,14 +34,33 @@ def model_label(model_id: str) -> str:
 
 @dataclass(frozen=True)
 class LLM:
-    client: anthropic.AsyncAnthropic
+    """The model conversations talk to. Its SDK client is one per event loop (`client`): a client's
+    pooled connections belong to the loop that opened them, and one app may serve several loops (every
+    `TestClient` runs its own); each lifespan closes its loop's client at shutdown (`close`)."""
+
+    connect: Callable[[], anthropic.AsyncAnthropic]  # a new client
     model: str  # the default model of a conversation
     mode: str  # "anthropic" | "demo"
     choices: tuple[ModelChoice, ...] = ()
+    _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anthropic.AsyncAnthropic] = field(
+        default_factory=weakref.WeakKeyDictionary, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.choices:
             object.__setattr__(self, "choices", (ModelChoice(self.model, self.label_for(self.model)),))
+
+    @property
+    def client(self) -> anthropic.AsyncAnthropic:
+        """The running event loop's client, made on first use."""
+        loop = asyncio.get_running_loop()
+        if (client := self._clients.get(loop)) is None:
+            client = self._clients[loop] = self.connect()
+        return client
+
+    async def close(self) -> None:
+        """Close the running loop's client and its pooled connections."""
+        if (client := self._clients.pop(asyncio.get_running_loop(), None)) is not None:
+            await client.close()
 
     @property
     def label(self) -> str:
@@ -61,13 +83,18 @@ def make_llm(settings: Settings) -> LLM:
     if settings.anthropic_api_key:
         # No SDK retries: the chat loop retries what waiting can cure, and only before anything was
         # shown (`loop._call_with_retries`); the SDK would retry a spend-limit 429 as if it were busy.
-        client = anthropic.AsyncAnthropic(api_key=settings.anthropic_api_key,
-                                          base_url=settings.anthropic_base_url, max_retries=0)
+        key, base_url = settings.anthropic_api_key, settings.anthropic_base_url
+
+        def claude() -> anthropic.AsyncAnthropic:
+            return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0)
+
         ids = [settings.colleague_model, *(m.strip() for m in settings.colleague_models.split(","))]
         choices = tuple(ModelChoice(i, model_label(i)) for i in dict.fromkeys(ids) if i)
-        return LLM(client=client, model=settings.colleague_model, mode="anthropic", choices=choices)
+        return LLM(connect=claude, model=settings.colleague_model, mode="anthropic", choices=choices)
     transport = DemoTransport(delay=settings.demo_delay_ms / 1000)
-    client = anthropic.AsyncAnthropic(api_key="demo", base_url="http://demo-model.local",
-                                      http_client=httpx2.AsyncClient(transport=transport), max_retries=0)
-    return LLM(client=client, model=DEMO_MODEL_ID, mode="demo",
-               choices=(ModelChoice(DEMO_MODEL_ID, "demo model"),))
+
+    def demo() -> anthropic.AsyncAnthropic:
+        return anthropic.AsyncAnthropic(api_key="demo", base_url="http://demo-model.local",
+                                        http_client=httpx2.AsyncClient(transport=transport), max_retries=0)
+
+    return LLM(connect=demo, model=DEMO_MODEL_ID, mode="demo", choices=(ModelChoice(DEMO_MODEL_ID, "demo model"),))

@@ -157,9 +157,6 @@ class AiColumnService:
     def __init__(self, db: Database, llm: LLM, sources: Sources, concurrency: int = 8) -> None:
         self.db = db
         self.llm = llm
-        # The chat never lets the SDK retry (it retries only what no user has seen yet); a column's rows are
-        # independent and unseen until they finish, so a passing 529 or a stale connection is retried here.
-        self.client = llm.client.with_options(max_retries=2)
         self.sources = sources
         self.concurrency = concurrency
         self.running = 0  # column runs in progress in this process (their tasks included)
@@ -270,7 +267,9 @@ class AiColumnService:
                 log.exception("caching the AI column result for %s failed", item_id)
 
     async def _evaluate(self, column: AiColumn, item_id: str, document: str) -> _Evaluated:
-        client, model = self.client, self.llm.model
+        # The chat never lets the SDK retry (it retries only what no user has seen yet); a column's rows are
+        # independent and unseen until they finish, so a passing 529 or a stale connection is retried here.
+        client, model = self.llm.client.with_options(max_retries=2), self.llm.model
         try:
             if column.type == "boolean":
                 verdict, usage = await evaluate_criterion(client, model, column.criteria, None, document)

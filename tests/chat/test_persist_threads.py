@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import gc
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,7 @@ from starlette.testclient import TestClient
 
 from backend.agent.demo.wire import Reply
 from backend.db.session import Database
-from backend.main import create_app
+from backend.main import _tune_collector, create_app
 from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import CONTEXT
@@ -135,3 +136,25 @@ def test_the_collector_never_walks_what_start_up_built(alice: TestClient) -> Non
     default (the loop stopped 200–300 ms, then 25–40 ms, every few seconds beside 100 streams)."""
     assert gc.get_freeze_count() > 100_000
     assert gc.get_threshold()[2] == 100
+
+
+def test_an_app_that_has_stopped_is_freed(db_url: str, fake_llm: FakeAnthropic, db: Database) -> None:
+    """Nothing process-wide keeps a stopped app (and its engine, registry and pydantic models) alive: the
+    test suite builds an app per test, and when FastAPI's process-wide cache of endpoint callables held
+    each one, the heap grew by ~6k objects a test and full collections stopped every thread for 2–3 s —
+    long enough for a turn with a one-second idle timeout to stall before its request was sent."""
+    _tune_collector()  # as a started app does, once per process: what exists now is frozen (not this app)
+    app = create_app(make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url))
+    fake_llm.default = Script.answer(Reply.text("Hello there."))
+    client = signed_in(app, db, "alice")  # started (lifespan), signed in
+    try:
+        assert client.get("/api/health").json()["database"] == "ok"
+        assert client.get("/", headers={"Accept": "text/html"}).status_code in (200, 503)
+        with client.stream("POST", "/api/chat/stream", json={"message": "hello", "context": CONTEXT}) as r:
+            assert list(parse_lines(r.iter_lines()))[-1].event == "complete"
+    finally:
+        client.__exit__(None, None, None)
+    gone = weakref.ref(app)
+    del app, client, r
+    gc.collect()
+    assert gone() is None, [type(r).__qualname__ for r in gc.get_referrers(gone())]
