@@ -361,7 +361,7 @@ def main() -> None:
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra environment for Colleague (to compare a setting)")
     parser.add_argument("--profile", type=Path, metavar="DIR",
-                        help="record each Colleague level with py-spy into DIR (collapsed stacks)")
+                        help="record each server and level with py-spy into DIR (collapsed stacks)")
     parser.add_argument("--stub", type=int, help=argparse.SUPPRESS)  # internal: run the stub on this port
     args = parser.parse_args()
     if args.stub:
@@ -412,9 +412,10 @@ def main() -> None:
                 r.raise_for_status()
                 server.cookie = "; ".join(f"{k}={v}" for k, v in r.cookies.items())
             profile = None
-            if args.profile and server.path.startswith("/api"):
+            if args.profile:
                 args.profile.mkdir(parents=True, exist_ok=True)
-                profile = args.profile / f"colleague-{n}-{server.name[-1]}.txt"
+                kind = f"colleague-{server.name[-1]}" if server.path.startswith("/api") else "bare"
+                profile = args.profile / f"{kind}-{n}.txt"
             return asyncio.run(drive(server, n, args.ramp, profile))
         finally:
             server.stop()
