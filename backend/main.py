@@ -74,16 +74,20 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
             await anyio.to_thread.run_sync(seed_demo, db)
         chat: ChatService = app.state.chat
         await anyio.to_thread.run_sync(chat.presence.hold)  # this worker's liveness lock (chat/workers.py)
-        await chat.sweep_and_continue()  # turns a worker left: continued here, or marked interrupted
-        sweeper = asyncio.create_task(chat.sweep_forever())
-        _tune_collector()
-        yield
-        sweeper.cancel()
-        await chat.shutdown()  # running turns save what they have; their readers are told to resume
-        await anyio.to_thread.run_sync(chat.presence.release)
-        await llm.close()  # this loop's model client and its pooled connections
-        await close_sources()
-        db.dispose()
+        try:  # whatever fails, the lock's connection, the model client and the pool are let go
+            await chat.sweep_and_continue()  # turns a worker left: continued here, or marked interrupted
+            sweeper = asyncio.create_task(chat.sweep_forever())
+            _tune_collector()
+            try:
+                yield
+            finally:
+                sweeper.cancel()
+                await chat.shutdown()  # running turns save what they have; their readers are told to resume
+        finally:
+            await anyio.to_thread.run_sync(chat.presence.release)
+            await llm.close()  # this loop's model client and its pooled connections
+            await close_sources()
+            db.dispose()
 
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)

@@ -16,6 +16,7 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
+from backend.chat.workers import WorkerPresence
 from backend.config import Settings
 from backend.db.migrate import upgrade
 from backend.db.session import Database
@@ -93,14 +94,23 @@ def engines_disposed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     its own; an app a test drove without it (a bare `TestClient(app)`, an ASGI transport) would leave them
     open until the collector frees the app, which then warns in whatever test is running."""
     opened: list[Database] = []
-    init = Database.__init__
+    presences: list[WorkerPresence] = []
+    init, presence_init = Database.__init__, WorkerPresence.__init__
 
     def tracked(self: Database, *args: Any, **kwargs: Any) -> None:
         init(self, *args, **kwargs)
         opened.append(self)
 
+    def tracked_presence(self: WorkerPresence, *args: Any, **kwargs: Any) -> None:
+        presence_init(self, *args, **kwargs)
+        presences.append(self)
+
     monkeypatch.setattr(Database, "__init__", tracked)
+    monkeypatch.setattr(WorkerPresence, "__init__", tracked_presence)
     yield
+    for presence in presences:  # a liveness lock's own connection, of an app whose lifespan never ended
+        while presence.held:
+            presence.release()
     for database in opened:
         database.dispose()
 
