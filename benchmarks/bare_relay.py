@@ -27,13 +27,17 @@ def make_app(model_url: str) -> FastAPI:
     async def relay(body: dict[str, Any]) -> EventSourceResponse:
         async def events() -> AsyncIterator[ServerSentEvent]:
             n = 0
-            async with client.messages.stream(model="claude-sonnet-4-6", max_tokens=1024, messages=[
-                    {"role": "user", "content": str(body.get("message", "hi"))}]) as stream:
+            # The SDK's raw events, as Colleague's agent loop reads them (not the `messages.stream()`
+            # helper, which rebuilds the whole message on every event): the same call on both sides.
+            message = {"role": "user", "content": str(body.get("message", "hi"))}
+            stream = await client.messages.create(model="claude-sonnet-4-6", max_tokens=1024, stream=True,
+                                                  messages=[message])
+            async with stream:
                 async for event in stream:
-                    if event.type == "text":
+                    if event.type == "content_block_delta" and event.delta.type == "text_delta":
                         n += 1
                         yield ServerSentEvent(id=str(n), event="text_delta",
-                                              data=json.dumps({"text": event.text, "type": "text_delta"}))
+                                              data=json.dumps({"text": event.delta.text, "type": "text_delta"}))
             yield ServerSentEvent(id=str(n + 1), event="complete", data='{"type": "complete"}')
 
         return EventSourceResponse(events(), ping=10, send_timeout=30,
