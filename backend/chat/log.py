@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import WireEvent
@@ -93,7 +93,10 @@ class TurnLog:
 
 
 def save_frames(s: Session, turn_id: str, frames: list[Frame]) -> None:
-    s.add_all([TurnEvent(turn_id=turn_id, seq=f.id, type=f.type, data=f.data) for f in frames])
+    """One bulk INSERT (executemany), not an ORM object per event."""
+    if frames:
+        s.execute(insert(TurnEvent), [{"turn_id": turn_id, "seq": f.id, "type": f.type, "data": f.data}
+                                      for f in frames])
 
 
 def stored_frames(s: Session, turn_id: str, after: int, limit: int = 500) -> list[Frame]:

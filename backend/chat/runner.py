@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
+from sqlalchemy import select, update
 
 from backend.agent.errors import ApiFailure
 from backend.agent.llm import LLM
@@ -55,7 +56,6 @@ from backend.chat.progress import Progress, ProgressWriter, persist_limiter
 from backend.chat.prompt import SystemPrompt
 from backend.chat.visible import visible_events
 from backend.conversations.schemas import ConversationConfig
-from backend.db.base import utcnow
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
 from backend.quotas import record_usage
@@ -274,25 +274,24 @@ class TurnRunner:
             turns.release(conv, self.turn.turn_id)
 
     def _save(self, content: str, extras: MessageExtras, status: TurnStatus, frames: list[Frame]) -> None:
+        """The answer, the turn's end and its last events in one transaction, as plain statements (no
+        loads, no unit of work: this runs once per turn, in the worker's few write threads)."""
+        turn = self.turn
         with self.db.session() as s:
             if extras.usage is not None:  # the daily token budget counts every turn, kept or not
-                record_usage(s, self.turn.user_id, extras.usage.model_dump())
-            conv = s.get(Conversation, self.turn.conversation_id)
-            if conv is None:  # deleted while the turn ran: nothing to attach the answer to
-                return
-            message = s.get(Message, self.turn.assistant_message_id)
-            if message is not None:
-                message.content = content
-                message.extras = extras.model_dump(mode="json")
-                message.status = status
-            record = s.get(ChatTurn, self.turn.turn_id)
-            if record is not None:
-                frames = [f for f in frames if f.id > record.last_event_id]  # never a stored event twice
-                record.status = status
-                record.last_event_id = frames[-1].id
-            save_frames(s, self.turn.turn_id, frames)
-            conv.updated_at = utcnow()
-            turns.release(conv, self.turn.turn_id)
+                record_usage(s, turn.user_id, extras.usage.model_dump())
+            if not turns.end(s, turn.conversation_id, turn.turn_id):
+                return  # deleted while the turn ran: nothing to attach the answer to
+            s.execute(update(Message).where(Message.id == turn.assistant_message_id)
+                      .values(content=content, extras=extras.model_dump(mode="json"), status=status)
+                      .execution_options(synchronize_session=False))
+            stored = s.scalar(select(ChatTurn.last_event_id).where(ChatTurn.id == turn.turn_id))
+            if stored is not None:
+                frames = [f for f in frames if f.id > stored]  # never a stored event twice
+                s.execute(update(ChatTurn).where(ChatTurn.id == turn.turn_id)
+                          .values(status=status, last_event_id=frames[-1].id if frames else stored)
+                          .execution_options(synchronize_session=False))
+            save_frames(s, turn.turn_id, frames)
 
 
 def _page_actions(raw: list[dict[str, Any]], resolved: Resolved) -> tuple[list[SuggestedAction], list[str]]:

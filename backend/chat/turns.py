@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import case, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import MessageExtras, TurnError, TurnErrored
@@ -73,6 +73,20 @@ def renew_and_poll(s: Session, leases: Mapping[int, str], renew: bool) -> set[in
     alive = {cid: (turn_id, stop) for cid, turn_id, stop in rows}
     return {cid for cid, turn_id in leases.items()
             if cid not in alive or alive[cid][0] != turn_id or alive[cid][1]}
+
+
+def end(s: Session, conversation_id: int, turn_id: str) -> bool:
+    """A turn's end on its conversation, in one UPDATE: touched, and its lease released if the turn still
+    holds it (SET reads the row as it was). False when the conversation is gone (deleted mid-turn)."""
+    holds = Conversation.active_turn_id == turn_id
+    result = s.execute(
+        update(Conversation).where(Conversation.id == conversation_id)
+        .values(updated_at=utcnow(),
+                active_turn_id=case((holds, None), else_=Conversation.active_turn_id),
+                active_turn_expires_at=case((holds, None), else_=Conversation.active_turn_expires_at),
+                stop_requested=case((holds, False), else_=Conversation.stop_requested))
+        .execution_options(synchronize_session=False))
+    return result.rowcount == 1  # type: ignore[attr-defined]
 
 
 def release(conv: Conversation, turn_id: str) -> None:
