@@ -24,6 +24,7 @@ from backend.db.models import ChatTurn, Message, TurnEvent
 from backend.db.session import Database
 
 log = logging.getLogger(__name__)
+YIELD_EVERY = 10  # turns whose progress is gathered before other work on the event loop gets a turn
 PERSIST_THREADS = 4  # threads a worker's turns may write in at once (see `persist_limiter`)
 _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
 
@@ -91,7 +92,13 @@ class ProgressWriter:
     async def _run(self) -> None:
         while self._turns:
             await asyncio.sleep(self.every)
-            batch = [(turn, p) for turn in list(self._turns) if (p := turn.progress()) is not None]
+            batch = []
+            for i, turn in enumerate(list(self._turns)):
+                if i and i % YIELD_EVERY == 0:
+                    await asyncio.sleep(0)  # let requests in between: a batch is built on the event loop
+                if turn in self._turns and (p := turn.progress()) is not None:
+                    batch.append((turn, p))
+            batch = [(turn, p) for turn, p in batch if turn in self._turns]  # one that left saves its own
             if not batch:
                 continue
             self._writing, self._written = {turn for turn, _ in batch}, asyncio.Event()
