@@ -10,7 +10,7 @@ from typing import Any
 import httpx2
 from pydantic import BaseModel
 
-from backend.agent.demo.wire import frame, message_end, message_start, Reply
+from backend.agent.demo.wire import Reply, frame, message_end, message_start
 from backend.agent.loop import LoopLimits, TurnState, run_turn
 from backend.agent.schemas import AgentEvent, TextDelta, ToolCompleted, UsageUpdated
 from backend.registry.tools import ToolConfig, ToolContext, ToolResult
