@@ -131,6 +131,11 @@ function setup(over: Partial<PageChatBinding> = {}, modelLabel: { text: string; 
   return { binding, onClose };
 }
 
+/** The turn under way has ended (no Stop button): a message sent before then is not sent. */
+async function turnEnded() {
+  await waitFor(() => expect(screen.queryByTestId("chat-stop")).toBeNull());
+}
+
 async function sendMessage(text: string) {
   const input = screen.getByTestId("chat-input");
   fireEvent.change(input, { target: { value: text } });
@@ -418,6 +423,7 @@ describe("ChatTray stream badge and notices", () => {
     await sendMessage("one");
     await screen.findByTestId("card-pubmed_query_suggestion");
     expect(screen.getByTestId("stream-badge").textContent).toBe("Stream: EGFR-resistant NSCLC draft");
+    await turnEnded();
     await sendMessage("two");
     await waitFor(() => expect(screen.getByTestId("stream-badge").textContent).toBe("Stream: EGFR-resistant NSCLC no instructions"));
   });
@@ -440,6 +446,7 @@ describe("ChatTray stream badge and notices", () => {
     setup();
     await sendMessage("one");
     await screen.findByTestId("stream-badge");
+    await turnEnded();
     await sendMessage("two");
     await waitFor(() => expect(screen.getAllByTestId("message-assistant")).toHaveLength(2));
     await waitFor(() => expect(screen.queryByTestId("stream-badge")).toBeNull());
