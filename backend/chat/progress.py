@@ -96,7 +96,7 @@ class ProgressWriter:
             for i, turn in enumerate(list(self._turns)):
                 if i and i % YIELD_EVERY == 0:
                     await asyncio.sleep(0)  # let requests in between: a batch is built on the event loop
-                if turn in self._turns and (p := turn.progress()) is not None:
+                if (p := turn.progress()) is not None:
                     batch.append((turn, p))
             batch = [(turn, p) for turn, p in batch if turn in self._turns]  # one that left saves its own
             if not batch:

@@ -25,11 +25,11 @@ from backend.db.session import Database
 
 
 def upsert_for(s: Session) -> Any:
-    """The dialect's INSERT that has `on_conflict_do_update` (the only two databases we run on)."""
     return upsert_of(s.get_bind().dialect.name)
 
 
 def upsert_of(dialect: str) -> Any:
+    """The dialect's INSERT that has `on_conflict_do_update` (the only two databases we run on)."""
     return pg_insert if dialect == "postgresql" else sqlite_insert
 
 

@@ -277,9 +277,7 @@ def test_tablizer_accept_undo_and_the_view_in_the_url(look: Journey, size: dict,
         j.open_chat()
         expect(page.get_by_test_id("message-user")).to_have_count(1)
         page.reload()
-        j.tray_reopened()
-    else:
-        j.tray_reopened()
+    j.tray_reopened()
     expect(page.get_by_test_id("message-user")).to_have_count(1)
     expect(page.get_by_test_id("card-pubmed_query_suggestion").get_by_test_id("card-decision")).to_have_text(
         "✓ Accepted")
