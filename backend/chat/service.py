@@ -162,19 +162,19 @@ class ChatService:
         context = req.context
         turn_id = uuid.uuid4().hex
         resolved, system, staged, notices, stream = self.prepare_prompt(s, context)
-        if req.conversation_id is None:
+        if req.conversation_id is None:  # made taken by this turn: nothing can run in it, or have run
             app = req.app or (resolved.page.app if resolved.page else "kh")
-            conv = Conversation(user_id=user_id, app=app, title=_title(req.message))
+            conv = Conversation(user_id=user_id, app=app, title=_title(req.message), **turns.lease(turn_id))
             s.add(conv)
             s.flush()
         else:
             conv = get_owned(s, user_id, req.conversation_id)
+            if not turns.claim(s, conv.id, turn_id, self.presence):
+                raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
+            turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
         if req.config is not None:
             config.apply(self.llm, conv, req.config)
         settings = config.effective(self.llm, conv)
-        if not turns.claim(s, conv.id, turn_id, self.presence):
-            raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
-        turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
         rows = list(s.scalars(select(Message).where(Message.conversation_id == conv.id).order_by(Message.id)))
         action = offered_action(rows, req.action) if req.action is not None else None
         messages = chat_history.build_history(rows, action_message(action) if action else req.message,

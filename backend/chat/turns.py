@@ -46,14 +46,18 @@ def claim(s: Session, conversation_id: int, turn_id: str, workers: WorkerPresenc
         s, conversation_id, turn_id)
 
 
+def lease(turn_id: str, now: datetime | None = None) -> dict[str, Any]:
+    """A conversation's columns while `turn_id` holds it (a new conversation is made with them: taken)."""
+    return {"active_turn_id": turn_id, "active_turn_expires_at": (now or utcnow()) + LEASE, "stop_requested": False}
+
+
 def _take(s: Session, conversation_id: int, turn_id: str) -> bool:
     now = utcnow()
     result = s.execute(
         update(Conversation)
         .where(Conversation.id == conversation_id,
                or_(Conversation.active_turn_id.is_(None), Conversation.active_turn_expires_at < now))
-        .values(active_turn_id=turn_id, active_turn_expires_at=now + LEASE, stop_requested=False,
-                updated_at=Conversation.updated_at)
+        .values(**lease(turn_id, now), updated_at=Conversation.updated_at)
         .execution_options(synchronize_session=False))
     return result.rowcount == 1  # type: ignore[attr-defined]
 
