@@ -273,7 +273,8 @@ describe("resume", () => {
     expect(posts[1].body).toEqual(posts[0].body);
     expect(screen.getAllByTestId("message-user")).toHaveLength(1);
     expect(screen.getByTestId("message-user").textContent).toContain("Find EGFR papers");
-    expect(localStorage.getItem("colleague.conversation.tablizer")).toBe("5");
+    // Remembered once the turn has ended, which can be a render after its text is on screen.
+    await waitFor(() => expect(localStorage.getItem("colleague.conversation.tablizer")).toBe("5"));
     expect(sessionStorage.getItem("colleague.pending-send.tablizer")).toBeNull();
   });
 
