@@ -4,10 +4,13 @@ real SDK and an `httpx2.MockTransport` that sends the Messages API's own frames,
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Any
 
 import httpx2
+import pytest
 from pydantic import BaseModel
 
 from backend.agent.demo.wire import Reply, frame, message_end, message_start
@@ -134,3 +137,62 @@ async def test_a_tool_input_that_is_not_a_json_object_is_answered_not_run() -> N
     sent = model.requests[1]["messages"]
     assert sent[1]["content"][0]["input"] == {} and sent[2]["content"][0]["tool_use_id"] == "toolu_bad"
     assert not state.invalid_inputs
+
+
+def paced(pieces: list[str], gaps: list[float]) -> Any:
+    """A model whose text deltas come `gaps[i]` seconds apart (the upstream's own silences)."""
+
+    async def frames() -> Any:
+        reply = Reply()
+        yield message_start("claude-fake", reply) + start(0, {"type": "text", "text": ""})
+        for piece, gap in zip(pieces, gaps, strict=True):
+            await asyncio.sleep(gap)
+            yield delta(0, {"type": "text_delta", "text": piece})
+        yield stop(0) + b"".join(message_end(reply))
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=frames())
+
+    return handle
+
+
+async def read_slowly(handler: Any, idle: float, pause: float) -> tuple[TurnState, list[str]]:
+    """Run a turn whose consumer takes `pause` seconds over each event it is handed."""
+    client, state, texts = sdk_client(handler), TurnState(), []
+    try:
+        async for event in run_turn(client, model="claude-fake", system=[], messages=[{"role": "user",
+                                    "content": "hi"}], tools=[], tool_ctx=ToolContext(), state=state,
+                                    limits=LoopLimits(idle_timeout=idle, model_retries=0)):
+            if isinstance(event, TextDelta):
+                texts.append(event.text)
+            await asyncio.sleep(pause)
+    finally:
+        await client.close()
+    return state, texts
+
+
+async def test_the_idle_timeout_counts_the_upstreams_silence_only() -> None:
+    """Each wait on the upstream is bounded, a slow consumer never is: it holds events longer than the
+    idle timeout and the turn still completes; an upstream as silent as that ends it as `stalled`, soon."""
+    state, texts = await read_slowly(paced(["a", "b", "c"], [0.05, 0.05, 0.05]), idle=0.2, pause=0.4)
+    assert texts == ["a", "b", "c"] and state.failure is None and state.stop_reason == "end_turn"
+
+    started = time.monotonic()
+    state, texts = await read_slowly(paced(["a", "b"], [0.05, 3.0]), idle=0.2, pause=0)
+    assert texts == ["a"] and state.failure is not None and state.failure.code == "stalled"
+    assert time.monotonic() - started < 1.5
+
+    # Waits that add up to more than the timeout, none longer than it: no stall.
+    state, texts = await read_slowly(paced(list("abcdefgh"), [0.1] * 8), idle=0.2, pause=0)
+    assert texts == list("abcdefgh") and state.failure is None
+
+
+async def test_a_cancel_while_waiting_on_the_upstream_is_not_a_stall() -> None:
+    """Stop cancels the turn's task while it waits on the model: that cancellation goes through as one,
+    and the task is left with no cancellation of the watchdog's own pending."""
+    task = asyncio.create_task(read_slowly(paced(["a", "b"], [0.05, 3.0]), idle=0.5, pause=0))
+    await asyncio.sleep(0.2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert task.cancelled()
