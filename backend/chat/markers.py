@@ -15,6 +15,7 @@ around it kept). Matching goes on past a limit (a counter, no recursion) only to
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -147,6 +148,14 @@ class _Brackets:
         return raw, None
 
 
+@functools.lru_cache(maxsize=64)
+def _prefix_table(markers: tuple[str, ...]) -> tuple[frozenset[str], int, frozenset[str]]:
+    """The markers' proper prefixes, the longest one's length and their last characters: the same few
+    marker sets on every page, so one table each (built per turn, they were ~8 KB a running turn)."""
+    prefixes = frozenset(m[:n] for m in markers for n in range(1, len(m)))
+    return prefixes, max(map(len, prefixes), default=0), frozenset(p[-1] for p in prefixes)
+
+
 class MarkerFilter:
     """Feed raw deltas, get back only text that is certainly not part of a marker; `spans` says where
     the markers were (offsets from the first text fed).
@@ -157,9 +166,7 @@ class MarkerFilter:
 
     def __init__(self, markers: Iterable[str]) -> None:
         self._markers = list(markers)
-        self._prefixes = {m[:n] for m in self._markers for n in range(1, len(m))}  # proper prefixes
-        self._longest = max(map(len, self._prefixes), default=0)
-        self._prefix_ends = {p[-1] for p in self._prefixes}
+        self._prefixes, self._longest, self._prefix_ends = _prefix_table(tuple(self._markers))
         self.spans: list[Span] = []
         self._buf = ""  # unsettled text, starting at offset `_pos`
         self._pos = 0

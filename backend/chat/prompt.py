@@ -13,6 +13,7 @@ on the page, so tools, system and the history so far are all read from the cache
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -122,4 +123,11 @@ def build_system_prompt(
                  "or a field filter) before answering questions about all of them.")
     page_context = (f'<page_context page="{_fence(page_name).replace(chr(34), "")}">\n{CONTEXT_PREAMBLE}\n\n'
                     f"{_fence(body)}\n</page_context>")
-    return SystemPrompt(stable="\n\n".join(parts), page_context=page_context)
+    return SystemPrompt(stable=_joined(tuple(parts)), page_context=page_context)
+
+
+@functools.lru_cache(maxsize=128)
+def _joined(parts: tuple[str, ...]) -> str:
+    """The system prompt's text, one copy for every turn on the same page and stream (the page's state
+    goes in `page_context`): a running turn holds it until it ends, 4–8 KB each when built per turn."""
+    return "\n\n".join(parts)
