@@ -419,7 +419,10 @@ class ChatService:
                 log.exception("turn sweep failed")
 
     def close_readers(self) -> None:
-        """The server is going down: every reader ends with a frame asking its client to resume."""
+        """The server is going down: every reader ends with a frame asking its client to resume. (Each open
+        stream calls this when the server shuts down; the first call does it.)"""
+        if self.closing:
+            return
         self.closing = True
         for runner in list(self.runners.values()):
             runner.log.close()

@@ -7,9 +7,9 @@ saved regardless). When the server shuts down, each stream ends with a `reconnec
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
+from typing import cast
 
 import anyio
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -22,13 +22,7 @@ SEND_TIMEOUT = 30.0  # seconds a single write may block before the client counts
 RECONNECT_MS = 1000
 
 
-async def encode(frames: AsyncIterator[Frame], shutdown: anyio.Event,
-                 on_shutdown: Callable[[], None]) -> AsyncIterator[bytes | ServerSentEvent]:
-    async def watch() -> None:
-        await shutdown.wait()
-        on_shutdown()
-
-    watcher = asyncio.create_task(watch())
+async def encode(frames: AsyncIterator[Frame]) -> AsyncIterator[bytes | ServerSentEvent]:
     try:
         async for frame in frames:
             yield encode_frame(frame)
@@ -36,8 +30,15 @@ async def encode(frames: AsyncIterator[Frame], shutdown: anyio.Event,
         farewell = Reconnect(message="The server is restarting; the answer continues shortly.",
                              retry_ms=RECONNECT_MS)
         yield ServerSentEvent(event=farewell.type, data=json.dumps(farewell.to_data()), retry=RECONNECT_MS)
-    finally:
-        watcher.cancel()
+
+
+class _OnShutdown:
+    """sse-starlette's `shutdown_event`, which it sets on every open response when the server shuts down,
+    as a call: setting it runs `on_shutdown` (which wakes this worker's readers to end with `reconnect`).
+    An `anyio.Event` would need a task per response waiting on it, all through the stream."""
+
+    def __init__(self, on_shutdown: Callable[[], None]) -> None:
+        self.set = on_shutdown  # the one method sse-starlette calls on it
 
 
 def encode_frame(frame: Frame) -> bytes:
@@ -64,9 +65,8 @@ def events_response(events: AsyncIterator[WireEvent]) -> EventSourceResponse:
 
 def sse_response(frames: AsyncIterator[Frame], on_shutdown: Callable[[], None] = lambda: None
                  ) -> EventSourceResponse:
-    shutdown = anyio.Event()
     return EventSourceResponse(
-        encode(frames, shutdown, on_shutdown), ping=HEARTBEAT_SECONDS, send_timeout=SEND_TIMEOUT,
-        shutdown_event=shutdown, shutdown_grace_period=2.0,
+        encode(frames), ping=HEARTBEAT_SECONDS, send_timeout=SEND_TIMEOUT,
+        shutdown_event=cast(anyio.Event, _OnShutdown(on_shutdown)), shutdown_grace_period=2.0,
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
