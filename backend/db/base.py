@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import DateTime, MetaData
+from sqlalchemy import DateTime, MetaData, Table
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.types import TypeDecorator
 
@@ -20,6 +20,12 @@ NAMING_CONVENTION = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def table_of(model: type[Base]) -> Table:
+    """A model's Core table, for statements built once with their values as bind parameters: they skip
+    the ORM's per-statement work, which on a turn's hot statements cost more than running them."""
+    return cast(Table, model.__table__)
 
 
 def utcnow() -> datetime:

@@ -25,7 +25,7 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from backend.config import Settings
-from backend.db.base import utcnow
+from backend.db.base import table_of, utcnow
 from backend.db.models import Conversation, DailyUsage
 from backend.db.session import Database
 from backend.errors import TooManyRequests
@@ -104,7 +104,7 @@ def record_usage(s: Session, user_id: int, usage: Mapping[str, Any]) -> None:
 def _usage_upsert(dialect: str) -> Any:
     """The upsert, built once per dialect with its values as parameters: built for every turn, it was over
     a third of the final save's time holding the interpreter (py-spy `--gil`, 200 streams)."""
-    table = DailyUsage.__table__
+    table = table_of(DailyUsage)
     stmt = upsert_of(dialect)(table).values(
         user_id=bindparam("b_user"), day=bindparam("b_day"), turns=1,
         **{f: bindparam(f"b_{f}") for f in TOKEN_FIELDS})

@@ -136,6 +136,34 @@ def test_session_tokens_are_stored_hashed(make_app: Any, db: Database) -> None:
         assert conn.execute(sa.text("SELECT COUNT(*) FROM auth_sessions")).scalar() == 0
 
 
+def test_an_expired_session_or_a_deleted_user_signs_no_one_in(make_app: Any, db: Database) -> None:
+    """The session lookup every request makes: a live session is the user it names; one past its expiry,
+    or one whose user is gone, is a 401 that says to sign in (and a chat turn never starts)."""
+    add_user(db, "alice")
+    add_user(db, "bob")
+    app = make_app()
+    alice, bob = TestClient(app), TestClient(app)
+    assert login(alice, "alice", ALICE_PW).status_code == 200 and login(bob, "bob", BOB_PW).status_code == 200
+    assert alice.get("/api/auth/me").json()["username"] == "alice"
+    with db.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE auth_sessions SET expires_at = :past WHERE user_id = "
+                             "(SELECT id FROM users WHERE username = 'alice')").bindparams(
+                                 sa.bindparam("past", utcnow() - timedelta(seconds=1), UTCDateTime())))
+    refused = alice.get("/api/auth/me")
+    assert refused.status_code == 401 and "sign in" in refused.json()["detail"]
+    assert alice.post("/api/chat/stream", json={"message": "hi", "context": {}}).status_code == 401
+    assert bob.get("/api/auth/me").json()["username"] == "bob"  # another session is untouched
+    sqlite = db.url.startswith("sqlite")
+    with db.engine.begin() as conn:  # on SQLite without the cascade: a session row whose user is gone
+        if sqlite:
+            conn.execute(sa.text("PRAGMA foreign_keys=OFF"))
+        conn.execute(sa.text("DELETE FROM users WHERE username = 'bob'"))
+    if sqlite:
+        with db.engine.connect() as conn:
+            conn.execute(sa.text("PRAGMA foreign_keys=ON"))
+    assert bob.get("/api/auth/me").status_code == 401
+
+
 def session_cookie(response: Any) -> str:
     assert response.status_code == 200, response.text
     cookies = [v for v in response.headers.get_list("set-cookie") if v.startswith("colleague_session=")]
