@@ -9,7 +9,7 @@ the same ids. An HTTP response is just one reader: a client that leaves or freez
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,12 +17,13 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import WireEvent
+from backend.db.base import table_of
 from backend.db.models import TurnEvent
 
 TERMINAL_TYPES = frozenset({"complete", "error"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Frame:
     """One logged event as readers see it: its id, its type and its SSE `data`."""
 
@@ -46,7 +47,7 @@ class TurnLog:
         self.saved = 0  # frames[:saved] are in the database
         self.finished = False
         self.closing = False
-        self._changed = asyncio.Event()
+        self._waiting: list[asyncio.Future[None]] = []  # readers caught up with the log
 
     def append(self, event: WireEvent) -> Frame:
         frame = Frame(id=len(self.frames) + 1, type=event.type, data=event.to_data())
@@ -68,8 +69,11 @@ class TurnLog:
         self._wake()
 
     def _wake(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        if self._waiting:
+            waiting, self._waiting = self._waiting, []
+            for reader in waiting:
+                if not reader.done():  # a reader cancelled while it waited has gone
+                    reader.set_result(None)
 
     def unsaved(self) -> list[Frame]:
         return self.frames[self.saved:]
@@ -78,7 +82,6 @@ class TurnLog:
         """Frames with id > `after`, then new ones as they come, until the terminal frame."""
         n = after
         while True:
-            changed = self._changed
             while n < len(self.frames):
                 frame = self.frames[n]
                 n += 1
@@ -89,14 +92,20 @@ class TurnLog:
                 return
             if self.closing:
                 raise Closing
-            await changed.wait()
+            woken = asyncio.get_running_loop().create_future()
+            self._waiting.append(woken)
+            await woken
 
 
-def save_frames(s: Session, turn_id: str, frames: list[Frame]) -> None:
-    """One bulk INSERT (executemany), not an ORM object per event."""
-    if frames:
-        s.execute(insert(TurnEvent), [{"turn_id": turn_id, "seq": f.id, "type": f.type, "data": f.data}
-                                      for f in frames])
+_EVENTS = insert(table_of(TurnEvent))
+
+
+def save_frames(s: Session, turns: Iterable[tuple[str, list[Frame]]]) -> None:
+    """The frames of one turn or of many ((turn_id, frames) pairs) in one executemany INSERT."""
+    rows = [{"turn_id": turn_id, "seq": f.id, "type": f.type, "data": f.data} for turn_id, frames in turns
+            for f in frames]
+    if rows:
+        s.execute(_EVENTS, rows)
 
 
 def stored_frames(s: Session, turn_id: str, after: int, limit: int = 500) -> list[Frame]:

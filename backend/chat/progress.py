@@ -13,14 +13,15 @@ import asyncio
 import logging
 import weakref
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import anyio
-from sqlalchemy import Table, bindparam, insert, update
+from sqlalchemy import bindparam, update
 from sqlalchemy.exc import IntegrityError
 
-from backend.chat.log import Frame, TurnLog
-from backend.db.models import ChatTurn, Message, TurnEvent
+from backend.chat.log import Frame, TurnLog, save_frames
+from backend.db.base import table_of
+from backend.db.models import ChatTurn, Message
 from backend.db.session import Database
 
 log = logging.getLogger(__name__)
@@ -61,8 +62,7 @@ class Saving(Protocol):
         """What is new since the last save (None: nothing)."""
 
 
-_TURNS, _MESSAGES = cast(Table, ChatTurn.__table__), cast(Table, Message.__table__)  # Core: executemany
-_EVENTS = insert(TurnEvent)
+_TURNS, _MESSAGES = table_of(ChatTurn), table_of(Message)  # Core: executemany
 _LAST_EVENT = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
                .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
 _ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.status == "running")
@@ -138,8 +138,7 @@ class ProgressWriter:
 
     def _write_together(self, batch: list[Progress]) -> None:
         with self.db.session() as s:
-            s.execute(_EVENTS, [{"turn_id": p.turn_id, "seq": f.id, "type": f.type, "data": f.data}
-                                for p in batch for f in p.frames])
+            save_frames(s, [(p.turn_id, p.frames) for p in batch])
             s.execute(_LAST_EVENT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id, "b_state": p.resume_state}
                                     for p in batch])
             s.execute(_ANSWER, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from backend.agent.errors import ApiFailure
 from backend.agent.llm import LLM
@@ -56,12 +56,22 @@ from backend.chat.progress import Progress, ProgressWriter, persist_limiter
 from backend.chat.prompt import SystemPrompt
 from backend.chat.visible import visible_events
 from backend.conversations.schemas import ConversationConfig
+from backend.db.base import table_of
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
 from backend.quotas import record_usage
 from backend.registry import Resolved, ToolContext
 
 log = logging.getLogger(__name__)
+
+# The final save's statements, built once on the tables with their values as parameters: as ORM
+# statements built per turn, each cost ~150 µs more (compiled, cache-keyed and run through the ORM).
+_MESSAGES, _TURNS = table_of(Message), table_of(ChatTurn)
+_ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"))
+           .values(content=bindparam("b_content"), extras=bindparam("b_extras"), status=bindparam("b_status")))
+_LAST_EVENT = select(_TURNS.c.last_event_id).where(_TURNS.c.id == bindparam("b_turn"))
+_TURN_END = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
+             .values(status=bindparam("b_status"), last_event_id=bindparam("b_last")))
 
 SHUTDOWN = ApiFailure(message="The server restarted while answering; what was written so far is kept. "
                               "Ask again to continue.", code="interrupted", retryable=True)
@@ -280,7 +290,7 @@ class TurnRunner:
             if record is None or conv is None or record.status != "running":
                 return
             frames = [f for f in frames if f.id > record.last_event_id]
-            save_frames(s, self.turn.turn_id, frames)
+            save_frames(s, [(self.turn.turn_id, frames)])
             if frames:
                 record.last_event_id = frames[-1].id
             record.status = "suspended"
@@ -300,16 +310,14 @@ class TurnRunner:
                 record_usage(s, turn.user_id, extras.usage.model_dump())
             if not turns.end(s, turn.conversation_id, turn.turn_id):
                 return  # deleted while the turn ran: nothing to attach the answer to
-            s.execute(update(Message).where(Message.id == turn.assistant_message_id)
-                      .values(content=content, extras=extras.model_dump(mode="json"), status=status)
-                      .execution_options(synchronize_session=False))
-            stored = s.scalar(select(ChatTurn.last_event_id).where(ChatTurn.id == turn.turn_id))
+            s.execute(_ANSWER, {"b_message": turn.assistant_message_id, "b_content": content,
+                                "b_extras": extras.model_dump(mode="json"), "b_status": status})
+            stored = s.scalar(_LAST_EVENT, {"b_turn": turn.turn_id})
             if stored is not None:
                 frames = [f for f in frames if f.id > stored]  # never a stored event twice
-                s.execute(update(ChatTurn).where(ChatTurn.id == turn.turn_id)
-                          .values(status=status, last_event_id=frames[-1].id if frames else stored)
-                          .execution_options(synchronize_session=False))
-            save_frames(s, turn.turn_id, frames)
+                s.execute(_TURN_END, {"b_turn": turn.turn_id, "b_status": status,
+                                      "b_last": frames[-1].id if frames else stored})
+            save_frames(s, [(turn.turn_id, frames)])
 
 
 def _page_actions(raw: list[dict[str, Any]], resolved: Resolved) -> tuple[list[SuggestedAction], list[str]]:

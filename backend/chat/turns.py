@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import case, delete, or_, select, update
+from sqlalchemy import bindparam, case, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import MessageExtras, TurnError, TurnErrored
 from backend.chat.workers import WorkerPresence
-from backend.db.base import utcnow
+from backend.db.base import table_of, utcnow
 from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
 from backend.quotas import record_usage
 
@@ -82,15 +82,23 @@ def renew_and_poll(s: Session, leases: Mapping[int, str], renew: bool) -> set[in
 def end(s: Session, conversation_id: int, turn_id: str) -> bool:
     """A turn's end on its conversation, in one UPDATE: touched, and its lease released if the turn still
     holds it (SET reads the row as it was). False when the conversation is gone (deleted mid-turn)."""
-    holds = Conversation.active_turn_id == turn_id
-    result = s.execute(
-        update(Conversation).where(Conversation.id == conversation_id)
-        .values(updated_at=utcnow(),
-                active_turn_id=case((holds, None), else_=Conversation.active_turn_id),
-                active_turn_expires_at=case((holds, None), else_=Conversation.active_turn_expires_at),
-                stop_requested=case((holds, False), else_=Conversation.stop_requested))
-        .execution_options(synchronize_session=False))
+    result = s.execute(_END, {"b_conversation": conversation_id, "b_turn": turn_id, "b_now": utcnow()})
     return result.rowcount == 1  # type: ignore[attr-defined]
+
+
+def _end() -> Any:
+    """`end`'s statement, built once on the table with its values as parameters (once per turn, built
+    and cache-keyed each time it was 170 µs of a turn's final save)."""
+    table = table_of(Conversation)
+    holds = table.c.active_turn_id == bindparam("b_turn")
+    return (update(table).where(table.c.id == bindparam("b_conversation"))
+            .values(updated_at=bindparam("b_now"),
+                    active_turn_id=case((holds, None), else_=table.c.active_turn_id),
+                    active_turn_expires_at=case((holds, None), else_=table.c.active_turn_expires_at),
+                    stop_requested=case((holds, False), else_=table.c.stop_requested)))
+
+
+_END = _end()
 
 
 def release(conv: Conversation, turn_id: str) -> None:

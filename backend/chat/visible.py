@@ -19,7 +19,7 @@ async def visible_events(events: AsyncGenerator[Any, None],
         async for event in events:
             if isinstance(event, TextDelta):
                 if visible := text_filter.feed(event.text):
-                    yield TextDelta(text=visible)
+                    yield event if visible == event.text else TextDelta(text=visible)
                 continue
             if isinstance(event, UsageUpdated | ToolCompleted) and (rest := text_filter.flush()):
                 yield TextDelta(text=rest)

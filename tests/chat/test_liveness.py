@@ -154,9 +154,9 @@ def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
         turn.resume_state = {"messages": [], "text": "", "partial_text": "Half an ans", "tool_calls": 0,
                              "usage": {}, "tool_history": [], "tool_payloads": []}
         opened = ConversationOpened(conversation_id=conv_id, turn_id=turn.id, user_message_id=answer_id - 1)
-        save_frames(s, turn.id, [Frame(1, opened.type, opened.to_data()),
-                                 Frame(2, "text_delta", TextDelta(text="Half ").to_data()),
-                                 Frame(3, "text_delta", TextDelta(text="an ans").to_data())])
+        save_frames(s, [(turn.id, [Frame(1, opened.type, opened.to_data()),
+                                   Frame(2, "text_delta", TextDelta(text="Half ").to_data()),
+                                   Frame(3, "text_delta", TextDelta(text="an ans").to_data())])])
     proc.kill()
     proc.wait(10)
     fake_llm.script(Script.text("wer."))
