@@ -7,7 +7,13 @@ GET /api/conversations idle and beside N streams that another process reads, the
 The user starts with 100 earlier conversations (the list returns as many rows idle as beside the streams);
 on two cores or more the server runs alone on the first (see `pin`).
 
+Then the floor: the bare relay (`benchmarks/bare_relay.py`: the same SDK and sse-starlette, no database,
+no auth) measured the same way, its GET /health (a sync route: one thread hop, as ours) idle and beside
+the same N streams of the same model. What the bare relay's GETs lose beside the streams is the stack's
+own event-loop queueing, which no change to Colleague can take away.
+
     .venv/bin/python benchmarks/durable_streams.py [--database-url URL] [--streams 100] [--gets 200]
+        [--no-bare]
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -35,6 +42,7 @@ from backend.db.models import Conversation, User  # noqa: E402
 from backend.db.session import Database  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
+CORES = sorted(os.sched_getaffinity(0))  # before `pin` moves this process off the first
 FAKE = """
 import sys, time
 from backend.agent.demo.wire import Reply
@@ -151,15 +159,88 @@ async def measure(base: str, streams: int, n_gets: int) -> None:
         print(line("resume a finished turn (replayed from the database)", finished))
 
 
-def pin(server: LiveServer, fake: subprocess.Popen[str]) -> str:
+def read_bare_streams(base: str, streams: int, ready: Connection, done: Connection) -> None:
+    """The bare relay's load: N streams that keep reading until the GETs are measured, then leave."""
+    os.nice(5)
+
+    async def run() -> None:
+        limits = httpx.Limits(max_connections=streams + 5, max_keepalive_connections=streams + 5)
+        async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+            answering: set[int] = set()
+
+            async def one(i: int) -> None:
+                async with client.stream("POST", "/relay", json={"message": f"question {i}"}) as r:
+                    r.raise_for_status()
+                    async for raw in r.aiter_lines():
+                        if raw.startswith("event: text_delta"):
+                            answering.add(i)
+
+            readers = [asyncio.create_task(one(i)) for i in range(streams)]
+            deadline = time.monotonic() + 120
+            while len(answering) < streams:
+                if time.monotonic() > deadline or any(r.done() for r in readers):
+                    raise RuntimeError(f"only {len(answering)} of {streams} bare streams are answering")
+                await asyncio.sleep(0.1)
+            ready.send(True)
+            await asyncio.get_running_loop().run_in_executor(None, done.recv)
+            for reader in readers:
+                reader.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+
+    asyncio.run(run())
+
+
+async def measure_bare(base: str, streams: int, n_gets: int) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=120) as client:
+        await gets(client, "/health", 20)  # warm-up
+        print(line("bare relay: GET /health, idle", await gets(client, "/health", n_gets)))
+        ready, ready_child = multiprocessing.Pipe(duplex=False)
+        done_child, done = multiprocessing.Pipe(duplex=False)
+        load = multiprocessing.Process(target=read_bare_streams, args=(base, streams, ready_child, done_child))
+        load.start()
+        await asyncio.get_running_loop().run_in_executor(None, ready.recv)
+        print(line(f"bare relay: GET /health beside {streams} streams", await gets(client, "/health", n_gets)))
+        print(line(f"bare relay: GET /health beside {streams} streams, again", await gets(client, "/health", n_gets)))
+        done.send(True)
+        await asyncio.get_running_loop().run_in_executor(None, load.join, 30)
+
+
+def bare_relay(root: Path, model_url: str, fake: subprocess.Popen[str], streams: int, n_gets: int) -> None:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(root / "benchmarks" / "bare_relay.py"), "--port", str(port),
+                             "--model-url", model_url], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{base}/health", timeout=1).raise_for_status()
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the bare relay did not start") from None
+                time.sleep(0.2)
+        print(f"bare relay (the floor): benchmarks/bare_relay.py, {pin(proc.pid, fake)}")
+        asyncio.run(measure_bare(base, streams, n_gets))
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def pin(server_pid: int, fake: subprocess.Popen[str]) -> str:
     """The server alone on core 0; this process, the stub and the readers on the others, the stub and the
     readers niced below the GETs: what is measured is the server's wait, not the load's processes
     queueing for the same core as the client that measures."""
-    cores = sorted(os.sched_getaffinity(0))
+    cores = CORES
     if len(cores) < 2:
         return "not pinned (one core)"
-    assert server.proc is not None
-    os.sched_setaffinity(server.proc.pid, {cores[0]})
+    os.sched_setaffinity(server_pid, {cores[0]})
     os.sched_setaffinity(0, set(cores[1:]))
     os.sched_setaffinity(fake.pid, set(cores[1:]))
     os.setpriority(os.PRIO_PROCESS, fake.pid, 5)
@@ -171,6 +252,7 @@ def main() -> None:
     parser.add_argument("--database-url")
     parser.add_argument("--streams", type=int, default=100)
     parser.add_argument("--gets", type=int, default=200)
+    parser.add_argument("--no-bare", action="store_true", help="skip the bare relay's floor")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp())
     db_url = args.database_url or f"sqlite:///{tmp}/bench.db"
@@ -190,8 +272,13 @@ def main() -> None:
     server = LiveServer(db_url, model_url, tmp / "server.log")
     try:
         server.start()
-        print(f"database: {db_url.split('://')[0]}   server: python -m backend serve (1 worker), {pin(server, fake)}")
+        assert server.proc is not None
+        print(f"database: {db_url.split('://')[0]}   server: python -m backend serve (1 worker), "
+              f"{pin(server.proc.pid, fake)}")
         asyncio.run(measure(server.url, args.streams, args.gets))
+        server.terminate()
+        if not args.no_bare:
+            bare_relay(root, model_url, fake, args.streams, args.gets)
     finally:
         server.terminate()
         fake.kill()

@@ -11,7 +11,9 @@ server is started fresh per level and warmed up first. Printed per level and ser
 - deltas/s: text deltas received (counted in the text, so frames that carry several count as several),
   over the time from the first request to the last stream's end;
 - errors: a refused or broken stream, an `error` event, or a stream whose text is not all 100 deltas;
-- server CPU µs per delta (utime + stime of the server's processes, /proc/<pid>/stat);
+- server CPU µs per delta (utime + stime of the server's processes, /proc/<pid>/stat), and `loop`: the
+  main threads' part of it (/proc/<pid>/task/<pid>/stat), the event loop; in the ratios, `loop` and
+  `threads` split Colleague's CPU/Δ ratio into the event loop's and its threads' (database work) shares;
 - RSS KB per open stream (the server's peak resident memory during the level minus before it, over N);
 - and Colleague/bare for each.
 
@@ -124,15 +126,22 @@ def tree(pid: int) -> list[int]:
     return out
 
 
-def cpu_seconds(pid: int) -> float:
-    total = 0
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds (utime + stime) of `pid`'s process tree, and of its processes' main threads alone (the
+    event loops; the rest is their threads: database work, thread hops)."""
+    total = loops = 0
     for p in tree(pid):
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-    return total / os.sysconf("SC_CLK_TCK")
+        for path, main in ((f"/proc/{p}/stat", False), (f"/proc/{p}/task/{p}/stat", True)):
+            try:
+                fields = Path(path).read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+            if main:
+                loops += ticks
+            else:
+                total += ticks
+    return total / os.sysconf("SC_CLK_TCK"), loops / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kb(pid: int) -> int:
@@ -252,6 +261,7 @@ class Level:
     errors: int = 0
     wall: float = 0.0
     cpu_us_per_delta: float = 0.0
+    loop_us_per_delta: float = 0.0  # of that, the event loops' (main threads') share
     rss_kb_per_stream: float = 0.0
     first_error: str | None = None
 
@@ -276,7 +286,7 @@ async def drive(server: Server, n: int, ramp: float, profile: Path | None = None
         spy = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--subprocesses", "--nonblocking",
                                 "--rate", "200", "--format", "raw", "--output", str(profile)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    rss0, cpu0 = rss_kb(pid), cpu_seconds(pid)
+    rss0, (cpu0, loop0) = rss_kb(pid), cpu_seconds(pid)
     peak = rss0
     t0 = time.perf_counter()
 
@@ -288,7 +298,7 @@ async def drive(server: Server, n: int, ramp: float, profile: Path | None = None
     while not all(t.done() for t in tasks):
         peak = max(peak, rss_kb(pid))
         await asyncio.wait(tasks, timeout=0.5)
-    cpu1 = cpu_seconds(pid)
+    cpu1, loop1 = cpu_seconds(pid)
     if spy is not None:
         spy.send_signal(signal.SIGINT)
         spy.wait(30)
@@ -305,6 +315,7 @@ async def drive(server: Server, n: int, ramp: float, profile: Path | None = None
         ends.append(s.ended or time.perf_counter())
     out.wall = max(ends) - t0
     out.cpu_us_per_delta = (cpu1 - cpu0) * 1e6 / out.deltas if out.deltas else float("nan")
+    out.loop_us_per_delta = (loop1 - loop0) * 1e6 / out.deltas if out.deltas else float("nan")
     out.rss_kb_per_stream = (peak - rss0) / n
     return out
 
@@ -348,7 +359,8 @@ def make_database(kind: str, tmp: Path) -> tuple[str, object]:
 def row(label: str, level: Level) -> str:
     err = f" ({level.first_error})" if level.first_error else ""
     return (f"  {label:<16} {level.n:>5} {level.pct(0.5):>8.0f} {level.pct(0.99):>8.0f} {level.rate:>9.0f} "
-            f"{level.errors:>6} {level.cpu_us_per_delta:>9.0f} {level.rss_kb_per_stream:>9.0f}{err}")
+            f"{level.errors:>6} {level.cpu_us_per_delta:>9.0f} {level.loop_us_per_delta:>7.0f} "
+            f"{level.rss_kb_per_stream:>9.0f}{err}")
 
 
 def main() -> None:
@@ -425,7 +437,7 @@ def main() -> None:
     print(f"database: {args.db}   stub: {FIRST_TOKEN_S * 1000:.0f} ms to first token, {DELTAS} deltas at "
           f"{1 / DELTA_INTERVAL_S:.0f}/s   ramp: {args.ramp:.0f} s   {pin}")
     print(f"  {'server':<16} {'N':>5} {'TTFT p50':>8} {'p99 ms':>8} {'deltas/s':>9} {'errors':>6} "
-          f"{'CPU µs/Δ':>9} {'RSS KB/s':>9}")
+          f"{'CPU µs/Δ':>9} {'loop':>7} {'RSS KB/s':>9}")
     results: list[tuple[Level, Level]] = []
     try:
         for n in levels:
@@ -444,11 +456,14 @@ def main() -> None:
 
     print("\nColleague / bare (targets: deltas/s ≥ 0.95, TTFT p50 ≤ bare + 15 ms, p99 ≤ 1.2, CPU/Δ ≤ 1.15, "
           "RSS/stream ≤ 1.3, 0 errors)")
-    print(f"  {'N':>5} {'deltas/s':>9} {'p50 +ms':>8} {'p99':>6} {'CPU/Δ':>6} {'RSS':>6} {'errors':>7}")
+    print(f"  {'N':>5} {'deltas/s':>9} {'p50 +ms':>8} {'p99':>6} {'CPU/Δ':>6} {'loop':>6} {'threads':>7} "
+          f"{'RSS':>6} {'errors':>7}")
     for b, c in results:
         rss = c.rss_kb_per_stream / b.rss_kb_per_stream if b.rss_kb_per_stream > 0 else float("nan")
         print(f"  {b.n:>5} {c.rate / b.rate:>9.2f} {c.pct(0.5) - b.pct(0.5):>8.0f} "
               f"{c.pct(0.99) / b.pct(0.99):>6.2f} {c.cpu_us_per_delta / b.cpu_us_per_delta:>6.2f} "
+              f"{c.loop_us_per_delta / b.cpu_us_per_delta:>6.2f} "
+              f"{(c.cpu_us_per_delta - c.loop_us_per_delta) / b.cpu_us_per_delta:>7.2f} "
               f"{rss:>6.2f} {b.errors:>3}/{c.errors:<3}")
     if extra:
         print("\nthroughput per Colleague worker count at", levels[-1], "streams:",
