@@ -90,12 +90,16 @@ def db_url(migrated_db_url: str) -> Iterator[str]:
 
 @pytest.fixture(autouse=True)
 def engines_disposed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every database a test opened has its pooled connections closed after it. An app's lifespan disposes
-    its own; an app a test drove without it (a bare `TestClient(app)`, an ASGI transport) would leave them
-    open until the collector frees the app, which then warns in whatever test is running."""
+    """Every app a test started is stopped after it, and every database it opened has its pooled connections
+    closed. A client entered and never left (`signed_in` for a second user) keeps its app's lifespan running
+    in a thread: its sweeps open new connections after the test, which the collector frees later while still
+    open — psycopg then warns in whatever test is running. An app a test drove without its lifespan (a bare
+    `TestClient(app)`, an ASGI transport) leaves its connections and liveness lock to close here too."""
     opened: list[Database] = []
     presences: list[WorkerPresence] = []
+    started: dict[int, TestClient] = {}
     init, presence_init = Database.__init__, WorkerPresence.__init__
+    enter, leave = TestClient.__enter__, TestClient.__exit__
 
     def tracked(self: Database, *args: Any, **kwargs: Any) -> None:
         init(self, *args, **kwargs)
@@ -105,9 +109,22 @@ def engines_disposed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         presence_init(self, *args, **kwargs)
         presences.append(self)
 
+    def entered(self: TestClient) -> TestClient:
+        client = enter(self)
+        started[id(self)] = self
+        return client
+
+    def left(self: TestClient, *exc: Any) -> None:
+        started.pop(id(self), None)
+        leave(self, *exc)
+
     monkeypatch.setattr(Database, "__init__", tracked)
     monkeypatch.setattr(WorkerPresence, "__init__", tracked_presence)
+    monkeypatch.setattr(TestClient, "__enter__", entered)
+    monkeypatch.setattr(TestClient, "__exit__", left)
     yield
+    for client in reversed(list(started.values())):  # (a test's own fixtures have left theirs already)
+        client.__exit__(None, None, None)
     for presence in presences:  # a liveness lock's own connection, of an app whose lifespan never ended
         while presence.held:
             presence.release()
