@@ -84,4 +84,14 @@ class Database:
                 raise
 
     def dispose(self) -> None:
+        """Close the pooled connections. One still in use (a turn's save finishing as the server stops,
+        a liveness lock that another start of the app still holds) goes back to the old pool later: it
+        is closed then, not left for the collector to close (which psycopg reports as a leak)."""
+        old = self.engine.pool
         self.engine.dispose()
+        event.listen(old, "checkin", _close_on_return)
+
+
+def _close_on_return(dbapi_connection: Any, _record: Any) -> None:
+    if dbapi_connection is not None:  # (None: invalidated, closed already)
+        dbapi_connection.close()
