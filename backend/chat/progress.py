@@ -1,10 +1,11 @@
 """Progress saves of all of a worker's running turns, batched: one transaction every `every` seconds.
 
-Every half second each running turn has new events for `turn_events`, a higher `last_event_id` and the
-assistant message's text and extras so far. Written turn by turn that is a thread hop and a commit per
-turn per checkpoint (400 streams: 800 commits a second); written together it is one hop, one commit and
-three statements per checkpoint for the whole worker, however many turns run. A turn that ends leaves
-the batch first (`leave` waits for a write that holds its events), so its final save never races one.
+Every half second each running turn has new events for `turn_events` and a higher `last_event_id`, and
+now and then (see `TurnRunner.progress`) the assistant message's text and extras so far. Written turn by
+turn that is a thread hop and a commit per turn per checkpoint (400 streams: 800 commits a second);
+written together it is one hop, one commit and a few statements per checkpoint for the whole worker,
+however many turns run. A turn that ends leaves the batch first (`leave` waits for a write that holds
+its events), so its final save never races one.
 """
 
 from __future__ import annotations
@@ -43,13 +44,14 @@ def persist_limiter() -> anyio.CapacityLimiter:
 
 @dataclass(frozen=True)
 class Progress:
-    """What one turn has to save: its new frames, and its answer so far."""
+    """What one turn has to save: its new frames and, when the runner says so, its answer so far (`text`,
+    `extras`, `resume_state` all three, or none: the text since is in the frames)."""
 
     turn_id: str
     message_id: int
     frames: list[Frame]
-    text: str
-    extras: dict[str, Any]
+    text: str | None = None
+    extras: dict[str, Any] | None = None
     resume_state: dict[str, Any] | None = None  # the raw `TurnState`, for a worker that goes on with the turn
 
 
@@ -63,8 +65,9 @@ class Saving(Protocol):
 
 
 _TURNS, _MESSAGES = table_of(ChatTurn), table_of(Message)  # Core: executemany
-_LAST_EVENT = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
-               .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
+_LAST_EVENT = update(_TURNS).where(_TURNS.c.id == bindparam("b_turn")).values(last_event_id=bindparam("b_last"))
+_STATE = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
+          .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
 _ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.status == "running")
            .values(content=bindparam("b_content"), extras=bindparam("b_extras")))
 
@@ -139,7 +142,10 @@ class ProgressWriter:
     def _write_together(self, batch: list[Progress]) -> None:
         with self.db.session() as s:
             save_frames(s, [(p.turn_id, p.frames) for p in batch])
-            s.execute(_LAST_EVENT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id, "b_state": p.resume_state}
-                                    for p in batch])
-            s.execute(_ANSWER, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}
-                                for p in batch])
+            if events_only := [{"b_turn": p.turn_id, "b_last": p.frames[-1].id} for p in batch if p.text is None]:
+                s.execute(_LAST_EVENT, events_only)
+            if answered := [p for p in batch if p.text is not None]:
+                s.execute(_STATE, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id, "b_state": p.resume_state}
+                                   for p in answered])
+                s.execute(_ANSWER, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}
+                                    for p in answered])

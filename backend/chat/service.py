@@ -343,7 +343,12 @@ class ChatService:
                 resolved=resolved, config=settings, turns=sum(1 for r in rows if r.role == "user"),
                 tool_ctx=ToolContext(sources=self.sources, user_id=record.user_id, conversation_id=conv.id,
                                      page_context=context, staged=staged), stream=stream)
-            return turn, frames, answer.content, record.resume_state
+            saved, visible = record.resume_state, answer.content
+            if "through" in saved:  # the text its readers were sent after the last whole checkpoint
+                tail = "".join(f.data.get("text", "") for f in frames if f.id > saved["through"]
+                               and f.type == "text_delta")
+                saved, visible = {**saved, "partial_text": saved.get("partial_text", "") + tail}, visible + tail
+            return turn, frames, visible, saved
 
     async def sweep_and_continue(self) -> int:
         """The sweep, after this worker went on with every turn it can take over (a rolling restart's

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import bindparam, case, delete, or_, select, update
 from sqlalchemy.orm import Session
 
+from backend.agent.loop import TurnState
 from backend.agent.schemas import MessageExtras, TurnError, TurnErrored
 from backend.chat.workers import WorkerPresence
 from backend.db.base import table_of, utcnow
@@ -163,6 +164,10 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
         message = s.get(Message, turn.assistant_message_id) if turn.assistant_message_id else None
         if message is not None and message.status == "running":
             extras = MessageExtras.model_validate(message.extras or {})
+            saved = turn.resume_state or {}
+            if "through" in saved and (tail := text_after(s, turn.id, saved["through"])):
+                message.content += tail  # what its readers were sent after its last whole checkpoint
+                extras = extras.model_copy(update={"blocks": caught_up(saved, tail).history()})
             message.extras = extras.model_copy(update={"error": INTERRUPTED}).model_dump(mode="json")
             message.status = "interrupted"
             if extras.usage is not None:  # what the dead worker's turn had used, as of its last checkpoint
@@ -173,6 +178,22 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
         if conv.active_turn_id == turn.id:
             release(conv, turn.id)
     return count
+
+
+def text_after(s: Session, turn_id: str, through: int) -> str:
+    """The text a turn's readers were sent after event `through`. A checkpoint writes the answer, its
+    blocks and the resume state only now and then (`TurnRunner.progress`), its events always: this is
+    what they are missing when the turn's worker is gone."""
+    return "".join(data.get("text", "") for data in s.scalars(
+        select(TurnEvent.data).where(TurnEvent.turn_id == turn_id, TurnEvent.seq > through,
+                                     TurnEvent.type == "text_delta").order_by(TurnEvent.seq)))
+
+
+def caught_up(saved: dict[str, Any], tail: str) -> TurnState:
+    """The saved state of a turn with the text written since it (between two whole checkpoints nothing
+    but the streaming text changes). The tail is the text as shown: a marker in it is not in it."""
+    return TurnState(messages=saved.get("messages", []), text=saved.get("text", ""),
+                     partial_text=saved.get("partial_text", "") + tail)
 
 
 def continuable(saved: dict[str, Any] | None) -> bool:

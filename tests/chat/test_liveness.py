@@ -4,6 +4,7 @@ real process (it takes its lock, then gets `kill -9`), on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import uuid
@@ -177,3 +178,67 @@ def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
     again = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
     assert [(e.id, e.data) for e in again] == [(e.id, e.data) for e in events]
     assert len(fake_llm.requests) == 1
+
+
+def checkpointed_between(db: Database, answer_id: int, conv_id: int) -> None:
+    """The dead worker's last whole checkpoint held "Half " (through event 2); its later checkpoints wrote
+    only events (3 and 4: "an " and "ans"), as a checkpoint does while the text streams and hasn't doubled."""
+    from backend.agent.schemas import ConversationOpened, TextDelta
+    from backend.chat.log import Frame, save_frames
+
+    with db.session() as s:
+        turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
+        answer = s.get(Message, answer_id)
+        assert answer is not None
+        answer.content = "Half "
+        answer.extras = MessageExtras(turn_id=turn.id, blocks=[
+            {"role": "assistant", "content": [{"type": "text", "text": "Half "}]}]).model_dump(mode="json")
+        turn.resume_state = {"messages": [], "text": "", "partial_text": "Half ", "tool_calls": 0, "usage": {},
+                             "tool_history": [], "tool_payloads": [], "through": 2}
+        turn.last_event_id = 4
+        opened = ConversationOpened(conversation_id=conv_id, turn_id=turn.id, user_message_id=answer_id - 1)
+        save_frames(s, [(turn.id, [Frame(1, opened.type, opened.to_data()),
+                                   Frame(2, "text_delta", TextDelta(text="Half ").to_data()),
+                                   Frame(3, "text_delta", TextDelta(text="an ").to_data()),
+                                   Frame(4, "text_delta", TextDelta(text="ans").to_data())])])
+
+
+def test_a_dead_workers_answer_goes_on_from_the_text_its_readers_saw(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """Taken over after checkpoints that wrote only events: the model continues "Half an ans" (what the
+    readers were sent), not "Half " (the last whole checkpoint), and the answer reads on without a repeat."""
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    checkpointed_between(db, answer_id, conv_id)
+    proc.kill()
+    proc.wait(10)
+    fake_llm.script(Script.text("wer."))
+    events = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "4"}).text)
+    assert [int(e.id or 0) for e in events] == list(range(5, 5 + len(events)))
+    assert events[-1].event == "complete" and events[-1].data["payload"]["message"] == "Half an answer."
+    assert fake_llm.requests[-1]["messages"][-1]["content"][0]["text"] == "Half an ans"
+    with db.session() as s:
+        answer = s.get(Message, answer_id)
+        assert answer is not None and answer.status == "complete" and answer.content == "Half an answer."
+
+
+def test_a_dead_workers_interrupted_answer_keeps_the_text_its_readers_saw(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """Stopped after its worker died (or swept): the stored answer and its blocks for the next turn's
+    history end where the readers' text did, though the last whole checkpoint was two events earlier."""
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    checkpointed_between(db, answer_id, conv_id)
+    proc.kill()
+    proc.wait(10)
+    assert alice.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+    with db.session() as s:
+        answer = s.get(Message, answer_id)
+        assert answer is not None and answer.status == "interrupted" and answer.content == "Half an ans"
+        assert answer.extras["blocks"] == [{"role": "assistant", "content": [{"type": "text", "text": "Half an ans"}]}]
+        assert answer.extras["error"]["code"] == "interrupted"
+    fake_llm.script(Script.text("Next."))
+    assert ask(alice, conv_id).status_code == 200
+    sent = fake_llm.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert "Half an ans" in json.dumps(sent[1]["content"])

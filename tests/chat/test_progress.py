@@ -58,3 +58,48 @@ def test_one_turn_in_conflict_does_not_cost_the_others_their_checkpoint(alice: T
         last, content, seqs = stored(conflicted)
         assert last == conflicted.frames[0].id - 1 and content != "so far"
         assert seqs[-1] == conflicted.frames[0].id  # only the event that was there before
+
+
+def test_checkpoints_write_every_event_and_the_answer_only_when_it_has_doubled(
+        alice: TestClient, app: Any, fake_llm: FakeAnthropic, db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long answer streams through many checkpoints. Each one stores the new events; the answer, its
+    blocks and the resume state are rewritten only when the text has doubled (or the turn's structure
+    changed), so the text written adds up to a few times the answer, not the answer times the checkpoints.
+    After every checkpoint the stored answer plus the text of the events after its `through` is exactly
+    the text the readers were sent: what a worker that takes the turn over, or the sweep, puts together."""
+    from backend.agent.demo.wire import Reply
+    from backend.chat import turns
+
+    writer = app.state.chat.saves
+    writer.every = 0.02
+    written: list[str | None] = []
+    broken: list[str] = []
+    write = writer._write_together
+
+    def checked(batch: list[Progress]) -> None:
+        write(batch)
+        with db.session() as s:
+            for p in batch:
+                turn, message = s.get(ChatTurn, p.turn_id), s.get(Message, p.message_id)
+                assert turn is not None and message is not None and turn.resume_state is not None
+                sent = "".join(d["text"] for d in s.scalars(select(TurnEvent.data).where(
+                    TurnEvent.turn_id == p.turn_id, TurnEvent.type == "text_delta").order_by(TurnEvent.seq)))
+                through = turn.resume_state.get("through", turn.last_event_id)
+                rebuilt = message.content + turns.text_after(s, p.turn_id, through)
+                if rebuilt != sent:
+                    broken.append(f"stored {rebuilt!r}, sent {sent!r}")
+                written.append(p.text)
+
+    monkeypatch.setattr(writer, "_write_together", checked)
+    fake_llm.script(Script.answer(Reply.text(" ".join(f"word{i}" for i in range(400))), delay=0.005))
+    events = parse(alice.post("/api/chat/stream", json={"message": "long", "context": CONTEXT}).text)
+    assert events[-1].event == "complete"
+    answer = events[-1].data["payload"]["message"]
+    assert not broken, broken[:3]
+    assert len(written) >= 10, written  # many checkpoints while it streamed
+    wholes = [len(text) for text in written if text is not None]
+    assert sum(wholes) <= 4 * len(answer), (wholes, len(answer))
+    assert len(wholes) < len(written)  # some checkpoints wrote only events
+    with db.session() as s:
+        stored = s.scalars(select(Message.content).where(Message.role == "assistant")).one()
+    assert stored == answer
