@@ -1,9 +1,10 @@
 """Benchmark (not a test): ordinary GETs beside N open streams, and how fast a resume replays.
 
 `python -m backend serve` runs in its own process against the fake Messages API (in a third process,
-streaming two words every 50 ms per turn, so N streams stay open). Prints p50/p99 of GET /api/health and
-GET /api/conversations idle and beside N streams that another process reads, then the resume latency (GET
-…/stream with `Last-Event-ID` until the first replayed event) for running turns and for finished ones.
+streaming two words every 50 ms per turn, or `--pace` deltas a second, so N streams stay open). Prints
+p50/p99 of GET /api/health and GET /api/conversations idle and beside N streams that another process reads,
+with how busy the server's core was meanwhile, then the resume latency (GET …/stream with `Last-Event-ID`
+until the first replayed event) for running turns and for finished ones.
 The user starts with 100 earlier conversations (the list returns as many rows idle as beside the streams);
 on two cores or more the server runs alone on the first (see `pin`).
 
@@ -13,7 +14,7 @@ the same N streams of the same model. What the bare relay's GETs lose beside the
 own event-loop queueing, which no change to Colleague can take away.
 
     .venv/bin/python benchmarks/durable_streams.py [--database-url URL] [--streams 100] [--gets 1000]
-        [--no-bare]
+        [--pace 20] [--no-bare]
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from backend.auth.service import ensure_user  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
 from backend.db.models import Conversation, User  # noqa: E402
 from backend.db.session import Database  # noqa: E402
+from benchmarks.relay_vs_colleague import cpu_seconds  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
 CORES = sorted(os.sched_getaffinity(0))  # before `pin` moves this process off the first
@@ -49,7 +51,7 @@ import sys, time
 from backend.agent.demo.wire import Reply
 from tests.fakes.anthropic_server import Script, start_fake_anthropic
 fake, stop = start_fake_anthropic()
-fake.default = Script.answer(Reply.text(" ".join(["Still streaming."] * 5000)), delay=0.05)
+fake.default = Script.answer(Reply.text(" ".join(["Still streaming."] * 5000)), delay=float(sys.argv[1]))
 print(fake.url, flush=True)
 sys.stdin.read()
 """
@@ -60,9 +62,10 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def line(label: str, values: list[float]) -> str:
+def line(label: str, values: list[float], busy: float | None = None) -> str:
     return (f"  {label:<52} p50 {pct(values, 0.5):7.1f} ms   p99 {pct(values, 0.99):8.1f} ms   "
-            f"max {max(values) * 1000:8.1f} ms (#{values.index(max(values)) + 1})   (n={len(values)})")
+            f"max {max(values) * 1000:8.1f} ms (#{values.index(max(values)) + 1})   (n={len(values)})"
+            + ("" if busy is None else f"   server {busy:4.0%} of its core"))
 
 
 async def gets(client: httpx.AsyncClient, path: str, n: int) -> list[float]:
@@ -89,6 +92,14 @@ async def open_stream(client: httpx.AsyncClient, i: int, conversations: list[int
                 conversations.append(json.loads(raw[5:])["conversation_id"])
             elif raw.startswith("data:") and kind == "text_delta":
                 texts[i] = texts.get(i, 0) + 1
+
+
+async def measured(label: str, client: httpx.AsyncClient, path: str, n: int, server_pid: int) -> str:
+    """A line of GETs, with how busy the server was meanwhile (its CPU seconds per second: near 100% a
+    request waits behind whatever else became ready, and the tail grows fast)."""
+    cpu, start = cpu_seconds(server_pid)[0], time.monotonic()
+    times = await gets(client, path, n)
+    return line(label, times, (cpu_seconds(server_pid)[0] - cpu) / (time.monotonic() - start))
 
 
 async def resume_latency(client: httpx.AsyncClient, conversation_id: int, after: int = 1) -> float:
@@ -134,22 +145,24 @@ async def login(client: httpx.AsyncClient) -> None:
     r.raise_for_status()
 
 
-async def measure(base: str, streams: int, n_gets: int) -> None:
+async def measure(base: str, server_pid: int, streams: int, n_gets: int) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=120) as client:
         await login(client)
         await gets(client, "/api/health", 20)  # warm-up
-        print(line("GET /api/health, idle", await gets(client, "/api/health", n_gets)))
-        print(line("GET /api/conversations, idle", await gets(client, "/api/conversations?app=tablizer", n_gets)))
+        print(await measured("GET /api/health, idle", client, "/api/health", n_gets, server_pid))
+        print(await measured("GET /api/conversations, idle", client, "/api/conversations?app=tablizer", n_gets,
+                             server_pid))
 
         ready, ready_child = multiprocessing.Pipe(duplex=False)
         done_child, done = multiprocessing.Pipe(duplex=False)
         load = multiprocessing.Process(target=read_streams, args=(base, streams, ready_child, done_child))
         load.start()
         conversations: list[int] = await asyncio.get_running_loop().run_in_executor(None, ready.recv)
-        print(line(f"GET /api/health beside {streams} streams", await gets(client, "/api/health", n_gets)))
-        print(line(f"GET /api/conversations beside {streams} streams",
-                   await gets(client, "/api/conversations?app=tablizer", n_gets)))
-        print(line(f"GET /api/health beside {streams} streams, again", await gets(client, "/api/health", n_gets)))
+        print(await measured(f"GET /api/health beside {streams} streams", client, "/api/health", n_gets, server_pid))
+        print(await measured(f"GET /api/conversations beside {streams} streams", client,
+                             "/api/conversations?app=tablizer", n_gets, server_pid))
+        print(await measured(f"GET /api/health beside {streams} streams, again", client, "/api/health", n_gets,
+                             server_pid))
         sample = conversations[: min(50, len(conversations))]
         running = [await resume_latency(client, cid) for cid in sample]
         print(line(f"resume a running turn (beside {streams} streams)", running))
@@ -191,17 +204,19 @@ def read_bare_streams(base: str, streams: int, ready: Connection, done: Connecti
     asyncio.run(run())
 
 
-async def measure_bare(base: str, streams: int, n_gets: int) -> None:
+async def measure_bare(base: str, server_pid: int, streams: int, n_gets: int) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=120) as client:
         await gets(client, "/health", 20)  # warm-up
-        print(line("bare relay: GET /health, idle", await gets(client, "/health", n_gets)))
+        print(await measured("bare relay: GET /health, idle", client, "/health", n_gets, server_pid))
         ready, ready_child = multiprocessing.Pipe(duplex=False)
         done_child, done = multiprocessing.Pipe(duplex=False)
         load = multiprocessing.Process(target=read_bare_streams, args=(base, streams, ready_child, done_child))
         load.start()
         await asyncio.get_running_loop().run_in_executor(None, ready.recv)
-        print(line(f"bare relay: GET /health beside {streams} streams", await gets(client, "/health", n_gets)))
-        print(line(f"bare relay: GET /health beside {streams} streams, again", await gets(client, "/health", n_gets)))
+        print(await measured(f"bare relay: GET /health beside {streams} streams", client, "/health", n_gets,
+                             server_pid))
+        print(await measured(f"bare relay: GET /health beside {streams} streams, again", client, "/health",
+                             n_gets, server_pid))
         done.send(True)
         await asyncio.get_running_loop().run_in_executor(None, load.join, 30)
 
@@ -222,7 +237,7 @@ def bare_relay(root: Path, model_url: str, fake: subprocess.Popen[str], streams:
                     raise RuntimeError("the bare relay did not start") from None
                 time.sleep(0.2)
         print(f"bare relay (the floor): benchmarks/bare_relay.py, {pin(proc.pid, fake)}")
-        asyncio.run(measure_bare(base, streams, n_gets))
+        asyncio.run(measure_bare(base, proc.pid, streams, n_gets))
     finally:
         proc.kill()
         proc.wait()
@@ -260,6 +275,7 @@ def main() -> None:
     parser.add_argument("--database-url")
     parser.add_argument("--streams", type=int, default=100)
     parser.add_argument("--gets", type=int, default=1000)  # p99: the 11th slowest, not the 2nd
+    parser.add_argument("--pace", type=float, default=20, help="text deltas a second per stream")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare relay's floor")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp())
@@ -273,17 +289,18 @@ def main() -> None:
         s.add_all([Conversation(user_id=user_id, app="tablizer", title=f"earlier {i}") for i in range(100)])
     db.dispose()
     root = Path(__file__).resolve().parent.parent
-    fake = subprocess.Popen([sys.executable, "-c", FAKE], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    fake = subprocess.Popen([sys.executable, "-c", FAKE, str(1 / args.pace)], cwd=root, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
     assert fake.stdout is not None
     model_url = fake.stdout.readline().strip()
     server = LiveServer(db_url, model_url, tmp / "server.log")
     try:
         server.start()
         assert server.proc is not None
-        print(f"database: {db_url.split('://')[0]}   server: python -m backend serve (1 worker), "
+        print(f"database: {db_url.split('://')[0]}, streams of {args.pace:g} deltas a second   "
+              f"server: python -m backend serve (1 worker), "
               f"{pin(server.proc.pid, fake)}")
-        asyncio.run(measure(server.url, args.streams, args.gets))
+        asyncio.run(measure(server.url, server.proc.pid, args.streams, args.gets))
         server.terminate()
         if not args.no_bare:
             bare_relay(root, model_url, fake, args.streams, args.gets)

@@ -119,7 +119,7 @@ class ChatService:
         self.sources = sources
         self.limits = limits or LoopLimits()
         self.runners: dict[int, TurnRunner] = {}  # this worker's running turns, by conversation
-        self.saves = ProgressWriter(db)  # their checkpoints, in one transaction every half second
+        self.saves = ProgressWriter(db)  # their checkpoints: each turn's every half second, batched
         self.presence = WorkerPresence(db)  # this worker's liveness lock (held from start-up: `hold`)
         self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker (one query for all)
         self.read_poll_seconds = 0.25  # how often a reader of another worker's turn looks for events

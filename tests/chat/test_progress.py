@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from itertools import pairwise
 from typing import Any
 
 import pytest
 from sqlalchemy import select
 from starlette.testclient import TestClient
 
-from backend.chat.log import Frame
-from backend.chat.progress import Progress, ProgressWriter
+from backend.chat.log import Frame, TurnLog
+from backend.chat.progress import SLICES, Progress, ProgressWriter
 from backend.db.models import ChatTurn, Message, TurnEvent
 from backend.db.session import Database
 from tests.fakes.anthropic_server import FakeAnthropic, Script
@@ -103,3 +106,42 @@ def test_checkpoints_write_every_event_and_the_answer_only_when_it_has_doubled(
     with db.session() as s:
         stored = s.scalars(select(Message.content).where(Message.role == "assistant")).one()
     assert stored == answer
+
+
+class _Streaming:
+    """A running turn as the writer sees it: a new event every time it is asked."""
+
+    def __init__(self, name: str) -> None:
+        self.log = TurnLog(name)
+
+    def progress(self) -> Progress:
+        frame = Frame(id=len(self.log.frames) + 1, type="text_delta", data={"text": "x"})
+        self.log.frames.append(frame)
+        return Progress(self.log.turn_id, 0, [frame])
+
+
+async def test_a_worker_writes_a_slice_of_its_turns_at_a_time(db: Database) -> None:
+    """Ten running turns: each is saved every `every` seconds, but never all in one write. Written all at
+    once, a hundred turns made one burst of 10-30 ms in a thread every half second, and the GETs that fell
+    into it waited for the GIL; dealt into slices, each write holds a fifth of them."""
+    every = 0.2
+    writes: list[tuple[float, list[str]]] = []
+
+    class Recording(ProgressWriter):
+        def _write(self, batch: list[Progress]) -> set[str]:
+            writes.append((time.monotonic(), [p.turn_id for p in batch]))
+            return {p.turn_id for p in batch}
+
+    writer = Recording(db, every=every)
+    turns = [_Streaming(f"turn {i}") for i in range(10)]
+    for turn in turns:
+        writer.join(turn)
+    await asyncio.sleep(every * 3.2)
+    for turn in turns:
+        await writer.leave(turn)
+
+    assert writes and max(len(ids) for _, ids in writes) == 10 // SLICES
+    for turn in turns:
+        times = [at for at, ids in writes if turn.log.turn_id in ids]
+        assert len(times) >= 2 and all(0.8 * every < b - a < 2 * every for a, b in pairwise(times))
+        assert turn.log.saved == len(turn.log.frames) == len(times)  # each write's events are counted saved
