@@ -71,7 +71,7 @@ log = logging.getLogger(__name__)
 _MESSAGES, _TURNS = table_of(Message), table_of(ChatTurn)
 _ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"))
            .values(content=bindparam("b_content"), extras=bindparam("b_extras"), status=bindparam("b_status")))
-_LAST_EVENT = select(_TURNS.c.last_event_id).where(_TURNS.c.id == bindparam("b_turn"))
+_STORED_LAST = select(_TURNS.c.last_event_id).where(_TURNS.c.id == bindparam("b_turn"))
 _TURN_END = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
              .values(status=bindparam("b_status"), last_event_id=bindparam("b_last")))
 
@@ -328,7 +328,7 @@ class TurnRunner:
                 return  # deleted while the turn ran: nothing to attach the answer to
             s.execute(_ANSWER, {"b_message": turn.assistant_message_id, "b_content": content,
                                 "b_extras": extras.model_dump(mode="json"), "b_status": status})
-            stored = s.scalar(_LAST_EVENT, {"b_turn": turn.turn_id})
+            stored = s.scalar(_STORED_LAST, {"b_turn": turn.turn_id})
             if stored is not None:
                 frames = [f for f in frames if f.id > stored]  # never a stored event twice
                 s.execute(_TURN_END, {"b_turn": turn.turn_id, "b_status": status,

@@ -56,7 +56,11 @@ from backend.streams.service import STREAM_DRAFT_KEY, stream_for_prompt, stream_
 from backend.text import clip
 
 log = logging.getLogger(__name__)
-_MESSAGES, _TURNS = table_of(Message), table_of(ChatTurn)  # Core inserts (see _open_turn)
+_MESSAGES, _TURNS = table_of(Message), table_of(ChatTurn)
+# A turn's two messages and its row, as Core INSERTs built once (the messages RETURNING their ids): as ORM
+# objects their flushes were 62% of `_begin` (cProfile), as ORM bulk inserts still a third.
+_NEW_MESSAGES = insert(_MESSAGES).returning(_MESSAGES.c.id, sort_by_parameter_order=True)
+_NEW_TURN = insert(_TURNS)
 
 STAGE_BUDGET = 20  # items of a staged list shown in the prompt; the rest wait in the holding pen
 MAX_CONTEXT_BYTES = 256_000  # stored with every user message: pages send summaries (≈250 B a row)
@@ -183,19 +187,18 @@ class ChatService:
         sent = MessageExtras(sent_content=messages[-1]["content"], action=action).model_dump(
             mode="json", exclude_defaults=True)
         opened = MessageExtras(turn_id=turn_id, model=self.llm.label_for(settings.model), stream=stream)
-        # The two messages and the turn as Core INSERTs on their tables (RETURNING the messages' ids): as
-        # ORM objects their flushes were 62% of `_begin` (cProfile), as ORM bulk inserts still a third.
-        user_msg_id, answer_id = s.scalars(insert(_MESSAGES).returning(_MESSAGES.c.id, sort_by_parameter_order=True), [
+        user_msg_id, answer_id = s.scalars(_NEW_MESSAGES, [
             {"conversation_id": conv.id, "role": "user", "content": req.message, "context": context,
              "extras": sent, "status": "complete"},
             {"conversation_id": conv.id, "role": "assistant", "content": "", "context": None,
              "extras": opened.model_dump(mode="json"), "status": "running"}]).all()
         if req.conversation_id is not None:
             conv.updated_at = utcnow()  # (a new one has just been made)
-        s.execute(insert(_TURNS).values(
-            id=turn_id, conversation_id=conv.id, user_id=user_id, idempotency_key=key, request_hash=fingerprint,
-            status="running", user_message_id=user_msg_id, assistant_message_id=answer_id, last_event_id=0,
-            worker_id=self.presence.id if self.presence.held else None))
+        s.execute(_NEW_TURN, {
+            "id": turn_id, "conversation_id": conv.id, "user_id": user_id, "idempotency_key": key,
+            "request_hash": fingerprint, "status": "running", "user_message_id": user_msg_id,
+            "assistant_message_id": answer_id, "last_event_id": 0,
+            "worker_id": self.presence.id if self.presence.held else None})
         return Turn(
             user_id=user_id, conversation_id=conv.id, app=conv.app, turn_id=turn_id,
             user_message_id=user_msg_id, assistant_message_id=answer_id,
