@@ -25,10 +25,10 @@ from sqlalchemy import event
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backend.agent.demo.wire import Reply  # noqa: E402
 from backend.auth.service import ensure_user  # noqa: E402
 from backend.config import Settings  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
+from backend.demo.wire import Reply  # noqa: E402
 from backend.main import create_app  # noqa: E402
 from tests.fakes.anthropic_server import Script, start_fake_anthropic  # noqa: E402
 

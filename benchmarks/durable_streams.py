@@ -48,7 +48,7 @@ CORES = sorted(os.sched_getaffinity(0))  # before `pin` moves this process off t
 LOAD_NICE, CLIENT_NICE = 5, -10  # see `pin`
 FAKE = """
 import sys, time
-from backend.agent.demo.wire import Reply
+from backend.demo.wire import Reply
 from tests.fakes.anthropic_server import Script, start_fake_anthropic
 fake, stop = start_fake_anthropic()
 fake.default = Script.answer(Reply.text(" ".join(["Still streaming."] * 5000)), delay=float(sys.argv[1]))

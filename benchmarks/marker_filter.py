@@ -35,11 +35,11 @@ from starlette.routing import Route
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backend.agent.demo.wire import Reply, frame, message_end, message_start  # noqa: E402
 from backend.auth.service import ensure_user  # noqa: E402
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter  # noqa: E402
 from backend.config import Settings  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
+from backend.demo.wire import Reply, frame, message_end, message_start  # noqa: E402
 from backend.main import create_app  # noqa: E402
 from backend.registry import resolve  # noqa: E402
 from backend.registry.builtins import load_builtins  # noqa: E402

@@ -62,7 +62,7 @@ def run_stub(port: int) -> None:
     from starlette.responses import StreamingResponse
     from starlette.routing import Route
 
-    from backend.agent.demo.wire import Reply, frame, message_start
+    from backend.demo.wire import Reply, frame, message_start
 
     def block(kind: str, data: dict[str, object]) -> bytes:
         return frame(kind, {"type": kind, **data})

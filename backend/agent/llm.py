@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 import anthropic
 import httpx2
 
-from backend.agent.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.config import Settings
+from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 
 CONTEXT_WINDOW = 200_000  # tokens, for every model offered (Opus, Sonnet and Haiku 4.x)
 

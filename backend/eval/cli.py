@@ -85,7 +85,7 @@ def build_client(kind: str, settings: Settings,
                              "(or use --model demo, which runs offline)")
         return make_llm(settings).client, claude_model or settings.colleague_model, "anthropic"
     demo = make_llm(settings.model_copy(update={"anthropic_api_key": None}))
-    return demo.client, demo.model, "app demo model (backend.agent.demo)"
+    return demo.client, demo.model, "app demo model (backend.demo)"
 
 
 async def _run(args: argparse.Namespace, argv: list[str]) -> int:

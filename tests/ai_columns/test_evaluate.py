@@ -15,9 +15,9 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from backend.agent.demo.wire import Reply
 from backend.criteria.prompts import CRITERION_TAG, TEXT_TAG, parse_request
 from backend.db.session import Database
+from backend.demo.wire import Reply
 from backend.errors import UpstreamUnavailable
 from backend.main import create_app
 from tests.conftest import make_settings, signed_in

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, expect
 
-from backend.agent.demo.wire import Reply
+from backend.demo.wire import Reply
 from tests.browser.harness import Journey
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 

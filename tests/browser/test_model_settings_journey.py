@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from backend.agent.demo.wire import Reply
+from backend.demo.wire import Reply
 from tests.browser.harness import Journey
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 

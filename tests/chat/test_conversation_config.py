@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from backend.agent.demo.wire import Reply
 from backend.db.models import Conversation, Message
 from backend.db.session import Database
+from backend.demo.wire import Reply
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import CONTEXT, chat
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from backend.agent.demo.wire import Reply
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
+from backend.demo.wire import Reply
 from backend.main import create_app
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import CONTEXT

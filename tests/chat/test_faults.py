@@ -16,10 +16,10 @@ from typing import Any
 import httpx
 import pytest
 
-from backend.agent.demo.wire import Reply
 from backend.chat import turns
 from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
 from backend.db.session import Database
+from backend.demo.wire import Reply
 from tests.conftest import add_user
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.live_server import LiveServer, StreamReader, login, wait_for

@@ -14,9 +14,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from backend.agent.demo.wire import Reply
 from backend.config import Settings
 from backend.db.session import Database
+from backend.demo.wire import Reply
 from tests.chat.test_stream import _wait_for, follow_up_works, messages
 from tests.conftest import add_user, make_settings
 from tests.fakes.anthropic_server import FakeAnthropic, Script

@@ -18,8 +18,8 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from backend.agent.demo.wire import Reply
 from backend.db.session import Database
+from backend.demo.wire import Reply
 from backend.main import _tune_collector, create_app
 from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script

@@ -70,8 +70,8 @@ def test_checkpoints_write_every_event_and_the_answer_only_when_it_has_doubled(
     changed), so the text written adds up to a few times the answer, not the answer times the checkpoints.
     After every checkpoint the stored answer plus the text of the events after its `through` is exactly
     the text the readers were sent: what a worker that takes the turn over, or the sweep, puts together."""
-    from backend.agent.demo.wire import Reply
     from backend.chat import turns
+    from backend.demo.wire import Reply
 
     writer = app.state.chat.saves
     writer.every = 0.02

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from backend.agent.demo.wire import Reply
 from backend.db.models import Message
 from backend.db.session import Database
+from backend.demo.wire import Reply
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.fakes.fake_page import CONTEXT, chat, page_context_of
 from tests.sse import parse_lines, text_of, types

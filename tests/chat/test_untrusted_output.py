@@ -6,7 +6,7 @@ import json
 
 from starlette.testclient import TestClient
 
-from backend.agent.demo.wire import Reply
+from backend.demo.wire import Reply
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import chat
 

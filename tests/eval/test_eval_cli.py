@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.agent.demo.transport import DEMO_MODEL_ID
+from backend.demo.transport import DEMO_MODEL_ID
 from backend.eval import cli
 from backend.eval.dataset import ANNOTATIONS_PATH
 from backend.eval.harness import gpt4_baseline
@@ -62,7 +62,7 @@ def test_a_demo_run_prints_baseline_and_model_side_by_side(tmp_path, capsys, mon
     cfg = json.loads((run_dir / "config.json").read_text())
     assert cfg["command"] == ["eval", "criteria", "--sample", "9", "--seed", "3", "--out", str(tmp_path),
                               "--no-progress"]
-    assert cfg["model"] == {"kind": "demo", "name": DEMO_MODEL_ID, "backend": "app demo model (backend.agent.demo)",
+    assert cfg["model"] == {"kind": "demo", "name": DEMO_MODEL_ID, "backend": "app demo model (backend.demo)",
                             "max_output_tokens": 1024}
     assert cfg["sample"]["drawn"] == 9
     results = json.loads((run_dir / "results.json").read_text())

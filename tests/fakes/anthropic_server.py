@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from backend.agent.demo.wire import (
+from backend.demo.wire import (
     Reply,
     block_frames,
     chunk_text,

@@ -2,7 +2,7 @@
 handler), for tests that call the model without streaming: the evaluator and the eval harness. The SDK
 builds, sends and parses every byte as it would against the API.
 
-`demo` answers with the app's own demo model (`backend.agent.demo`), so a run is the product's path;
+`demo` answers with the app's own demo model (`backend.demo`), so a run is the product's path;
 `scripted` answers every request with one text; `api_error` is a response in the API's error shape.
 """
 
@@ -16,7 +16,7 @@ import anthropic
 import httpx2
 import pytest
 
-from backend.agent.demo.transport import DemoTransport
+from backend.demo.transport import DemoTransport
 
 Handler = Callable[[httpx2.Request], httpx2.Response | Awaitable[httpx2.Response]]
 

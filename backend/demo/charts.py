@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from backend.agent.demo.brain import DemoRequest, intent, marker_json
-from backend.agent.demo.wire import Reply
+from backend.demo.brain import DemoRequest, intent, marker_json
+from backend.demo.wire import Reply
 
 WANTS_CHART = re.compile(r"\b(chart|plot|graph|breakdown|distribution|visuali[sz]e|histogram|timeline|pie|donut|"
                          r"world map|map of)\b", re.I)

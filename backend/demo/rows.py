@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from backend.agent.demo.brain import DemoRequest, intent
-from backend.agent.demo.general import page_suggestions
-from backend.agent.demo.page_state import read
-from backend.agent.demo.vocabulary import phases_in, statuses_in
-from backend.agent.demo.wire import Reply
+from backend.demo.brain import DemoRequest, intent
+from backend.demo.general import page_suggestions
+from backend.demo.page_state import read
+from backend.demo.vocabulary import phases_in, statuses_in
+from backend.demo.wire import Reply
 
 QUESTION = re.compile(r"\b(how many|number of|most common|most frequent|most often|the most|"
                       r"which (?:\w+ )?(?:phase|year|"

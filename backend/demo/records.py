@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from backend.agent.demo.ages import age_bounds
-from backend.agent.demo.vocabulary import CLASSES, phases_in, statuses_in
 from backend.criteria.prompts import Answer
+from backend.demo.ages import age_bounds
+from backend.demo.vocabulary import CLASSES, phases_in, statuses_in
 
 HEADERS = ("PubMed article PMID", "ClinicalTrials.gov trial record", "Summary of ")
 _FIELD = re.compile(r"^([A-Z][A-Za-z ]{1,40}): (.+)$")

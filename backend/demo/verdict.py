@@ -14,9 +14,9 @@ import json
 import re
 from typing import NamedTuple
 
-from backend.agent.demo.ages import age_bounds as _age_bounds
-from backend.agent.demo.records import decide, extract, parse_record
 from backend.criteria.prompts import Answer, parse_request
+from backend.demo.ages import age_bounds as _age_bounds
+from backend.demo.records import decide, extract, parse_record
 
 
 class Assessment(NamedTuple):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from backend.agent.demo.brain import DemoRequest, intent, marker_json
-from backend.agent.demo.wire import Reply
+from backend.demo.brain import DemoRequest, intent, marker_json
+from backend.demo.wire import Reply
 
 WANTS_COLUMN = re.compile(r"\bcolumns?\b|^\s*(?:please\s+)?(?:flag|mark|tag|label|highlight)\b|"
                           r"\b(?:only|just)\s+(?:want\s+|keep\s+|show\s+)?(?:the\s+)?(?:trials?|articles?|papers?|"

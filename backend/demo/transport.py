@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 
 import httpx2
 
-from backend.agent.demo.brain import answer
-from backend.agent.demo.wire import Reply, error_body, reply_frames
+from backend.demo.brain import answer
+from backend.demo.wire import Reply, error_body, reply_frames
 
 DEMO_MODEL_ID = "colleague-demo-1"
 

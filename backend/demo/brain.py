@@ -15,17 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from backend.agent.demo.wire import Reply
+from backend.demo.wire import Reply
 
 # The modules whose `@intent`s answer page requests; add a module here to teach the demo a new kind of answer.
 INTENT_MODULES: tuple[str, ...] = (
-    "backend.agent.demo.evaluation",  # AI column / criterion evaluator requests
-    "backend.agent.demo.research",  # look-ups, answers after tool results, the page's help
-    "backend.agent.demo.rows",  # questions about the loaded rows, summaries
-    "backend.agent.demo.columns",  # AI column cards
-    "backend.agent.demo.searches",  # trial searches and PubMed queries: new, refined, broadened, after 0 results
-    "backend.agent.demo.general",  # greetings and the honest fallback
-    "backend.agent.demo.charts",  # "show me the phase breakdown": read the figures, propose a chart
+    "backend.demo.evaluation",  # AI column / criterion evaluator requests
+    "backend.demo.research",  # look-ups, answers after tool results, the page's help
+    "backend.demo.rows",  # questions about the loaded rows, summaries
+    "backend.demo.columns",  # AI column cards
+    "backend.demo.searches",  # trial searches and PubMed queries: new, refined, broadened, after 0 results
+    "backend.demo.general",  # greetings and the honest fallback
+    "backend.demo.charts",  # "show me the phase breakdown": read the figures, propose a chart
 )
 
 

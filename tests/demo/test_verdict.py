@@ -4,13 +4,6 @@ import json
 
 import pytest
 
-from backend.agent.demo.verdict import (
-    assess_criterion,
-    demo_reply_text,
-    demo_text_answer,
-    patient_age,
-    split_sentences,
-)
 from backend.criteria.labels import Verdict
 from backend.criteria.prompts import (
     CRITERION_SYSTEM_PROMPT,
@@ -19,6 +12,13 @@ from backend.criteria.prompts import (
     criterion_user_message,
     text_user_message,
     verdict_from_answer,
+)
+from backend.demo.verdict import (
+    assess_criterion,
+    demo_reply_text,
+    demo_text_answer,
+    patient_age,
+    split_sentences,
 )
 from backend.eval.dataset import load_annotations
 

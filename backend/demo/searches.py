@@ -12,10 +12,10 @@ import datetime
 import re
 from typing import Any
 
-from backend.agent.demo.brain import DemoRequest, intent, marker_json
-from backend.agent.demo.general import page_suggestions
-from backend.agent.demo.page_state import PageState, read
-from backend.agent.demo.vocabulary import (
+from backend.demo.brain import DemoRequest, intent, marker_json
+from backend.demo.general import page_suggestions
+from backend.demo.page_state import PageState, read
+from backend.demo.vocabulary import (
     ages_in,
     concepts_in,
     leftover_terms,
@@ -25,7 +25,7 @@ from backend.agent.demo.vocabulary import (
     sponsor_in,
     statuses_in,
 )
-from backend.agent.demo.wire import Reply
+from backend.demo.wire import Reply
 
 FIND = re.compile(r"\b(find|search|show|look(ing)? for|get|list|want|need|build|write|suggest|any|which|what)\b", re.I)
 BROADEN = re.compile(r"\b(broaden|broader|widen|wider|expand|loosen|relax|too (?:few|narrow|restrictive|strict)|"

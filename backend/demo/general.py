@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from backend.agent.demo.brain import DemoRequest, intent, marker_json
-from backend.agent.demo.wire import Reply
+from backend.demo.brain import DemoRequest, intent, marker_json
+from backend.demo.wire import Reply
 
 DEFAULT_SUGGESTIONS = [
     {"label": "What can you do?", "value": "What can you help me with on this page?"},

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import re
 
-from backend.agent.demo.brain import DemoRequest, intent
-from backend.agent.demo.general import page_suggestions, stream_note
-from backend.agent.demo.rows import after_staged
-from backend.agent.demo.wire import Reply
+from backend.demo.brain import DemoRequest, intent
+from backend.demo.general import page_suggestions, stream_note
+from backend.demo.rows import after_staged
+from backend.demo.wire import Reply
 
 NCT = re.compile(r"\bNCT\d{8}\b", re.I)
 PMID = re.compile(r"\bPMID:?\s*(\d{4,9})\b", re.I)

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from backend.agent.demo.verdict import demo_reply_text
 from backend.ai_columns.service import article_document, trial_document
 from backend.criteria.prompts import (
     CRITERION_SYSTEM_PROMPT,
@@ -21,6 +20,7 @@ from backend.criteria.prompts import (
     text_user_message,
 )
 from backend.db.session import Database
+from backend.demo.verdict import demo_reply_text
 from backend.main import create_app
 from backend.sources.models import Article, Outcome, TrialDetail
 from tests.ai_columns.test_evaluate import rows, run

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from backend.agent.demo.brain import DemoRequest, intent
-from backend.agent.demo.verdict import demo_reply_text
-from backend.agent.demo.wire import Reply
+from backend.demo.brain import DemoRequest, intent
+from backend.demo.verdict import demo_reply_text
+from backend.demo.wire import Reply
 
 
 @intent(priority=0)
