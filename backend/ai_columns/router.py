@@ -4,19 +4,34 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 from sse_starlette import EventSourceResponse
 
 from backend.ai_columns.schemas import ColumnEvent, EvaluateRequest
+from backend.ai_columns.service import AiColumnService
+from backend.auth.deps import CurrentUser
 from backend.chat.sse import events_response
-from backend.deps import AiColumnsDep, CurrentUser
 from backend.errors import error_responses
 from backend.openapi import event_stream
 from backend.routing import OneHopRoute
 
 router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"], responses=error_responses(400, 401, 422),
                    route_class=OneHopRoute)
+
+
+async def ai_columns(request: Request) -> AiColumnService:
+    """One service per app, built on first use from what the app already holds (and its settings then)."""
+    state = request.app.state
+    service: AiColumnService | None = getattr(state, "ai_columns", None)
+    if service is None:
+        service = AiColumnService(state.db, state.llm, state.sources,
+                                  concurrency=state.settings.ai_column_concurrency)
+        state.ai_columns = service
+    return service
+
+
+AiColumnsDep = Annotated[AiColumnService, Depends(ai_columns)]
 
 
 @router.post("/evaluate", response_class=EventSourceResponse,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import ValidationError
 
-from backend.deps import CurrentUser, SourcesDep
+from backend.auth.deps import CurrentUser
+from backend.deps import SourcesDep
 from backend.errors import InvalidInput, error_responses
 from backend.routing import OneHopRoute
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, checked_pmid

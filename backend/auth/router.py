@@ -7,7 +7,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from backend.auth import service, throttle
-from backend.deps import COOKIE_NAME, CurrentUser, DbDep, session_token
+from backend.auth.deps import COOKIE_NAME, CurrentUser, session_token
+from backend.deps import DbDep
 from backend.errors import Unauthorized, error_responses
 from backend.routing import OneHopRoute
 

@@ -2,18 +2,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
 from backend.agent.schemas import ChatEvent
+from backend.auth.deps import AdminUser, CurrentUser, SessionToken, authenticate
 from backend.chat.service import ChatRequest, ChatService
 from backend.chat.sse import sse_response
 from backend.conversations import config
 from backend.conversations.schemas import ChatModels
 from backend.db.ids import DbId
 from backend.db.session import Database
-from backend.deps import AdminUser, ChatDep, CurrentUser, DbDep, SessionToken, authenticate
+from backend.deps import DbDep
 from backend.errors import Forbidden, error_responses
 from backend.openapi import event_stream
 from backend.routing import OneHopRoute
@@ -22,6 +23,14 @@ from backend.streams.service import STREAM_DRAFT_KEY
 router = APIRouter(prefix="/api/chat", tags=["chat"], responses=error_responses(401, 403, 422), route_class=OneHopRoute)
 resume_router = APIRouter(prefix="/api/conversations", tags=["chat"], responses=error_responses(401, 422),
                           route_class=OneHopRoute)
+
+
+async def chat_service(request: Request) -> ChatService:
+    """The app's one `ChatService` (`backend.main.create_app` builds it)."""
+    return request.app.state.chat
+
+
+ChatDep = Annotated[ChatService, Depends(chat_service)]
 
 
 class PromptPreviewRequest(BaseModel):

@@ -6,6 +6,7 @@ from anyio import from_thread
 from fastapi import APIRouter, Response
 
 from backend.agent.schemas import Card
+from backend.auth.deps import CurrentUser
 from backend.conversations import config, service
 from backend.conversations.schemas import (
     App,
@@ -19,7 +20,7 @@ from backend.conversations.schemas import (
     RewindCreate,
 )
 from backend.db.ids import DbId
-from backend.deps import ChatDep, CurrentUser, DbDep
+from backend.deps import DbDep, LlmDep, RunningTurnsDep
 from backend.errors import error_responses
 from backend.routing import OneHopRoute
 
@@ -49,37 +50,37 @@ def rename_conversation(conversation_id: DbId, body: ConversationUpdate, user: C
 
 
 @router.get("/{conversation_id}/config", responses=OWNED)
-def get_config(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep) -> ConversationConfig:
+def get_config(conversation_id: DbId, user: CurrentUser, db: DbDep, llm: LlmDep) -> ConversationConfig:
     """The model settings the conversation's next turn will use."""
     with db.session() as s:
-        return config.read(s, chat.llm, user.id, conversation_id)
+        return config.read(s, llm, user.id, conversation_id)
 
 
 @router.patch("/{conversation_id}/config", responses=WITH_BODY)
 def update_config(conversation_id: DbId, body: ConfigUpdate, user: CurrentUser, db: DbDep,
-                  chat: ChatDep) -> ConfigAck:
+                  llm: LlmDep) -> ConfigAck:
     """`config_update` → `config_ack`: store the conversation's model, max_tokens or compaction; the next
     turn uses them. A model that is not offered (`GET /api/chat/models`) is a 422."""
     with db.session() as s:
-        return config.update(s, chat.llm, user.id, conversation_id, body)
+        return config.update(s, llm, user.id, conversation_id, body)
 
 
 @router.delete("/{conversation_id}", status_code=204, response_class=Response, responses=OWNED)
-def delete_conversation(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep) -> Response:
-    from_thread.run(chat.stop, user.id, conversation_id)  # a running turn ends before its conversation does
+def delete_conversation(conversation_id: DbId, user: CurrentUser, db: DbDep, turns: RunningTurnsDep) -> Response:
+    from_thread.run(turns.stop, user.id, conversation_id)  # a running turn ends before its conversation does
     with db.session() as s:
         service.delete(s, user.id, conversation_id)
     return Response(status_code=204)
 
 
 @router.post("/{conversation_id}/stop", responses=OWNED)
-def stop_turn(conversation_id: DbId, user: CurrentUser, db: DbDep, chat: ChatDep) -> dict[str, bool]:
+def stop_turn(conversation_id: DbId, user: CurrentUser, db: DbDep, turns: RunningTurnsDep) -> dict[str, bool]:
     """Stop the running turn; its partial answer is saved as `interrupted`. `stopped: true` means no turn
     generates in this conversation any more (a turn whose worker process died is marked interrupted at
     once, and the next turn may start); `stopped: false` means none was running."""
     with db.session() as s:
         service.get_owned(s, user.id, conversation_id)
-    return {"stopped": from_thread.run(chat.stop, user.id, conversation_id)}
+    return {"stopped": from_thread.run(turns.stop, user.id, conversation_id)}
 
 
 @router.post("/{conversation_id}/rewind", responses=error_responses(400, 404, 409))

@@ -20,12 +20,13 @@ from pydantic import Field
 from sqlalchemy import select
 from sse_starlette import EventSourceResponse
 
+from backend.auth.deps import CurrentUser
 from backend.chat.sse import events_response
 from backend.conversations.service import get_owned
 from backend.db.ids import DbId
 from backend.db.models import Conversation, Message, Report
 from backend.db.session import Database
-from backend.deps import CurrentUser, DbDep
+from backend.deps import DbDep
 from backend.errors import NotFound, error_responses
 from backend.exports import conversation, report, tables
 from backend.exports.schemas import (

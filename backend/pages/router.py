@@ -8,7 +8,7 @@ from typing import Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from backend.deps import CurrentUser
+from backend.auth.deps import CurrentUser
 from backend.errors import error_responses
 from backend.registry import REGISTRY, resolve
 from backend.routing import OneHopRoute

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from backend.deps import CurrentUser, SourcesDep
+from backend.auth.deps import CurrentUser
+from backend.deps import SourcesDep
 from backend.errors import error_responses
 from backend.routing import OneHopRoute
 from backend.stats import service

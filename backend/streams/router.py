@@ -12,9 +12,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
+from backend.auth.deps import AdminUser, CurrentUser
 from backend.auth.service import CurrentUserInfo
 from backend.db.ids import DbId
-from backend.deps import AdminUser, CurrentUser, DbDep
+from backend.deps import DbDep
 from backend.errors import error_responses
 from backend.routing import OneHopRoute
 from backend.streams import service

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import ValidationError
 
-from backend.deps import CurrentUser, SourcesDep
+from backend.auth.deps import CurrentUser
+from backend.deps import SourcesDep
 from backend.errors import InvalidInput, error_responses
 from backend.routing import OneHopRoute
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id

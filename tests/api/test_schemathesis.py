@@ -22,8 +22,8 @@ from schemathesis.python.asgi import ASGIClient
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 from starlette.testclient import TestClient
 
+from backend.auth.deps import COOKIE_NAME
 from backend.db.migrate import upgrade
-from backend.deps import COOKIE_NAME
 from backend.main import create_app
 from tests.conftest import add_user, make_settings
 
