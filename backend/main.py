@@ -72,32 +72,33 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         if settings.colleague_demo:
             from backend.seed import seed_demo
             await anyio.to_thread.run_sync(seed_demo, db)
-        chat: ChatService = app.state.chat
-        await anyio.to_thread.run_sync(chat.presence.hold)  # this worker's liveness lock (chat/workers.py)
+        supervisor = chat.supervisor  # this worker's running turns
+        await anyio.to_thread.run_sync(supervisor.presence.hold)  # this worker's liveness lock (chat/workers.py)
         try:  # whatever fails, the lock's connection, the model client and the pool are let go
-            await chat.sweep_and_continue()  # turns a worker left: continued here, or marked interrupted
-            sweeper = asyncio.create_task(chat.sweep_forever())
+            await supervisor.sweep_and_continue()  # turns a worker left: continued here, or marked interrupted
+            sweeper = asyncio.create_task(supervisor.sweep_forever())
             _tune_collector()
             try:
                 yield
             finally:
                 sweeper.cancel()
-                await chat.shutdown()  # running turns save what they have; their readers are told to resume
+                await supervisor.shutdown()  # running turns save what they have; their readers are told to resume
         finally:
-            await anyio.to_thread.run_sync(chat.presence.release)
+            await anyio.to_thread.run_sync(supervisor.presence.release)
             await llm.close()  # this loop's model client and its pooled connections
             await close_sources()
             db.dispose()
 
+    sources = get_sources(settings)
+    chat = ChatService(db, llm, sources=sources, limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)
     app.add_middleware(WebSecurity)  # CSP and friends on every response; cross-site writes refused
     app.state.settings = settings
     app.state.db = db
     app.state.llm = llm
-    app.state.sources = get_sources(settings)
-    app.state.chat = ChatService(db, llm, sources=app.state.sources,
-                                 limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
+    app.state.sources = sources
+    app.state.chat = chat  # the routes' `ChatDep` (chat/router.py)
     app.state.quotas = Quotas(db, settings)
     set_context_budget(settings.context_token_budget)  # what every page's context_builder fits into
 

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from backend.chat.markers import SUGGESTED_VALUES
-from backend.chat.prompt import build_system_prompt
-from backend.chat.service import stage_items
+from backend.chat.prompt import build_system_prompt, stage_items
 from backend.demo.brain import answer
 from backend.registry import REGISTRY, ToolContext
 from backend.registry.builtins import load_builtins

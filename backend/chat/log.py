@@ -3,22 +3,18 @@
 The generating task appends; each event gets the next id (1, 2, 3… — the SSE ids). Readers on this
 worker follow the log in memory; the log is also written to `turn_events` in batches, so a reader on
 another worker, a reload after the turn ended, or a restart after a crash replays the same events with
-the same ids. An HTTP response is just one reader: a client that leaves or freezes stops nothing.
+the same ids (`chat/turns.py` stores and reads them). An HTTP response is just one reader: a client
+that leaves or freezes stops nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import insert, select
-from sqlalchemy.orm import Session
-
 from backend.agent.schemas import WireEvent
-from backend.db.base import table_of
-from backend.db.models import TurnEvent
 
 TERMINAL_TYPES = frozenset({"complete", "error"})
 
@@ -95,24 +91,6 @@ class TurnLog:
             woken = asyncio.get_running_loop().create_future()
             self._waiting.append(woken)
             await woken
-
-
-_EVENTS = insert(table_of(TurnEvent))
-
-
-def save_frames(s: Session, turns: Iterable[tuple[str, list[Frame]]]) -> None:
-    """The frames of one turn or of many ((turn_id, frames) pairs) in one executemany INSERT."""
-    rows = [{"turn_id": turn_id, "seq": f.id, "type": f.type, "data": f.data} for turn_id, frames in turns
-            for f in frames]
-    if rows:
-        s.execute(_EVENTS, rows)
-
-
-def stored_frames(s: Session, turn_id: str, after: int, limit: int = 500) -> list[Frame]:
-    rows = s.execute(select(TurnEvent.seq, TurnEvent.type, TurnEvent.data)
-                     .where(TurnEvent.turn_id == turn_id, TurnEvent.seq > after)
-                     .order_by(TurnEvent.seq).limit(limit))
-    return [Frame(id=seq, type=type_, data=data) for seq, type_, data in rows]
 
 
 async def follow_stored(read: Callable[[int], Any], after: int, *, poll_seconds: float,

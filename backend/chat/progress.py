@@ -1,7 +1,7 @@
 """Progress saves of all of a worker's running turns, batched: each turn every `every` seconds.
 
 Every half second each running turn has new events for `turn_events` and a higher `last_event_id`, and
-now and then (see `TurnRunner.progress`) the assistant message's text and extras so far. Written turn by
+now and then the answer so far (what a checkpoint writes: `chat/turns.py`). Written turn by
 turn that is a thread hop and a commit per turn per checkpoint (400 streams: 800 commits a second);
 written together it is one hop, one commit and a few statements for many turns. The turns are dealt into
 `SLICES` slices written one after another (a fifth of them every tenth of a second): written all at once,
@@ -15,16 +15,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import anyio
-from sqlalchemy import bindparam, update
 from sqlalchemy.exc import IntegrityError
 
-from backend.chat.log import Frame, TurnLog, save_frames
-from backend.db.base import table_of
-from backend.db.models import ChatTurn, Message
+from backend.chat import turns
+from backend.chat.log import TurnLog
+from backend.chat.turns import Progress
 from backend.db.session import Database
 
 log = logging.getLogger(__name__)
@@ -45,19 +43,6 @@ def persist_limiter() -> anyio.CapacityLimiter:
     return limiter
 
 
-@dataclass(frozen=True)
-class Progress:
-    """What one turn has to save: its new frames and, when the runner says so, its answer so far (`text`,
-    `extras`, `resume_state` all three, or none: the text since is in the frames)."""
-
-    turn_id: str
-    message_id: int
-    frames: list[Frame]
-    text: str | None = None
-    extras: dict[str, Any] | None = None
-    resume_state: dict[str, Any] | None = None  # the raw `TurnState`, for a worker that goes on with the turn
-
-
 class Saving(Protocol):
     """A running turn as the writer sees it."""
 
@@ -65,14 +50,6 @@ class Saving(Protocol):
 
     def progress(self) -> Progress | None:
         """What is new since the last save (None: nothing)."""
-
-
-_TURNS, _MESSAGES = table_of(ChatTurn), table_of(Message)  # Core: executemany
-_LAST_EVENT = update(_TURNS).where(_TURNS.c.id == bindparam("b_turn")).values(last_event_id=bindparam("b_last"))
-_STATE = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
-          .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
-_ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.status == "running")
-           .values(content=bindparam("b_content"), extras=bindparam("b_extras")))
 
 
 class ProgressWriter:
@@ -148,11 +125,4 @@ class ProgressWriter:
 
     def _write_together(self, batch: list[Progress]) -> None:
         with self.db.session() as s:
-            save_frames(s, [(p.turn_id, p.frames) for p in batch])
-            if events_only := [{"b_turn": p.turn_id, "b_last": p.frames[-1].id} for p in batch if p.text is None]:
-                s.execute(_LAST_EVENT, events_only)
-            if answered := [p for p in batch if p.text is not None]:
-                s.execute(_STATE, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id, "b_state": p.resume_state}
-                                   for p in answered])
-                s.execute(_ANSWER, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}
-                                    for p in answered])
+            turns.save_progress(s, batch)

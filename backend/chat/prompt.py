@@ -19,9 +19,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.orm import Session
+
+from backend.agent.schemas import StreamRef
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES
 from backend.pages.budget import budget_chars, clip
-from backend.registry import ClientAction, Resolved
+from backend.registry import ClientAction, Resolved, resolve
+from backend.streams.service import STREAM_DRAFT_KEY, stream_for_prompt, stream_info
+
+STAGE_BUDGET = 20  # items of a staged list shown in the prompt; the rest wait in the holding pen
 
 BASE_PROMPT = """You are Colleague, an expert research colleague embedded beside the user's research tools \
 (Tablizer for PubMed articles, TrialScout for ClinicalTrials.gov trials, and the research stream editor). \
@@ -131,3 +137,47 @@ def _joined(parts: tuple[str, ...]) -> str:
     """The system prompt's text, one copy for every turn on the same page and stream (the page's state
     goes in `page_context`): a running turn holds it until it ends, 4–8 KB each when built per turn."""
     return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class PreparedPrompt:
+    """What a turn is told and may use: its page resolved, its system prompt, the long lists staged for
+    `get_staged_items`, notices about its stream, and the stream it runs in."""
+
+    resolved: Resolved
+    system: SystemPrompt
+    staged: dict[str, list[dict[str, Any]]]
+    notices: list[str]
+    stream: StreamRef | None
+
+
+def prepare_prompt(s: Session, context: Mapping[str, Any]) -> PreparedPrompt:
+    """Resolve the page, stage long lists and build the system prompt (a turn, and the admin preview).
+    An admin's draft (`STREAM_DRAFT_KEY`) replaces the stream's saved instructions."""
+    resolved = resolve(context.get("current_page"), context.get("active_tab"), context.get("active_subtab"))
+    keys = resolved.page.staged_keys if resolved.page else ()
+    page_context = {k: v for k, v in context.items() if k != STREAM_DRAFT_KEY}  # instructions, not page data
+    shown, staged = stage_items(page_context, keys)
+    stream, notices = stream_for_prompt(s, context.get("stream_id"), context.get(STREAM_DRAFT_KEY))
+    info = stream_info(stream)
+    return PreparedPrompt(resolved, build_system_prompt(resolved, shown, stream), staged, notices,
+                          StreamRef.model_validate(info) if info else None)
+
+
+def stage_items(context: Mapping[str, Any], keys: tuple[str, ...],
+                budget: int = STAGE_BUDGET) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """The holding pen: every item list is staged for `get_staged_items`; the prompt lists only the first
+    `budget` of a long one and says how many there are."""
+    shown = dict(context)
+    staged: dict[str, list[dict[str, Any]]] = {}
+    counts: dict[str, int] = {}
+    for key in keys:
+        items = context.get(key)
+        if isinstance(items, list) and items:
+            staged[key] = [i for i in items if isinstance(i, dict)]
+            if len(items) > budget:
+                shown[key] = items[:budget]
+                counts[key] = len(items)
+    if counts:
+        shown["_staged"] = counts
+    return shown, staged

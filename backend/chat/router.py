@@ -8,7 +8,9 @@ from sse_starlette import EventSourceResponse
 
 from backend.agent.schemas import ChatEvent
 from backend.auth.deps import AdminUser, CurrentUser, SessionToken, authenticate
-from backend.chat.service import ChatRequest, ChatService
+from backend.chat.begin import ChatRequest
+from backend.chat.prompt import prepare_prompt
+from backend.chat.service import ChatService
 from backend.chat.sse import sse_response
 from backend.conversations import config
 from backend.conversations.schemas import ChatModels
@@ -82,7 +84,7 @@ def models(user: CurrentUser, chat: ChatDep) -> ChatModels:
 
 
 @router.get("/prompt-preview")
-def prompt_preview(user: AdminUser, db: DbDep, chat: ChatDep, page: str | None = None, tab: str | None = None,
+def prompt_preview(user: AdminUser, db: DbDep, page: str | None = None, tab: str | None = None,
                    subtab: str | None = None, stream_id: DbId | None = None,
                    draft: str | None = None) -> dict[str, Any]:
     """The exact system prompt, the turn's page context and the resolved tools/payloads a turn with this
@@ -90,20 +92,20 @@ def prompt_preview(user: AdminUser, db: DbDep, chat: ChatDep, page: str | None =
     stream_id}` (absent values left out), with `draft` as its `stream_draft_instructions`."""
     values = {"current_page": page, "active_tab": tab, "active_subtab": subtab, "stream_id": stream_id,
               STREAM_DRAFT_KEY: draft}
-    return _preview(chat, db, {k: v for k, v in values.items() if v is not None})
+    return _preview(db, {k: v for k, v in values.items() if v is not None})
 
 
 @router.post("/prompt-preview", responses=error_responses(400))
-def prompt_preview_for_context(body: PromptPreviewRequest, user: AdminUser, db: DbDep,
-                               chat: ChatDep) -> dict[str, Any]:
+def prompt_preview_for_context(body: PromptPreviewRequest, user: AdminUser, db: DbDep) -> dict[str, Any]:
     """The same for a full chat `context` (page state, `stream_draft_instructions`…)."""
-    return _preview(chat, db, body.context)
+    return _preview(db, body.context)
 
 
-def _preview(chat: ChatService, db: Database, context: dict[str, Any]) -> dict[str, Any]:
+def _preview(db: Database, context: dict[str, Any]) -> dict[str, Any]:
     with db.session() as s:
-        resolved, system, _staged, notices, active = chat.prepare_prompt(s, context)
+        prompt = prepare_prompt(s, context)
+    system, resolved = prompt.system, prompt.resolved
     return {"system_prompt": system.text, "system_blocks": system.blocks(),
-            "page_context": system.page_context, "notices": notices,
-            "stream": active, "page": resolved.page.page if resolved.page else None,
+            "page_context": system.page_context, "notices": prompt.notices,
+            "stream": prompt.stream, "page": resolved.page.page if resolved.page else None,
             "tools": resolved.tool_names, "payloads": resolved.payload_names}

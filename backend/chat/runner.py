@@ -1,19 +1,11 @@
 """One turn's generation on this worker, apart from any connection that reads it.
 
-The runner drives the agent loop, hides marker text, appends every event to the turn's `TurnLog`,
-and checkpoints: every half second (with the worker's other turns, in one `ProgressWriter` batch) the
-new events go to `turn_events` — so a `kill -9` loses at most a checkpoint of text. When the turn's
-structure changed or its text has doubled, the assistant message (which exists from the turn's start)
-gets the text so far, the finished tool pairs, the usage so far and a history the Messages API accepts;
-in between, the text since is in the events (`turns.text_after`), and whoever ends or continues the turn
-for a dead worker adds it back. The last save writes the answer, the turn's status, its
-remaining events and the terminal event in one transaction, and releases the conversation's lease.
-
-A turn can go on where another worker left it (issue 10, item 6): a checkpoint that writes the answer
-also stores the raw `TurnState` (`chat_turns.resume_state`); a turn stopped by a shutdown between tool
-calls is saved `suspended` instead of interrupted, and a live worker that takes it over (`ChatService.continue_turn`)
-starts a runner `from_checkpoint`: the saved events are its log's first frames (ids go on from there),
-and the model continues the saved partial answer as an assistant prefill.
+The runner drives the agent loop, hides marker text, appends every event to the turn's `TurnLog`, hands
+its checkpoints to the worker's `ProgressWriter` (`progress`: what is new since the last one) and, at
+the end, saves the answer and the terminal event (`chat/turns.py` writes them). A turn stopped by a
+shutdown between tool calls is saved `suspended` instead, and a live worker that takes it over starts a
+runner `from_checkpoint`: the saved events are its log's first frames (ids go on from there), and the
+model continues the saved partial answer as an assistant prefill.
 """
 
 from __future__ import annotations
@@ -21,11 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import anyio
-from sqlalchemy import bindparam, select, update
 
 from backend.agent.errors import ApiFailure
 from backend.agent.llm import LLM
@@ -37,66 +28,28 @@ from backend.agent.schemas import (
     ConversationOpened,
     MessageExtras,
     Status,
-    StreamRef,
     SuggestedAction,
     SuggestedValue,
     TextDelta,
     ToolCall,
     ToolStarted,
-    TurnCompleted,
     TurnError,
-    TurnErrored,
-    TurnResult,
-    TurnStatus,
-    Usage,
     WireEvent,
 )
 from backend.chat import turns
-from backend.chat.log import Frame, TurnLog, save_frames
+from backend.chat.log import Frame, TurnLog
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
-from backend.chat.progress import Progress, ProgressWriter, persist_limiter
-from backend.chat.prompt import SystemPrompt
+from backend.chat.progress import ProgressWriter, persist_limiter
+from backend.chat.turn import EndStatus, ResumeState, Turn, terminal_event
+from backend.chat.turns import Progress
 from backend.chat.visible import visible_events
-from backend.conversations.schemas import ConversationConfig
-from backend.db.base import table_of
-from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
-from backend.quotas import record_usage
-from backend.registry import Resolved, ToolContext
+from backend.registry import Resolved
 
 log = logging.getLogger(__name__)
 
-# The final save's statements, built once on the tables with their values as parameters: as ORM
-# statements built per turn, each cost ~150 µs more (compiled, cache-keyed and run through the ORM).
-_MESSAGES, _TURNS = table_of(Message), table_of(ChatTurn)
-_ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"))
-           .values(content=bindparam("b_content"), extras=bindparam("b_extras"), status=bindparam("b_status")))
-_STORED_LAST = select(_TURNS.c.last_event_id).where(_TURNS.c.id == bindparam("b_turn"))
-_TURN_END = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
-             .values(status=bindparam("b_status"), last_event_id=bindparam("b_last")))
-
 SHUTDOWN = ApiFailure(message="The server restarted while answering; what was written so far is kept. "
                               "Ask again to continue.", code="interrupted", retryable=True)
-
-
-@dataclass
-class Turn:
-    """Everything a turn needs to run, prepared by `ChatService.begin` in one short transaction."""
-
-    user_id: int
-    conversation_id: int
-    app: str
-    turn_id: str
-    user_message_id: int
-    assistant_message_id: int
-    messages: list[dict[str, Any]]
-    system: SystemPrompt
-    resolved: Resolved
-    tool_ctx: ToolContext
-    config: ConversationConfig  # the conversation's model settings, read when the turn began
-    turns: int  # user turns in the conversation, this one included
-    notices: list[str] = field(default_factory=list)
-    stream: StreamRef | None = None
 
 
 class TurnRunner:
@@ -118,21 +71,16 @@ class TurnRunner:
         self.task: asyncio.Task[None] | None = None
         self.continued = False  # this runner goes on with a turn another worker started
         self._checkpoint_key: tuple[Any, ...] | None = None
-        self._checkpoint_parts: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+        self._checkpoint_parts: tuple[dict[str, Any], ResumeState] = ({}, ResumeState())
         self._text_written = 0  # len(self.visible) when a checkpoint last wrote the answer's text
 
-    def from_checkpoint(self, frames: list[Frame], visible: str, saved: dict[str, Any]) -> None:
+    def from_checkpoint(self, frames: list[Frame], visible: str, saved: ResumeState) -> None:
         """Continue a turn another worker left: its stored events, the text its readers saw, its state."""
         self.log.frames = list(frames)
         self.log.saved = len(frames)
         self.visible = visible
         self.continued = True
-        self.state = TurnState(
-            messages=saved.get("messages", []), text=saved.get("text", ""),
-            partial_text=saved.get("partial_text", ""), tool_calls=saved.get("tool_calls", 0),
-            tool_history=[ToolCall.model_validate(t) for t in saved.get("tool_history", [])],
-            tool_payloads=[Card.model_validate(c) for c in saved.get("tool_payloads", [])],
-            usage=Usage.model_validate(saved.get("usage", {})))
+        self.state = saved.state()
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"turn-{self.turn.turn_id}")
@@ -189,9 +137,7 @@ class TurnRunner:
     def progress(self) -> Progress | None:
         """What the next checkpoint saves (the worker's `ProgressWriter` asks every half second): always
         the new events; the answer's text, extras and resume state only when the turn's structure changed
-        or its text has doubled since they were last written. The text so far is in the events anyway
-        (`turns.text_after` rebuilds the rest); rewritten whole every half second, a long answer made each
-        checkpoint cost its full length (100 turns of 19 KB: 22 ms a checkpoint, against 8 ms at 100 B)."""
+        or its text has doubled since they were last written (why: `chat/turns.py`)."""
         frames = self.log.unsaved()
         if not frames:
             return None
@@ -199,9 +145,8 @@ class TurnRunner:
         if key == self._checkpoint_key and len(self.visible) < 2 * self._text_written:
             return Progress(self.turn.turn_id, self.turn.assistant_message_id, frames)
         self._text_written = max(len(self.visible), 1)
-        extras, resumed = self._checkpoint_state(key)
-        return Progress(self.turn.turn_id, self.turn.assistant_message_id, frames, self.visible, extras,
-                        {**resumed, "through": frames[-1].id})
+        extras, resumed = self._checkpoint_state(key, frames[-1].id)
+        return Progress(self.turn.turn_id, self.turn.assistant_message_id, frames, self.visible, extras, resumed)
 
     def _structure(self) -> tuple[Any, ...]:
         """What changes when a model call ends, a tool runs or usage comes in (not while text streams)."""
@@ -210,19 +155,18 @@ class TurnRunner:
                 tuple(state.usage.__dict__.values()), state.last_input_tokens, state.stop_reason,
                 self.failure or state.failure)
 
-    def _checkpoint_state(self, key: tuple[Any, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _checkpoint_state(self, key: tuple[Any, ...], through: int) -> tuple[dict[str, Any], ResumeState]:
         """The answer's extras so far and the resume state. While a model call streams, only its text
-        changes, and that is in `blocks`, `text` and `partial_text`: the rest is dumped once per change of
-        the turn's structure, not on every checkpoint — dumped every time, a hundred running turns held
-        the event loop ~8 ms each half second."""
+        changes, and that is in `blocks`, `text` and `partial_text`: the rest is built once per change of
+        the turn's structure, not on every checkpoint, to keep the event loop free for the streams."""
         state = self.state
         if self._checkpoint_key != key:
             self._checkpoint_key = key
             self._checkpoint_parts = (self._extras(state.tool_payloads, [], [], []).model_dump(mode="json"),
-                                      resume_state(state))
+                                      ResumeState.of(state))
         extras, resumed = self._checkpoint_parts
         return ({**extras, "blocks": state.history()},
-                {**resumed, "text": state.text, "partial_text": state.partial_text})
+                replace(resumed, text=state.text, partial_text=state.partial_text, through=through))
 
     # -- finish --------------------------------------------------------------------------------------
     def _extras(self, cards: list[Card], values: list[SuggestedValue], actions: list[SuggestedAction],
@@ -251,10 +195,10 @@ class TurnRunner:
         turn, state = self.turn, self.state
         failure = self.failure or state.failure
         if (failure is SHUTDOWN and not self.stopped and self.llm.mode != "demo"
-                and turns.continuable(resume_state(state))):
+                and ResumeState.of(state).continuable):
             await self._suspend()
             return
-        status: TurnStatus = "interrupted" if self.stopped or failure is SHUTDOWN else (
+        status: EndStatus = "interrupted" if self.stopped or failure is SHUTDOWN else (
             "failed" if failure else "complete")
         extraction = extract(state.text + state.partial_text, turn.resolved.llm_payloads)
         for error in extraction.errors:
@@ -265,16 +209,8 @@ class TurnRunner:
         actions, action_errors = _page_actions(extraction.suggested_actions, turn.resolved)
         extras = self._extras(cards, [SuggestedValue.model_validate(v) for v in extraction.suggested_values],
                               actions, [*extraction.errors, *action_errors])
-        terminal: WireEvent
-        if failure is not None and not self.stopped:
-            terminal = TurnErrored(message=failure.message, code=failure.code, retryable=failure.retryable,
-                                   conversation_id=turn.conversation_id, message_id=turn.assistant_message_id)
-        else:
-            terminal = TurnCompleted(payload=TurnResult(
-                message=extraction.message, payloads=cards, suggested_values=extras.suggested_values,
-                suggested_actions=extras.suggested_actions, tool_history=extras.tool_history,
-                conversation_id=turn.conversation_id, message_id=turn.assistant_message_id, status=status,
-                usage=extras.usage or state.usage))
+        terminal = terminal_event(turn.conversation_id, turn.assistant_message_id, status,
+                                  None if self.stopped else extras.error, extraction.message, extras)
         if extras.context_usage is not None:
             self._append(ContextUpdated(**extras.context_usage.model_dump()))
         frames = [*self.log.unsaved(), self.log.peek_next(terminal)]
@@ -288,7 +224,7 @@ class TurnRunner:
 
     async def _suspend(self) -> None:
         """Shutdown between tool calls: save where the turn is, for a live worker to go on with it."""
-        frames, text, saved = self.log.unsaved(), self.visible, resume_state(self.state)
+        frames, text, saved = self.log.unsaved(), self.visible, ResumeState.of(self.state)
         extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
         try:
             await anyio.to_thread.run_sync(self._write_suspended, frames, text, extras, saved,
@@ -298,42 +234,19 @@ class TurnRunner:
             return
         self.log.saved = len(self.log.frames)
 
-    def _write_suspended(self, frames: list[Frame], text: str, extras: dict[str, Any],
-                         saved: dict[str, Any]) -> None:
-        with self.db.session() as s:
-            record = s.get(ChatTurn, self.turn.turn_id)
-            conv = s.get(Conversation, self.turn.conversation_id)
-            if record is None or conv is None or record.status != "running":
-                return
-            frames = [f for f in frames if f.id > record.last_event_id]
-            save_frames(s, [(self.turn.turn_id, frames)])
-            if frames:
-                record.last_event_id = frames[-1].id
-            record.status = "suspended"
-            record.resume_state = saved
-            message = s.get(Message, self.turn.assistant_message_id)
-            if message is not None and message.status == "running":
-                message.content = text
-                message.extras = extras
-            turns.release(conv, self.turn.turn_id)
-
-    def _save(self, content: str, extras: MessageExtras, status: TurnStatus, frames: list[Frame]) -> None:
-        """The answer, the turn's end and its last events in one transaction, as plain statements (no
-        loads, no unit of work: this runs once per turn, in the worker's few write threads)."""
+    def _write_suspended(self, frames: list[Frame], text: str, extras: dict[str, Any], saved: ResumeState) -> None:
         turn = self.turn
         with self.db.session() as s:
-            if extras.usage is not None:  # the daily token budget counts every turn, kept or not
-                record_usage(s, turn.user_id, extras.usage.model_dump())
-            if not turns.end(s, turn.conversation_id, turn.turn_id):
-                return  # deleted while the turn ran: nothing to attach the answer to
-            s.execute(_ANSWER, {"b_message": turn.assistant_message_id, "b_content": content,
-                                "b_extras": extras.model_dump(mode="json"), "b_status": status})
-            stored = s.scalar(_STORED_LAST, {"b_turn": turn.turn_id})
-            if stored is not None:
-                frames = [f for f in frames if f.id > stored]  # never a stored event twice
-                s.execute(_TURN_END, {"b_turn": turn.turn_id, "b_status": status,
-                                      "b_last": frames[-1].id if frames else stored})
-            save_frames(s, [(turn.turn_id, frames)])
+            turns.save_suspended(s, conversation_id=turn.conversation_id, turn_id=turn.turn_id,
+                                 message_id=turn.assistant_message_id, frames=frames, text=text, extras=extras,
+                                 state=saved)
+
+    def _save(self, content: str, extras: MessageExtras, status: EndStatus, frames: list[Frame]) -> None:
+        turn = self.turn
+        with self.db.session() as s:
+            turns.save_end(s, user_id=turn.user_id, conversation_id=turn.conversation_id, turn_id=turn.turn_id,
+                           message_id=turn.assistant_message_id, content=content, extras=extras, status=status,
+                           frames=frames)
 
 
 def _page_actions(raw: list[dict[str, Any]], resolved: Resolved) -> tuple[list[SuggestedAction], list[str]]:
@@ -349,12 +262,3 @@ def _page_actions(raw: list[dict[str, Any]], resolved: Resolved) -> tuple[list[S
         else:
             kept.append(action)
     return kept, errors
-
-
-def resume_state(state: TurnState) -> dict[str, Any]:
-    """What a worker needs to go on with the turn: its `TurnState` as JSON."""
-    return {"messages": state.messages, "text": state.text, "partial_text": state.partial_text,
-            "tool_calls": state.tool_calls, "usage": state.usage.model_dump(mode="json"),
-            "tool_history": [t.model_dump(mode="json") for t in state.tool_history],
-            "tool_payloads": [c.model_dump(mode="json") for c in state.tool_payloads]}
-

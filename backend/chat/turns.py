@@ -1,4 +1,4 @@
-"""Running turns, in the database: who owns a conversation now, Stop, and turns whose worker is gone.
+"""A turn's rows: every statement on `chat_turns`, `turn_events`, a conversation's lease and the answer.
 
 A turn claims its conversation with one atomic UPDATE (so two workers can't both start a turn in it).
 Its worker renews a short lease for all of its running turns in one UPDATE every few seconds, so a
@@ -6,36 +6,91 @@ worker that dies (kill -9, a crash, a restart) stops renewing and its turns' lea
 `LEASE`: the conversation is free again, and `interrupt_stale` marks such a turn interrupted, with the
 progress it had saved, a history the Messages API accepts, and a terminal event for its readers. Stop
 from any worker sets `stop_requested` on a live lease only, so a stale turn is never "stopped".
-(`updated_at` is kept as it is: bookkeeping is not activity.)
+(`updated_at` is kept as it is: bookkeeping is not activity.) The lease is the fallback: a turn also
+names its worker (`chat/workers.py`), whose liveness lock a dead process can't hold, so a turn of a
+provably dead worker counts as stale at once.
 
-The lease is the fallback. A turn also names its worker (`chat/workers.py`), whose liveness lock a dead
-process can't hold: a turn of a provably dead worker counts as stale at once, so the next turn claims
-its conversation without waiting for the lease, and Stop marks it interrupted instead of asking a dead
-worker to stop.
+Checkpoints (`save_progress`, every half second for each running turn) write its new events always, and
+its answer, blocks and `ResumeState` only when its structure changed or its text has doubled
+(`TurnRunner.progress` decides): rewritten whole each time, a long answer made every checkpoint cost its
+full length. The text since the last whole checkpoint is in the events (`text_after`): whoever ends or
+continues the turn for a dead worker adds it back. The final save (`save_end`) writes the answer, the
+turn's status, its last events and the terminal event in one transaction and releases the lease.
+
+Statements run once per turn or per checkpoint are Core, built once at import with their values as
+parameters: built per call as ORM statements, each was compiled and cache-keyed again (~150 µs each).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, case, delete, or_, select, update
+from sqlalchemy import bindparam, case, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
-from backend.agent.loop import TurnState
-from backend.agent.schemas import MessageExtras, TurnError, TurnErrored
+from backend.agent.schemas import MessageExtras
+from backend.chat.log import Frame
+from backend.chat.turn import INTERRUPTED, LIVE, EndStatus, ResumeState, terminal_event
 from backend.chat.workers import WorkerPresence
 from backend.db.base import table_of, utcnow
 from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
 from backend.quotas import record_usage
 
 LEASE = timedelta(seconds=10)
-MAX_CONTINUATIONS = 2  # times a turn may be taken over by another worker (chat/runner.py: from_checkpoint)
+MAX_CONTINUATIONS = 2  # times a turn may be taken over by another worker (`take_over`)
 RENEW_EVERY = timedelta(seconds=2)
-INTERRUPTED = TurnError(message="The answer was interrupted (the server stopped while answering); what was "
-                                "written so far is kept. Ask again to continue.", code="interrupted",
-                      retryable=True)
+
+_MESSAGES, _TURNS, _CONVERSATIONS = table_of(Message), table_of(ChatTurn), table_of(Conversation)
+_EVENTS = insert(table_of(TurnEvent))
+_NEW_MESSAGES = insert(_MESSAGES).returning(_MESSAGES.c.id, sort_by_parameter_order=True)
+_NEW_TURN = insert(_TURNS)
+_LAST_EVENT = update(_TURNS).where(_TURNS.c.id == bindparam("b_turn")).values(last_event_id=bindparam("b_last"))
+_CHECKPOINT = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
+               .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
+_ANSWER_SO_FAR = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.status == "running")
+                  .values(content=bindparam("b_content"), extras=bindparam("b_extras")))
+_ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"))
+           .values(content=bindparam("b_content"), extras=bindparam("b_extras"), status=bindparam("b_status")))
+_STORED_LAST = select(_TURNS.c.last_event_id).where(_TURNS.c.id == bindparam("b_turn"))
+_TURN_END = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
+             .values(status=bindparam("b_status"), last_event_id=bindparam("b_last")))
+_HOLDS = _CONVERSATIONS.c.active_turn_id == bindparam("b_turn")
+_END = (update(_CONVERSATIONS).where(_CONVERSATIONS.c.id == bindparam("b_conversation"))
+        .values(updated_at=bindparam("b_now"),
+                active_turn_id=case((_HOLDS, None), else_=_CONVERSATIONS.c.active_turn_id),
+                active_turn_expires_at=case((_HOLDS, None), else_=_CONVERSATIONS.c.active_turn_expires_at),
+                stop_requested=case((_HOLDS, False), else_=_CONVERSATIONS.c.stop_requested)))
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What one running turn has to save at a checkpoint: its new frames and, when its runner says so,
+    its answer so far (`text`, `extras`, `resume_state` all three, or none: the text since is in the
+    frames)."""
+
+    turn_id: str
+    message_id: int
+    frames: list[Frame]
+    text: str | None = None
+    extras: dict[str, Any] | None = None
+    resume_state: ResumeState | None = None
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The rows `open_turn` wrote for a new turn: its user message and the answer-to-be."""
+
+    user_message_id: int
+    assistant_message_id: int
+
+
+# -- begin -------------------------------------------------------------------------------------------
+def lease(turn_id: str, now: datetime | None = None) -> dict[str, Any]:
+    """A conversation's columns while `turn_id` holds it (a new conversation is made with them: taken)."""
+    return {"active_turn_id": turn_id, "active_turn_expires_at": (now or utcnow()) + LEASE, "stop_requested": False}
 
 
 def claim(s: Session, conversation_id: int, turn_id: str, workers: WorkerPresence | None = None) -> bool:
@@ -47,11 +102,6 @@ def claim(s: Session, conversation_id: int, turn_id: str, workers: WorkerPresenc
         s, conversation_id, turn_id)
 
 
-def lease(turn_id: str, now: datetime | None = None) -> dict[str, Any]:
-    """A conversation's columns while `turn_id` holds it (a new conversation is made with them: taken)."""
-    return {"active_turn_id": turn_id, "active_turn_expires_at": (now or utcnow()) + LEASE, "stop_requested": False}
-
-
 def _take(s: Session, conversation_id: int, turn_id: str) -> bool:
     now = utcnow()
     result = s.execute(
@@ -61,6 +111,115 @@ def _take(s: Session, conversation_id: int, turn_id: str) -> bool:
         .values(**lease(turn_id, now), updated_at=Conversation.updated_at)
         .execution_options(synchronize_session=False))
     return result.rowcount == 1  # type: ignore[attr-defined]
+
+
+def messages_of(s: Session, conversation_id: int, through: int | None = None) -> list[Message]:
+    """The conversation's messages in order (up to message `through`): the history a turn is told."""
+    query = select(Message).where(Message.conversation_id == conversation_id)
+    if through is not None:
+        query = query.where(Message.id <= through)
+    return list(s.scalars(query.order_by(Message.id)))
+
+
+def open_turn(s: Session, *, turn_id: str, conversation_id: int, user_id: int, key: str | None,
+              fingerprint: str, message: str, context: dict[str, Any], sent: dict[str, Any],
+              opened: dict[str, Any], worker_id: str | None) -> Opened:
+    """A new turn's user message, its assistant message-to-be (`running`, filled by the checkpoints) and
+    its `chat_turns` row."""
+    user_message_id, answer_id = s.scalars(_NEW_MESSAGES, [
+        {"conversation_id": conversation_id, "role": "user", "content": message, "context": context,
+         "extras": sent, "status": "complete"},
+        {"conversation_id": conversation_id, "role": "assistant", "content": "", "context": None,
+         "extras": opened, "status": "running"}]).all()
+    s.execute(_NEW_TURN, {
+        "id": turn_id, "conversation_id": conversation_id, "user_id": user_id, "idempotency_key": key,
+        "request_hash": fingerprint, "status": "running", "user_message_id": user_message_id,
+        "assistant_message_id": answer_id, "last_event_id": 0, "worker_id": worker_id})
+    return Opened(user_message_id, answer_id)
+
+
+def by_key(s: Session, user_id: int, key: str) -> ChatTurn | None:
+    return s.scalar(select(ChatTurn).where(ChatTurn.user_id == user_id, ChatTurn.idempotency_key == key))
+
+
+def latest(s: Session, conversation_id: int) -> ChatTurn | None:
+    return s.scalar(select(ChatTurn).where(ChatTurn.conversation_id == conversation_id)
+                    .order_by(ChatTurn.created_at.desc()).limit(1))
+
+
+# -- events ------------------------------------------------------------------------------------------
+def save_frames(s: Session, turns: Iterable[tuple[str, list[Frame]]]) -> None:
+    """The frames of one turn or of many ((turn_id, frames) pairs) in one executemany INSERT."""
+    rows = [{"turn_id": turn_id, "seq": f.id, "type": f.type, "data": f.data} for turn_id, frames in turns
+            for f in frames]
+    if rows:
+        s.execute(_EVENTS, rows)
+
+
+def stored_frames(s: Session, turn_id: str, after: int, limit: int = 500) -> list[Frame]:
+    rows = s.execute(select(TurnEvent.seq, TurnEvent.type, TurnEvent.data)
+                     .where(TurnEvent.turn_id == turn_id, TurnEvent.seq > after)
+                     .order_by(TurnEvent.seq).limit(limit))
+    return [Frame(id=seq, type=type_, data=data) for seq, type_, data in rows]
+
+
+def all_frames(s: Session, turn_id: str) -> list[Frame]:
+    frames: list[Frame] = []
+    while batch := stored_frames(s, turn_id, frames[-1].id if frames else 0):
+        frames.extend(batch)
+    return frames
+
+
+def frames_for_reader(s: Session, turn_id: str, after: int) -> list[Frame]:
+    """What a reader of a turn that runs elsewhere (or ran) gets next: stored frames after `after`; none
+    while the turn is live; else its end, numbered after what the reader has. Events that are gone (a
+    dead worker never saved them, or they were purged after a day) don't hide the turn's end: its stored
+    terminal event, else one rebuilt from the stored answer."""
+    frames = stored_frames(s, turn_id, after)
+    if frames:
+        return frames
+    record = s.get(ChatTurn, turn_id)
+    if record is None:
+        return [Frame(id=after + 1, type="error", data={"message": "This turn has no more events.",
+                                                        "code": "no_more_events", "retryable": False,
+                                                        "type": "error"})]
+    if record.status in LIVE:
+        return []
+    end = [f for f in stored_frames(s, turn_id, record.last_event_id - 1, limit=1) if f.terminal]
+    if end:
+        return [Frame(id=after + 1, type=end[0].type, data=end[0].data)]
+    message = s.get(Message, record.assistant_message_id) if record.assistant_message_id else None
+    extras = MessageExtras.model_validate(message.extras or {}) if message is not None else MessageExtras()
+    event = terminal_event(record.conversation_id, record.assistant_message_id, cast(EndStatus, record.status),
+                           extras.error, message.content if message is not None else "", extras)
+    return [Frame(id=after + 1, type=event.type, data=event.to_data())]
+
+
+def text_after(s: Session, turn_id: str, through: int) -> str:
+    """The text a turn's readers were sent after event `through`: what a dead worker's turn is missing
+    since its last whole checkpoint."""
+    return "".join(data.get("text", "") for data in s.scalars(
+        select(TurnEvent.data).where(TurnEvent.turn_id == turn_id, TurnEvent.seq > through,
+                                     TurnEvent.type == "text_delta").order_by(TurnEvent.seq)))
+
+
+def purge_events(s: Session, older_than: datetime) -> None:
+    """Finished turns keep their events for replays (resume, idempotent resubmits) for a while only."""
+    old = select(ChatTurn.id).where(ChatTurn.status != "running", ChatTurn.updated_at < older_than)
+    s.execute(delete(TurnEvent).where(TurnEvent.turn_id.in_(old)))
+
+
+# -- while it runs -----------------------------------------------------------------------------------
+def save_progress(s: Session, batch: Sequence[Progress]) -> None:
+    """A checkpoint of many turns: their new events, and the answers so far that the runners gave."""
+    save_frames(s, [(p.turn_id, p.frames) for p in batch])
+    if events_only := [{"b_turn": p.turn_id, "b_last": p.frames[-1].id} for p in batch if p.text is None]:
+        s.execute(_LAST_EVENT, events_only)
+    if answered := [p for p in batch if p.text is not None]:
+        s.execute(_CHECKPOINT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id,
+                                 "b_state": p.resume_state.dump() if p.resume_state else None} for p in answered])
+        s.execute(_ANSWER_SO_FAR, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}
+                                   for p in answered])
 
 
 def renew_and_poll(s: Session, leases: Mapping[int, str], renew: bool) -> set[int]:
@@ -78,35 +237,6 @@ def renew_and_poll(s: Session, leases: Mapping[int, str], renew: bool) -> set[in
     alive = {cid: (turn_id, stop) for cid, turn_id, stop in rows}
     return {cid for cid, turn_id in leases.items()
             if cid not in alive or alive[cid][0] != turn_id or alive[cid][1]}
-
-
-def end(s: Session, conversation_id: int, turn_id: str) -> bool:
-    """A turn's end on its conversation, in one UPDATE: touched, and its lease released if the turn still
-    holds it (SET reads the row as it was). False when the conversation is gone (deleted mid-turn)."""
-    result = s.execute(_END, {"b_conversation": conversation_id, "b_turn": turn_id, "b_now": utcnow()})
-    return result.rowcount == 1  # type: ignore[attr-defined]
-
-
-def _end() -> Any:
-    """`end`'s statement, built once on the table with its values as parameters (once per turn, built
-    and cache-keyed each time it was 170 µs of a turn's final save)."""
-    table = table_of(Conversation)
-    holds = table.c.active_turn_id == bindparam("b_turn")
-    return (update(table).where(table.c.id == bindparam("b_conversation"))
-            .values(updated_at=bindparam("b_now"),
-                    active_turn_id=case((holds, None), else_=table.c.active_turn_id),
-                    active_turn_expires_at=case((holds, None), else_=table.c.active_turn_expires_at),
-                    stop_requested=case((holds, False), else_=table.c.stop_requested)))
-
-
-_END = _end()
-
-
-def release(conv: Conversation, turn_id: str) -> None:
-    if conv.active_turn_id == turn_id:
-        conv.active_turn_id = None
-        conv.active_turn_expires_at = None
-        conv.stop_requested = False
 
 
 def request_stop(s: Session, user_id: int, conversation_id: int) -> bool:
@@ -128,23 +258,53 @@ def stop_dead(s: Session, user_id: int, conversation_id: int, workers: WorkerPre
     return interrupt_stale(s, conversation_id, workers=workers) > 0
 
 
-def by_key(s: Session, user_id: int, key: str) -> ChatTurn | None:
-    return s.scalar(select(ChatTurn).where(ChatTurn.user_id == user_id, ChatTurn.idempotency_key == key))
+# -- the end -----------------------------------------------------------------------------------------
+def save_end(s: Session, *, user_id: int, conversation_id: int, turn_id: str, message_id: int, content: str,
+             extras: MessageExtras, status: EndStatus, frames: list[Frame]) -> None:
+    """The answer, the turn's end and its last events (the terminal one last) in one transaction, as
+    plain statements (no loads, no unit of work)."""
+    if extras.usage is not None:  # the daily token budget counts every turn, kept or not
+        record_usage(s, user_id, extras.usage.model_dump())
+    ended = s.execute(_END, {"b_conversation": conversation_id, "b_turn": turn_id, "b_now": utcnow()})
+    if ended.rowcount != 1:  # type: ignore[attr-defined]
+        return  # deleted while the turn ran: nothing to attach the answer to
+    s.execute(_ANSWER, {"b_message": message_id, "b_content": content,
+                        "b_extras": extras.model_dump(mode="json"), "b_status": status})
+    stored = s.scalar(_STORED_LAST, {"b_turn": turn_id})
+    if stored is not None:
+        frames = [f for f in frames if f.id > stored]  # never a stored event twice
+        s.execute(_TURN_END, {"b_turn": turn_id, "b_status": status, "b_last": frames[-1].id if frames else stored})
+    save_frames(s, [(turn_id, frames)])
 
 
-def latest(s: Session, conversation_id: int) -> ChatTurn | None:
-    return s.scalar(select(ChatTurn).where(ChatTurn.conversation_id == conversation_id)
-                    .order_by(ChatTurn.created_at.desc()).limit(1))
+def save_suspended(s: Session, *, conversation_id: int, turn_id: str, message_id: int, frames: list[Frame],
+                   text: str, extras: dict[str, Any], state: ResumeState) -> None:
+    """A turn stopped by a shutdown between tool calls: where it is, for a live worker to go on with it."""
+    record = s.get(ChatTurn, turn_id)
+    conv = s.get(Conversation, conversation_id)
+    if record is None or conv is None or record.status != "running":
+        return
+    frames = [f for f in frames if f.id > record.last_event_id]
+    save_frames(s, [(turn_id, frames)])
+    if frames:
+        record.last_event_id = frames[-1].id
+    record.status = "suspended"
+    record.resume_state = state.dump()
+    message = s.get(Message, message_id)
+    if message is not None and message.status == "running":
+        message.content = text
+        message.extras = extras
+    _release(conv, turn_id)
 
 
 def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetime | None = None,
                     workers: WorkerPresence | None = None) -> int:
-    """Mark turns that still say `running` but whose worker no longer holds their lease, or is provably
-    dead (`workers`), as interrupted. Returns how many. Their assistant message keeps the progress its
+    """Mark live turns whose worker no longer holds their lease, or is provably dead (`workers`), or that
+    were suspended, as interrupted. Returns how many. Their assistant message keeps the progress its
     worker saved. Each turn is taken with a conditional UPDATE, so two sweepers never both end it."""
     now = now or utcnow()
     query = (select(ChatTurn, Conversation).join(Conversation, Conversation.id == ChatTurn.conversation_id)
-             .where(ChatTurn.status.in_(("running", "suspended"))))
+             .where(ChatTurn.status.in_(LIVE)))
     if conversation_id is not None:
         query = query.where(ChatTurn.conversation_id == conversation_id)
     found = s.execute(query).all()
@@ -164,46 +324,39 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
         message = s.get(Message, turn.assistant_message_id) if turn.assistant_message_id else None
         if message is not None and message.status == "running":
             extras = MessageExtras.model_validate(message.extras or {})
-            saved = turn.resume_state or {}
-            if "through" in saved and (tail := text_after(s, turn.id, saved["through"])):
+            saved = ResumeState.load(turn.resume_state)
+            if saved is not None and saved.through is not None and (tail := text_after(s, turn.id, saved.through)):
                 message.content += tail  # what its readers were sent after its last whole checkpoint
-                extras = extras.model_copy(update={"blocks": caught_up(saved, tail).history()})
+                extras = extras.model_copy(update={"blocks": saved.caught_up(tail).state().history()})
             message.extras = extras.model_copy(update={"error": INTERRUPTED}).model_dump(mode="json")
             message.status = "interrupted"
             if extras.usage is not None:  # what the dead worker's turn had used, as of its last checkpoint
                 record_usage(s, turn.user_id, extras.usage.model_dump())
-        terminal = TurnErrored(message=INTERRUPTED.message, code=INTERRUPTED.code, retryable=INTERRUPTED.retryable,
-                               conversation_id=conv.id, message_id=turn.assistant_message_id)
+        terminal = terminal_event(conv.id, turn.assistant_message_id, "interrupted", INTERRUPTED)
         s.add(TurnEvent(turn_id=turn.id, seq=seq, type=terminal.type, data=terminal.to_data()))
-        if conv.active_turn_id == turn.id:
-            release(conv, turn.id)
+        _release(conv, turn.id)
     return count
 
 
-def text_after(s: Session, turn_id: str, through: int) -> str:
-    """The text a turn's readers were sent after event `through`. A checkpoint writes the answer, its
-    blocks and the resume state only now and then (`TurnRunner.progress`), its events always: this is
-    what they are missing when the turn's worker is gone."""
-    return "".join(data.get("text", "") for data in s.scalars(
-        select(TurnEvent.data).where(TurnEvent.turn_id == turn_id, TurnEvent.seq > through,
-                                     TurnEvent.type == "text_delta").order_by(TurnEvent.seq)))
+def interrupt_if_stale(s: Session, turn_id: str, workers: WorkerPresence) -> None:
+    """A reader waited long for a live turn: end it if its worker is gone."""
+    record = s.get(ChatTurn, turn_id)
+    if record is not None and record.status in LIVE:
+        interrupt_stale(s, record.conversation_id, workers=workers)
 
 
-def caught_up(saved: dict[str, Any], tail: str) -> TurnState:
-    """The saved state of a turn with the text written since it (between two whole checkpoints nothing
-    but the streaming text changes). The tail is the text as shown: a marker in it is not in it."""
-    return TurnState(messages=saved.get("messages", []), text=saved.get("text", ""),
-                     partial_text=saved.get("partial_text", "") + tail)
+def _release(conv: Conversation, turn_id: str) -> None:
+    if conv.active_turn_id == turn_id:
+        conv.active_turn_id = None
+        conv.active_turn_expires_at = None
+        conv.stop_requested = False
 
 
-def continuable(saved: dict[str, Any] | None) -> bool:
-    """Whether a turn can go on from its saved state: before its first answer, mid-text, or with its
-    tool calls all answered. Not mid-tool (a tool's effects can't be replayed safely) nor after its last
-    model call ended (there is nothing to continue)."""
-    if saved is None:
-        return False
-    messages = saved.get("messages") or []
-    return not messages or messages[-1]["role"] == "user"
+# -- going on elsewhere ------------------------------------------------------------------------------
+def continuable(s: Session) -> list[str]:
+    """Live turns that a worker may still take over (the sweep tries each)."""
+    return list(s.scalars(select(ChatTurn.id).where(ChatTurn.status.in_(LIVE),
+                                                    ChatTurn.continued < MAX_CONTINUATIONS)))
 
 
 def take_over(s: Session, turn_id: str, workers: WorkerPresence) -> ChatTurn | None:
@@ -212,8 +365,9 @@ def take_over(s: Session, turn_id: str, workers: WorkerPresence) -> ChatTurn | N
     it was taken over fewer than `MAX_CONTINUATIONS` times, and no newer turn has its conversation.
     Conditional UPDATEs make it one winner among racing readers and sweeps. None when not taken."""
     record = s.get(ChatTurn, turn_id)
-    if (record is None or not workers.held or record.continued >= MAX_CONTINUATIONS
-            or not continuable(record.resume_state)):
+    saved = ResumeState.load(record.resume_state) if record is not None else None
+    if record is None or saved is None or not workers.held or record.continued >= MAX_CONTINUATIONS \
+            or not saved.continuable:
         return None
     if record.status != "suspended" and not (
             record.status == "running" and record.worker_id in workers.dead(s, [record.worker_id])):
@@ -239,9 +393,3 @@ def take_over(s: Session, turn_id: str, workers: WorkerPresence) -> ChatTurn | N
         return None
     s.refresh(record)
     return record
-
-
-def purge_events(s: Session, older_than: datetime) -> None:
-    """Finished turns keep their events for replays (resume, idempotent resubmits) for a while only."""
-    old = select(ChatTurn.id).where(ChatTurn.status != "running", ChatTurn.updated_at < older_than)
-    s.execute(delete(TurnEvent).where(TurnEvent.turn_id.in_(old)))

@@ -146,7 +146,8 @@ def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
     """kill -9 mid-answer, then the client resumes: this worker takes the turn over from its checkpoint
     (events 1-3 stored, "Half an ans" shown) and the model continues the partial as a prefill."""
     from backend.agent.schemas import ConversationOpened, TextDelta
-    from backend.chat.log import Frame, save_frames
+    from backend.chat.log import Frame
+    from backend.chat.turns import save_frames
 
     proc, worker_id = ghost
     conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
@@ -184,7 +185,8 @@ def checkpointed_between(db: Database, answer_id: int, conv_id: int) -> None:
     """The dead worker's last whole checkpoint held "Half " (through event 2); its later checkpoints wrote
     only events (3 and 4: "an " and "ans"), as a checkpoint does while the text streams and hasn't doubled."""
     from backend.agent.schemas import ConversationOpened, TextDelta
-    from backend.chat.log import Frame, save_frames
+    from backend.chat.log import Frame
+    from backend.chat.turns import save_frames
 
     with db.session() as s:
         turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
