@@ -81,6 +81,12 @@ class AppError(Exception):
     status_code = 500
     error = "internal_error"
 
+    def __init_subclass__(cls, status: int | None = None, code: str | None = None, **kwargs: Any) -> None:
+        """`class NotFound(AppError, status=404)`: its status and `error` code (the status's by default)."""
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status_code, cls.error = status, code or error_code(status)
+
     def __init__(self, detail: str, errors: list[ErrorItem] | None = None) -> None:
         super().__init__(detail)
         self.detail = detail
@@ -97,35 +103,22 @@ class AppError(Exception):
         return {}
 
 
-class BadRequest(AppError):
-    status_code = 400
-    error = "bad_request"
+class BadRequest(AppError, status=400): ...
 
 
-class Unauthorized(AppError):
-    status_code = 401
-    error = "unauthorized"
+class Unauthorized(AppError, status=401): ...
 
 
-class Forbidden(AppError):
-    status_code = 403
-    error = "forbidden"
+class Forbidden(AppError, status=403): ...
 
 
-class NotFound(AppError):
-    status_code = 404
-    error = "not_found"
+class NotFound(AppError, status=404): ...
 
 
-class Conflict(AppError):
-    status_code = 409
-    error = "conflict"
+class Conflict(AppError, status=409): ...
 
 
-class InvalidInput(AppError):
-    status_code = 422
-    error = "invalid_input"
-
+class InvalidInput(AppError, status=422, code="invalid_input"):
     @classmethod
     def from_errors(cls, errors: Iterable[Mapping[str, Any]], prefix: tuple[str, ...] = ()) -> InvalidInput:
         """A pydantic ValidationError's `errors()` as one 422, located under `prefix` (e.g. ("query",))."""
@@ -133,10 +126,7 @@ class InvalidInput(AppError):
         return cls(readable(items), items)
 
 
-class TooManyRequests(AppError):
-    status_code = 429
-    error = "too_many_requests"
-
+class TooManyRequests(AppError, status=429):
     def __init__(self, detail: str, retry_after: int) -> None:
         super().__init__(detail)
         self.retry_after = max(1, retry_after)
@@ -145,14 +135,10 @@ class TooManyRequests(AppError):
         return {"Retry-After": str(self.retry_after)}
 
 
-class UpstreamError(AppError):
-    status_code = 502
-    error = "upstream_error"
+class UpstreamError(AppError, status=502, code="upstream_error"): ...
 
 
-class UpstreamUnavailable(UpstreamError):
-    status_code = 503
-    error = "upstream_unavailable"
+class UpstreamUnavailable(UpstreamError, status=503, code="upstream_unavailable"): ...
 
 
 def describe_validation_error(exc: ValidationError) -> str:

@@ -49,12 +49,11 @@ log = logging.getLogger(__name__)
 @functools.cache
 def _tune_collector() -> None:
     """Keep the cyclic garbage collector from stopping the event loop. What start-up built (modules, the
-    registry, pydantic's validators: ~290k objects) lives as long as the process, yet every full
-    collection walked it: 200–300 ms with the loop stopped, every few seconds beside 100 streams. Frozen
-    (after a collection, so no garbage is frozen with it), it is out of reach. What the streams keep alive
-    (~100k objects: their frames, tasks, generators) still cost 25–40 ms a full collection, which the
-    default thresholds ran every ~3 s; one full collection per 100 of the middle generation instead of 10
-    makes that every ~30 s. Once per process: the test suite starts many apps in one."""
+    registry, pydantic's validators) lives as long as the process, yet every full collection walked it,
+    with the loop stopped. Frozen (after a collection, so no garbage is frozen with it), it is out of
+    reach. What the streams keep alive (their frames, tasks, generators) is still walked by each full
+    collection, so there is one per 100 of the middle generation instead of 10 (benchmarks/README.md).
+    Once per process: the test suite starts many apps in one."""
     gc.collect()
     gc.freeze()
     young, middle, _old = gc.get_threshold()

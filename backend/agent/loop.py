@@ -200,8 +200,8 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
     joins `state.messages` and its stop reason `state.stop_reason`.
 
     It reads the SDK's raw stream events (`messages.create(stream=True)`) and builds the message itself:
-    the `messages.stream()` helper rebuilds a snapshot of the whole message on every event, which cost the
-    event loop 53 µs a delta against 20 µs here. Usage is counted into `state.usage` from `message_start`/
+    the `messages.stream()` helper rebuilds a snapshot of the whole message on every event, which more
+    than doubled the event loop's time per delta. Usage is counted into `state.usage` from `message_start`/
     `message_delta` as they arrive, so a call that is stopped or fails midway still records what was
     billed. Every wait on the upstream is bounded by `limits.idle_timeout` (raising `Stalled`, see
     `_Watchdog`); it never fires while an event is yielded, so whoever consumes this generator is never
@@ -313,7 +313,7 @@ def _told_not_to_retry(err: BaseException) -> bool:
 class _Watchdog:
     """Bounds each wait on the upstream by `seconds`, with one timer per model call that is moved on
     lazily: a wait costs two attribute writes and a clock read, where an `asyncio.timeout` per event
-    scheduled and cancelled a timer (5% of the event loop's time at 200 streams). It cancels the task only
+    schedules and cancels a timer. It cancels the task only
     while `waiting` (never while an event is handed on), the way `asyncio.timeout` does; `stalled()` tells
     its cancellation from any other (Stop) and consumes it."""
 

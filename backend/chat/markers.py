@@ -151,7 +151,7 @@ class _Brackets:
 @functools.lru_cache(maxsize=64)
 def _prefix_table(markers: tuple[str, ...]) -> tuple[frozenset[str], int, frozenset[str]]:
     """The markers' proper prefixes, the longest one's length and their last characters: the same few
-    marker sets on every page, so one table each (built per turn, they were ~8 KB a running turn)."""
+    marker sets on every page, so one table each (not one per running turn)."""
     prefixes = frozenset(m[:n] for m in markers for n in range(1, len(m)))
     return prefixes, max(map(len, prefixes), default=0), frozenset(p[-1] for p in prefixes)
 

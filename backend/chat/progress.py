@@ -1,13 +1,12 @@
 """Progress saves of all of a worker's running turns, batched: each turn every `every` seconds.
 
 Every half second each running turn has new events for `turn_events` and a higher `last_event_id`, and
-now and then the answer so far (what a checkpoint writes: `chat/turns.py`). Written turn by
-turn that is a thread hop and a commit per turn per checkpoint (400 streams: 800 commits a second);
-written together it is one hop, one commit and a few statements for many turns. The turns are dealt into
-`SLICES` slices written one after another (a fifth of them every tenth of a second): written all at once,
-100 turns made a burst of 10-30 ms in a thread every half second, and the GETs that fell into one waited
-for the GIL. A turn that ends leaves the batch first (`leave` waits for a write that holds its events),
-so its final save never races one.
+now and then the answer so far (what a checkpoint writes: `chat/turns.py`). Written turn by turn that
+is a thread hop and a commit per turn per checkpoint; written together it is one hop, one commit and a
+few statements for many turns. The turns are dealt into `SLICES` slices written one after another (a
+fifth of them every tenth of a second): written all at once, they made one long burst in a thread, and
+the GETs that fell into it waited for the GIL (benchmarks/README.md). A turn that ends leaves the batch
+first (`leave` waits for a write that holds its events), so its final save never races one.
 """
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ def build_system_prompt(
 @functools.lru_cache(maxsize=128)
 def _joined(parts: tuple[str, ...]) -> str:
     """The system prompt's text, one copy for every turn on the same page and stream (the page's state
-    goes in `page_context`): a running turn holds it until it ends, 4–8 KB each when built per turn."""
+    goes in `page_context`): a running turn holds it until it ends."""
     return "\n\n".join(parts)
 
 

@@ -135,9 +135,8 @@ class TurnRunner:
 
     # -- checkpoints ---------------------------------------------------------------------------------
     def progress(self) -> Progress | None:
-        """What the next checkpoint saves (the worker's `ProgressWriter` asks every half second): always
-        the new events; the answer's text, extras and resume state only when the turn's structure changed
-        or its text has doubled since they were last written (why: `chat/turns.py`)."""
+        """What the next checkpoint saves (the worker's `ProgressWriter` asks every half second), by the
+        checkpoint policy that `chat/turns.py` explains."""
         frames = self.log.unsaved()
         if not frames:
             return None

@@ -21,9 +21,7 @@ from backend.agent.loop import LoopLimits
 from backend.chat import turns
 from backend.chat.begin import Begun, ChatRequest, begin
 from backend.chat.log import Frame, follow_stored
-from backend.chat.progress import ProgressWriter
 from backend.chat.supervisor import Supervisor
-from backend.chat.workers import WorkerPresence
 from backend.conversations.service import get_owned
 from backend.db.session import Database
 from backend.errors import NotFound
@@ -40,18 +38,8 @@ class ChatService:
         self.llm = llm
         self.sources = sources
         self.supervisor = Supervisor(db, llm, sources, limits or LoopLimits())
-
-    @property
-    def limits(self) -> LoopLimits:
-        return self.supervisor.limits
-
-    @property
-    def saves(self) -> ProgressWriter:
-        return self.supervisor.saves
-
-    @property
-    def presence(self) -> WorkerPresence:
-        return self.supervisor.presence
+        # The supervisor's, named here for who holds the service (the lifespan, tests' tuning).
+        self.limits, self.saves, self.presence = self.supervisor.limits, self.supervisor.saves, self.supervisor.presence
 
     @property
     def poll_seconds(self) -> float:

@@ -18,7 +18,7 @@ continues the turn for a dead worker adds it back. The final save (`save_end`) w
 turn's status, its last events and the terminal event in one transaction and releases the lease.
 
 Statements run once per turn or per checkpoint are Core, built once at import with their values as
-parameters: built per call as ORM statements, each was compiled and cache-keyed again (~150 µs each).
+parameters: built per call as ORM statements, each is compiled and cache-keyed again.
 """
 
 from __future__ import annotations

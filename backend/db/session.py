@@ -44,8 +44,8 @@ def make_engine(url: str, foreign_keys: bool = True, **kwargs: Any) -> Engine:
 
 def _one_writer_at_a_time(engine: Engine) -> None:
     """SQLite lets one transaction write at a time; the others retry on its busy handler, which sleeps
-    1, 2, 5… up to 100 ms between tries, so under a few dozen concurrent writers a 1 ms commit waits
-    hundreds of ms. Within the process, writers queue on a lock instead (from their first write to
+    longer and longer between tries, so under a few dozen concurrent writers a short commit waits far
+    longer than it takes. Within the process, writers queue on a lock instead (from their first write to
     their commit or rollback) and each starts the moment the one before ends; readers never wait."""
     lock = threading.Lock()
 

@@ -102,8 +102,8 @@ def record_usage(s: Session, user_id: int, usage: Mapping[str, Any]) -> None:
 
 @functools.cache
 def _usage_upsert(dialect: str) -> Any:
-    """The upsert, built once per dialect with its values as parameters: built for every turn, it was over
-    a third of the final save's time holding the interpreter (py-spy `--gil`, 200 streams)."""
+    """The upsert, built once per dialect with its values as parameters: building it is costly, and a
+    turn's final save holds the interpreter while it runs."""
     table = table_of(DailyUsage)
     stmt = upsert_of(dialect)(table).values(
         user_id=bindparam("b_user"), day=bindparam("b_day"), turns=1,
