@@ -28,7 +28,7 @@ from backend.errors import InvalidInput, NotFound, UpstreamError
 from backend.sources.ctgov_records import parse_study, parse_summary, study_nct_id
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
 from backend.sources.paging import decode_page_token, encode_page_token
-from backend.sources.throttle import RateLimiter, RetryPolicy, send
+from backend.sources.throttle import RateLimiter, RetryPolicy, error_text, send
 
 BASE_URL = "https://clinicaltrials.gov/api/v2"
 UPSTREAM = "ClinicalTrials.gov"
@@ -110,14 +110,7 @@ def build_search_query(params: TrialSearchParams, *, page_token: str | None = No
 
 def _error_message(response: httpx.Response) -> str:
     """CT.gov's 400 body is documented as plain text; some clients have seen JSON."""
-    text = response.text.strip()
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    if isinstance(body, dict):
-        text = str(body.get("message") or body.get("error") or body.get("detail") or text)
-    return text[:500] or f"HTTP {response.status_code} with an empty body"
+    return error_text(response, ("message", "error", "detail"), f"HTTP {response.status_code} with an empty body")
 
 
 class ClinicalTrialsService:

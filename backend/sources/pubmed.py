@@ -25,7 +25,7 @@ from backend.sources.models import (
 )
 from backend.sources.pmc import FullText, FullTextMissing, PMCFormatError, parse_elink, parse_pmc_article
 from backend.sources.pubmed_records import PubMedXMLError, parse_efetch, parse_esummary
-from backend.sources.throttle import RateLimiter, RetryPolicy, send
+from backend.sources.throttle import RateLimiter, RetryPolicy, error_text, send
 
 BASE_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 UPSTREAM = "PubMed (NCBI E-utilities)"
@@ -191,12 +191,4 @@ class PubMedService:
 
 
 def _message(response: httpx.Response) -> str:
-    text = response.text.strip()
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    if isinstance(body, dict) and body.get("error"):
-        text = str(body["error"])
-    return text[:500] or "empty body"
-
+    return error_text(response, ("error",), "empty body")

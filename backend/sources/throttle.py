@@ -126,3 +126,16 @@ def _give_up(upstream: str, status: int, retries: int, delay: float) -> Upstream
             f"retries; try again in about {max(1, round(delay))} s"
         )
     return UpstreamError(f"{upstream} failed with HTTP {status} after {retries} retries; try again later")
+
+
+def error_text(response: httpx.Response, keys: tuple[str, ...], empty: str) -> str:
+    """What an upstream said went wrong: the first of `keys` a JSON body has, else the body as text
+    (clipped), else `empty`."""
+    text = response.text.strip()
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and (found := next((body[k] for k in keys if body.get(k)), None)):
+        text = str(found)
+    return text[:500] or empty
