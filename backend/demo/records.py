@@ -30,12 +30,6 @@ class Decision(NamedTuple):
     evidence: list[str]
 
 
-class Extraction(NamedTuple):
-    answer: str | None
-    reasoning: str
-    evidence: list[str]
-
-
 @dataclass
 class Record:
     kind: str  # "article" | "trial"
@@ -158,11 +152,11 @@ _NOT_RANDOM = re.compile(r"\bnon-?randomi[sz]ed\b|\bsingle[- ]arm\b|\bnot random
 _NON_TRIAL_TYPES = {"review", "systematic review", "meta-analysis", "case reports", "editorial", "letter",
                     "comment", "observational study", "news", "guideline", "practice guideline", "congress",
                     "historical article", "published erratum", "biography", "interview"}
-_AGE_GROUPS_OLD = {"aged", "aged, 80 and over"}
-_AGE_GROUPS_YOUNG = {"child", "child, preschool", "infant", "infant, newborn", "adolescent"}
+AGE_GROUPS_OLD = {"aged", "aged, 80 and over"}
+AGE_GROUPS_YOUNG = {"child", "child, preschool", "infant", "infant, newborn", "adolescent"}
 
 
-def _evidence(record: Record, label: str) -> list[str]:
+def field_evidence(record: Record, label: str) -> list[str]:
     return [record.lines[label]] if label in record.lines else []
 
 
@@ -170,7 +164,7 @@ def _randomized(record: Record) -> Decision:
     types = [t.lower() for t in record.values("publication types")]
     if any("randomized controlled trial" == t for t in types):
         return Decision("yes", "Its publication types include Randomized Controlled Trial.",
-                        _evidence(record, "publication types"))
+                        field_evidence(record, "publication types"))
     lines = sentences(record.fields.get("title", "") + "\n" + record.fields.get("official title", "")) + \
         sentences(record.body) + sentences(record.eligibility)
     denial = next((s for s in lines if _NOT_RANDOM.search(s)), None)
@@ -182,14 +176,14 @@ def _randomized(record: Record) -> Decision:
     if record.kind == "trial":
         if record.fields.get("study type", "").lower().startswith("observational"):
             return Decision("no", "It is an observational study: nobody is assigned to a treatment.",
-                            _evidence(record, "study type"))
+                            field_evidence(record, "study type"))
         return Decision("unknown", "The record does not describe how participants are allocated.", [])
     if set(types) & _NON_TRIAL_TYPES:
         return Decision("no", f"Its publication types ({'; '.join(record.values('publication types'))}) are not "
-                              "those of a randomized trial.", _evidence(record, "publication types"))
+                              "those of a randomized trial.", field_evidence(record, "publication types"))
     if record.body:
         return Decision("no", "The abstract describes no randomization and the publication types do not list "
-                              "a randomized controlled trial.", _evidence(record, "publication types"))
+                              "a randomized controlled trial.", field_evidence(record, "publication types"))
     return Decision("unknown", "The record has no abstract and no telling publication type.", [])
 
 
@@ -258,16 +252,17 @@ def _ages(record: Record, criterion: str) -> Decision | None:
         return _age_span(record, bounds) if bounds and record.kind == "trial" else None
     if record.kind == "article":
         groups = {m.lower() for m in record.values("mesh terms")}
-        wanted = _AGE_GROUPS_YOUNG if young else _AGE_GROUPS_OLD
+        wanted = AGE_GROUPS_YOUNG if young else AGE_GROUPS_OLD
         if groups & wanted:
-            return Decision("yes", "Its MeSH terms list the age group.", _evidence(record, "mesh terms"))
-        if groups & {"adult", "middle aged", "young adult", *_AGE_GROUPS_OLD, *_AGE_GROUPS_YOUNG}:
-            return Decision("no", "Its MeSH age groups do not include that group.", _evidence(record, "mesh terms"))
+            return Decision("yes", "Its MeSH terms list the age group.", field_evidence(record, "mesh terms"))
+        if groups & {"adult", "middle aged", "young adult", *AGE_GROUPS_OLD, *AGE_GROUPS_YOUNG}:
+            return Decision("no", "Its MeSH age groups do not include that group.",
+                            field_evidence(record, "mesh terms"))
         return None  # no age groups indexed: the text may still say
     if record.partial:
         return Decision("unknown", "This record has no eligibility details (ages, sex).", [])
     low, high = _age_years(record.fields.get("minimum age")), _age_years(record.fields.get("maximum age"))
-    evidence = _evidence(record, "minimum age") + _evidence(record, "maximum age")
+    evidence = field_evidence(record, "minimum age") + field_evidence(record, "maximum age")
     if young:
         ok = low is None or low < 18
         return Decision("yes" if ok else "no", "The minimum age " + ("admits" if ok else "excludes") +
@@ -286,7 +281,7 @@ def _age_span(record: Record, bounds: tuple[float | None, float | None, bool, bo
     low, high = bounds[0], bounds[1]
     trial_low = _age_years(record.fields.get("minimum age")) or 0.0
     trial_high = _age_years(record.fields.get("maximum age"))
-    evidence = _evidence(record, "minimum age") + _evidence(record, "maximum age")
+    evidence = field_evidence(record, "minimum age") + field_evidence(record, "maximum age")
     apart = (high is not None and trial_low > high) or (low is not None and trial_high is not None and trial_high < low)
     limits = f"{record.fields.get('minimum age', 'no limit')} to {record.fields.get('maximum age', 'no limit')}"
     if apart:
@@ -307,7 +302,7 @@ def _sex(record: Record, criterion: str) -> Decision | None:
     only = bool(re.search(r"\bonly\b|\bexclusively\b|\bjust\b", lowered))
     ok = sex == wanted if only else sex in (wanted, "all")
     return Decision("yes" if ok else "no", f"The record's sex field is {record.fields['sex']}.",
-                    _evidence(record, "sex"))
+                    field_evidence(record, "sex"))
 
 
 def _field_checks(record: Record, criterion: str) -> Decision | None:
@@ -316,7 +311,7 @@ def _field_checks(record: Record, criterion: str) -> Decision | None:
         given = phases_in(record.fields.get("phase", "").replace("Early phase 1", "early phase 1"))
         ok = bool(set(phases) & set(given))
         return Decision("yes" if ok else "no", f"The record's phase is {record.fields.get('phase', 'not given')}.",
-                        _evidence(record, "phase"))
+                        field_evidence(record, "phase"))
     if record.kind == "trial" and re.search(r"\b(recruiting|completed|terminated|withdrawn|suspended|ongoing|"
                                             r"active)\b", lowered) and "status" not in lowered.split()[:0]:
         wanted = statuses_in(criterion)
@@ -324,18 +319,18 @@ def _field_checks(record: Record, criterion: str) -> Decision | None:
         if wanted and status:
             ok = status in wanted
             return Decision("yes" if ok else "no", f"The record's status is {record.fields['overall status']}.",
-                            _evidence(record, "overall status"))
+                            field_evidence(record, "overall status"))
     if re.search(r"\bhealthy volunteers?\b", lowered) and "accepts healthy volunteers" in record.fields:
         ok = record.fields["accepts healthy volunteers"] == "yes"
         return Decision("yes" if ok else "no", "The record says whether it accepts healthy volunteers.",
-                        _evidence(record, "accepts healthy volunteers"))
+                        field_evidence(record, "accepts healthy volunteers"))
     if m := re.search(r"\b(?:more than|over|at least|above|greater than|>=?)\s*(\d[\d,]*)\s*(?:participants|patients|"
                       r"subjects|people|enrolled)", lowered):
         enrollment = record.fields.get("enrollment", "").replace(",", "")
         if record.kind == "trial" and enrollment.isdigit():
             ok = int(enrollment) > int(m.group(1).replace(",", "")) - ("at least" in m.group(0))
             return Decision("yes" if ok else "no", f"The record's enrollment is {enrollment}.",
-                            _evidence(record, "enrollment"))
+                            field_evidence(record, "enrollment"))
     if record.kind == "article":
         types = {t.lower() for t in record.values("publication types")}
         for pattern, kind in ((r"meta-?analys", "meta-analysis"), (r"systematic review", "systematic review"),
@@ -343,16 +338,16 @@ def _field_checks(record: Record, criterion: str) -> Decision | None:
             if re.search(pattern, lowered) and types:
                 ok = kind in types or (kind == "review" and "systematic review" in types)
                 return Decision("yes" if ok else "no", f"Its publication types are {'; '.join(sorted(types))}.",
-                                _evidence(record, "publication types"))
+                                field_evidence(record, "publication types"))
         mesh = {m.lower() for m in record.values("mesh terms")}
         if re.search(r"\bhumans?\b", lowered) and mesh:
             ok = "humans" in mesh
             return Decision("yes" if ok else "no", "Its MeSH terms " + ("include" if ok else "do not include") +
-                            " Humans.", _evidence(record, "mesh terms"))
+                            " Humans.", field_evidence(record, "mesh terms"))
         if re.search(r"\banimals?\b|\bmice\b|\brats?\b", lowered) and mesh:
             ok = "animals" in mesh or "mice" in mesh or "rats" in mesh
             return Decision("yes" if ok else "no", "Its MeSH terms " + ("include" if ok else "do not include") +
-                            " animals.", _evidence(record, "mesh terms"))
+                            " animals.", field_evidence(record, "mesh terms"))
     return None
 
 
@@ -367,7 +362,7 @@ def _drug_class(record: Record, criterion: str) -> Decision | None:
                 return Decision("yes", f"The record names a {name}.", [hit])
             if record.kind == "trial" and record.fields.get("interventions"):
                 return Decision("no", f"None of its interventions is a {name} ({', '.join(drugs[:4])}…).",
-                                _evidence(record, "interventions"))
+                                field_evidence(record, "interventions"))
     return None
 
 
@@ -409,104 +404,3 @@ def decide(criterion: str, record: Record) -> Decision:
     studied = record.kind == "article" or bool(re.search(r"\b(about|stud(?:y|ies)|tests?|testing|uses?|using|treat\w*|"
                                                          r"compar\w*|evaluat\w*|investigat\w*)\b", lowered))
     return _mentioned(record, words, " ".join(words), absent_is_no=studied)
-
-
-# ---- extraction ---------------------------------------------------------------------------------------
-
-_COUNT = re.compile(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s+(?:\w+\s+){0,2}?(?:patients|participants|subjects|women|men|"
-                    r"children|adults|individuals|cases|infants|volunteers|persons|people)\b", re.I)
-
-
-def _first_field(record: Record, *labels: str) -> Extraction | None:
-    for label in labels:
-        if record.fields.get(label):
-            return Extraction(record.fields[label][:300], f"From the record's {label} field.", _evidence(record, label))
-    return None
-
-
-_DESIGNS = (
-    (r"\bmeta-?analys", "Meta-analysis"), (r"\bsystematic review", "Systematic review"),
-    (r"\brandomi[sz]ed", "Randomized trial"), (r"\bcase[- ]control\b", "Case-control study"),
-    (r"\bcross-sectional\b", "Cross-sectional study"), (r"\bretrospective\b", "Retrospective study"),
-    (r"\bprospective\b", "Prospective study"), (r"\bcohort\b", "Cohort study"),
-    (r"\bcase report\b|\bwe report a case\b|\bwe describe a (?:patient|case)\b", "Case report"),
-    (r"\bphase (?:i{1,3}|[1-3])\b", "Clinical trial"), (r"\bmice\b|\brats?\b|\bmurine\b", "Animal study"),
-    (r"\bin vitro\b|\bcell lines?\b", "Laboratory study"), (r"\breview\b", "Review"),
-)
-
-
-def extract(question: str, record: Record) -> Extraction | None:
-    """A short answer to a text column's question, or None when no field-based rule applies."""
-    q = question.lower()
-    if re.search(r"\bage range|\beligible ages?|\bage limits?|\bhow old", q):
-        if record.kind == "trial":
-            if record.partial:
-                return Extraction(None, "This record has no eligibility details.", [])
-            low, high = record.fields.get("minimum age", "no limit"), record.fields.get("maximum age", "no limit")
-            answer = ("No age limits" if "no limit" in low and "no limit" in high else
-                      f"{low} and older" if "no limit" in high else f"Up to {high}" if "no limit" in low
-                      else f"{low} to {high}")
-            return Extraction(answer, "From the minimum and maximum age fields.",
-                              _evidence(record, "minimum age") + _evidence(record, "maximum age"))
-        hit = find_any(["aged", "age "], sentences(record.body))
-        if hit:
-            return Extraction(hit[:300], "The abstract states the participants' ages.", [hit])
-        groups = [m for m in record.values("mesh terms") if m.lower() in
-                  {"adult", "middle aged", "young adult", *_AGE_GROUPS_OLD, *_AGE_GROUPS_YOUNG}]
-        return Extraction(", ".join(groups) if groups else None, "From the MeSH age groups." if groups else
-                          "Neither the abstract nor the MeSH terms give ages.", _evidence(record, "mesh terms")
-                          if groups else [])
-    if re.search(r"\bsample size|\bhow many (?:participants|patients|subjects)|\benrol", q):
-        if record.kind == "trial":
-            return _first_field(record, "enrollment") or Extraction(None, "The record gives no enrollment.", [])
-        for sentence in sentences(record.body):
-            if m := _COUNT.search(sentence):
-                return Extraction(m.group(0), "The abstract states how many took part.", [sentence])
-        return Extraction(None, "The abstract does not state a number of participants.", [])
-    if re.search(r"\bprimary (?:end ?point|outcome)", q):
-        if record.outcomes:
-            return Extraction(record.outcomes[0][:300], "The record's first primary outcome.", record.outcomes[:1])
-        hit = find_any(["primary end", "primary outcome", "primary endpoint"], sentences(record.body))
-        return Extraction(hit[:300] if hit else None, "The abstract names it." if hit else
-                          "The record names no primary endpoint.", [hit] if hit else [])
-    if re.search(r"\b(?:study )?design\b|\bstudy type\b", q):
-        if record.kind == "article":
-            types = [t for t in record.values("publication types") if t.lower() not in
-                     {"journal article", "english abstract", "comparative study"}
-                     and not t.lower().startswith("research support")]
-            if types:
-                return Extraction(", ".join(types), "From the publication types.",
-                                  _evidence(record, "publication types"))
-            for pattern, design in _DESIGNS:
-                hit = next((s for s in sentences(record.fields.get("title", "") + "\n" + record.body)
-                            if re.search(pattern, s, re.I)), None)
-                if hit:
-                    return Extraction(design, "The title or abstract describes the design.", [hit])
-            return Extraction(None, "Neither the publication types nor the abstract name a design.", [])
-        parts = [record.fields.get("study type", ""), record.fields.get("phase", "")]
-        return Extraction(", ".join(p for p in parts if p) or None, "From the study type and phase fields.",
-                          _evidence(record, "study type"))
-    if re.search(r"\b(?:which|what) drug|\bdrugs? (?:studied|tested)|\bintervention", q):
-        if record.kind == "trial":
-            return _first_field(record, "interventions") or Extraction(None, "The record lists no intervention.", [])
-        return None
-    if re.search(r"\bexclusion criteria", q) and record.kind == "trial":
-        items = sentences(record.exclusion)[:4]
-        return Extraction("; ".join(i[:120] for i in items) if items else None, "The first exclusion criteria."
-                          if items else "The record carries no exclusion criteria.", items[:4])
-    if re.search(r"\binclusion criteria", q) and record.kind == "trial":
-        items = sentences(record.inclusion)[:4]
-        return Extraction("; ".join(i[:120] for i in items) if items else None, "The first inclusion criteria."
-                          if items else "The record carries no inclusion criteria.", items[:4])
-    for pattern, labels in ((r"\bsponsor", ("sponsor",)), (r"\bphase\b", ("phase",)),
-                            (r"\bstatus\b", ("overall status",)), (r"\bconditions?\b", ("conditions",)),
-                            (r"\bjournal\b", ("journal",)), (r"\bsex\b|\bgender", ("sex",))):
-        if re.search(pattern, q) and (found := _first_field(record, *labels)):
-            return found
-    if re.search(r"\bcountr(?:y|ies)|\blocations?\b|\bsites?\b", q) and record.kind == "trial":
-        return Extraction(None, "The record as sent carries no locations.", [])
-    if re.search(r"\b(?:main |key )?(?:finding|conclusion|result)s?\b", q) and record.body:
-        lines = sentences(record.body)
-        hit = next((s for s in lines if re.match(r"(?:CONCLUSIONS?|INTERPRETATION)\b", s)), None) or lines[-1]
-        return Extraction(re.sub(r"^[A-Z ]+:\s*", "", hit)[:300], "The abstract's conclusion.", [hit])
-    return None

@@ -16,7 +16,8 @@ from typing import NamedTuple
 
 from backend.criteria.prompts import Answer, parse_request
 from backend.demo.ages import age_bounds as _age_bounds
-from backend.demo.records import decide, extract, parse_record
+from backend.demo.extraction import extract
+from backend.demo.records import decide, parse_record
 
 
 class Assessment(NamedTuple):
