@@ -118,7 +118,10 @@ class NotFound(AppError, status=404): ...
 class Conflict(AppError, status=409): ...
 
 
-class InvalidInput(AppError, status=422, code="invalid_input"):
+class InvalidInput(AppError):
+    status_code = 422
+    error = "invalid_input"
+
     @classmethod
     def from_errors(cls, errors: Iterable[Mapping[str, Any]], prefix: tuple[str, ...] = ()) -> InvalidInput:
         """A pydantic ValidationError's `errors()` as one 422, located under `prefix` (e.g. ("query",))."""
@@ -126,7 +129,10 @@ class InvalidInput(AppError, status=422, code="invalid_input"):
         return cls(readable(items), items)
 
 
-class TooManyRequests(AppError, status=429):
+class TooManyRequests(AppError):
+    status_code = 429
+    error = "too_many_requests"
+
     def __init__(self, detail: str, retry_after: int) -> None:
         super().__init__(detail)
         self.retry_after = max(1, retry_after)

@@ -272,7 +272,8 @@ async def aget_index() -> OfflineIndex:
 
 
 class OfflineSource:
-    """A source's service over the embedded corpus: the shared, lazily built index unless given one."""
+    """Base of the offline services: the index they read (the shared, lazily built one unless given one),
+    and nothing to close."""
 
     def __init__(self, index: OfflineIndex | None = None) -> None:
         self._index = index
