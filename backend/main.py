@@ -19,7 +19,7 @@ from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.agent.llm import LLM, make_llm
-from backend.agent.loop import LoopLimits
+from backend.agent.state import LoopLimits
 from backend.ai_columns.router import router as ai_columns_router
 from backend.articles.router import router as articles_router
 from backend.auth.router import router as auth_router

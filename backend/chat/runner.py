@@ -20,7 +20,7 @@ import anyio
 
 from backend.agent.errors import ApiFailure
 from backend.agent.llm import LLM
-from backend.agent.loop import LoopLimits, TurnState, run_turn
+from backend.agent.loop import run_turn
 from backend.agent.schemas import (
     Card,
     ContextUpdated,
@@ -36,6 +36,7 @@ from backend.agent.schemas import (
     TurnError,
     WireEvent,
 )
+from backend.agent.state import LoopLimits, TurnState
 from backend.chat import turns
 from backend.chat.log import Frame, TurnLog
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract

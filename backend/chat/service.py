@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 import anyio
 
 from backend.agent.llm import LLM
-from backend.agent.loop import LoopLimits
+from backend.agent.state import LoopLimits
 from backend.chat import turns
 from backend.chat.begin import Begun, ChatRequest, begin
 from backend.chat.log import Frame, follow_stored

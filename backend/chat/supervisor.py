@@ -17,7 +17,7 @@ from datetime import timedelta
 import anyio
 
 from backend.agent.llm import LLM
-from backend.agent.loop import LoopLimits
+from backend.agent.state import LoopLimits
 from backend.chat import history as chat_history
 from backend.chat import turns
 from backend.chat.log import Frame

@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from backend.agent.loop import TurnState
 from backend.agent.schemas import (
     Card,
     MessageExtras,
@@ -32,6 +31,7 @@ from backend.agent.schemas import (
     Usage,
 )
 from backend.agent.schemas import TurnStatus as EndStatus  # the wire's: a `complete` event's status
+from backend.agent.state import TurnState
 from backend.chat.prompt import PreparedPrompt, SystemPrompt
 from backend.conversations.schemas import ConversationConfig
 from backend.registry import Resolved, ToolContext

@@ -13,8 +13,9 @@ import httpx2
 import pytest
 from pydantic import BaseModel
 
-from backend.agent.loop import LoopLimits, TurnState, run_turn
+from backend.agent.loop import run_turn
 from backend.agent.schemas import AgentEvent, TextDelta, ToolCompleted, UsageUpdated
+from backend.agent.state import LoopLimits, TurnState
 from backend.demo.wire import Reply, frame, message_end, message_start
 from backend.registry.tools import ToolConfig, ToolContext, ToolResult
 from tests.fakes.mock_messages import sdk_client
