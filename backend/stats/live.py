@@ -11,8 +11,9 @@ journals and MeSH terms have no such list, so they are counted over the first `A
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date
+from typing import TypeVar
 
 from backend.sources.clinical_trials import ClinicalTrialsService
 from backend.sources.ctgov_records import parse_study
@@ -41,6 +42,8 @@ COMMON_PUBLICATION_TYPES = ("Journal Article", "Review", "Randomized Controlled 
 STATS_FIELDS = ("NCTId", "Phase", "OverallStatus", "StudyType", "LeadSponsorClass", "LeadSponsorName",
                 "EnrollmentCount", "StartDate", "Condition", "InterventionType", "LocationCountry")
 _TAGS = {"year": "dp", "journal": "jour", "publication_type": "pt", "mesh": "mh"}
+
+R = TypeVar("R")
 
 
 def _counted(facet: str, values: Counter[str], present: int, basis: int, limit: int, *, sampled: bool,
@@ -78,12 +81,7 @@ async def trial_stats(service: ClinicalTrialsService, request: TrialStatsRequest
                                      buckets=buckets, distinct=len(counts), missing=basis - sum(counts.values()),
                                      sampled=sampled, basis=basis))
             continue
-        values: Counter[str] = Counter()
-        present = 0
-        for t in trials:
-            mine = [v for f, v in trial_facet_rows(t) if f == facet]
-            values.update(mine)
-            present += bool(mine)
+        values, present = _tally(trials, trial_facet_rows, facet)
         facets.append(_counted(facet, values, present, basis, request.limit, sampled=sampled))
     note = (f"Counted over the first {len(studies):,} of {total:,} matching trials (ClinicalTrials.gov "
             "pages 1,000 at a time; the sample is in the registry's order, not random)") if sampled else None
@@ -131,12 +129,7 @@ async def article_stats(service: PubMedService, request: ArticleStatsRequest, *,
         else:
             if sample is None:
                 sample = await _sample(service, query, start, end)
-            values: Counter[str] = Counter()
-            present = 0
-            for article in sample:
-                mine = [v for f, v in article_facet_rows(article) if f == facet]
-                values.update(mine)
-                present += bool(mine)
+            values, present = _tally(sample, article_facet_rows, facet)
             facets.append(_counted(facet, values, present, len(sample), request.limit,
                                    sampled=total > len(sample),
                                    note=f"Counted over the {len(sample)} most relevant of {total:,} articles"
@@ -150,3 +143,16 @@ async def _sample(service: PubMedService, query: str, start: date | None, end: d
     _, ids, _ = await service.esearch(ArticleSearchParams(query=query, date_start=start, date_end=end,
                                                           page_size=ARTICLE_SAMPLE))
     return await service.efetch(ids) if ids else []
+
+
+def _tally(records: Iterable[R], rows: Callable[[R], Iterable[tuple[str, str]]],
+           facet: str) -> tuple[Counter[str], int]:
+    """How often each value of `facet` occurs over `records` (`rows`: a record's (facet, value) pairs),
+    and how many records have one."""
+    values: Counter[str] = Counter()
+    present = 0
+    for record in records:
+        mine = [v for f, v in rows(record) if f == facet]
+        values.update(mine)
+        present += bool(mine)
+    return values, present
