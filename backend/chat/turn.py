@@ -97,7 +97,8 @@ class ResumeState:
     @classmethod
     def of(cls, state: TurnState, through: int | None = None) -> ResumeState:
         return cls(messages=list(state.messages), text=state.text, partial_text=state.partial_text,
-                   tool_calls=state.tool_calls, usage=state.usage, tool_history=list(state.tool_history),
+                   tool_calls=state.tool_calls, usage=state.usage.model_copy(),
+                   tool_history=list(state.tool_history),
                    tool_payloads=list(state.tool_payloads), through=through)
 
     @classmethod

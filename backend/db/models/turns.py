@@ -25,12 +25,12 @@ class ChatTurn(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     idempotency_key: Mapped[str | None] = mapped_column(String(100), default=None)
     request_hash: Mapped[str] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(20), default="running")  # running|complete|failed|interrupted
+    status: Mapped[str] = mapped_column(String(20), default="running")  # chat/turn.py: TurnStatus, its lifecycle
     user_message_id: Mapped[int | None] = mapped_column(Integer, default=None)
     assistant_message_id: Mapped[int | None] = mapped_column(Integer, default=None)
     last_event_id: Mapped[int] = mapped_column(Integer, default=0)  # the highest id written to turn_events
     worker_id: Mapped[str | None] = mapped_column(String(32), default=None)  # chat/workers.py: whose lock says alive
-    resume_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)  # chat/runner.py: to go on
+    resume_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)  # chat/turn.py: ResumeState
     continued: Mapped[int] = mapped_column(Integer, default=0)  # times another worker went on with it
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
