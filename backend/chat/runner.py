@@ -61,6 +61,7 @@ from backend.conversations.schemas import ConversationConfig
 from backend.db.base import table_of
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
+from backend.observability.observe import turn_started
 from backend.quotas import record_usage
 from backend.registry import Resolved, ToolContext
 
@@ -145,6 +146,8 @@ class TurnRunner:
 
     def _append(self, event: WireEvent) -> None:
         if isinstance(event, TextDelta):
+            if not self.visible:
+                self.observed.first_chunk()
             self.visible += event.text
         elif isinstance(event, ToolStarted):
             self.tool_at[event.index] = len(self.visible)
@@ -156,6 +159,7 @@ class TurnRunner:
 
     async def _run(self) -> None:
         turn = self.turn
+        self.observed = turn_started(turn, self.continued)  # metrics, the turn's span, its log ids
         if not self.continued:
             self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
                                             user_message_id=turn.user_message_id, stream=turn.stream))
@@ -183,6 +187,7 @@ class TurnRunner:
                 await events.aclose()  # a stopped loop unwinds (closes its model stream) before the saves
                 await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest
                 await self._finish()
+                self.observed.ended(self.stopped, self.failure or self.state.failure)
                 self.log.finish()
 
     # -- checkpoints ---------------------------------------------------------------------------------
@@ -323,7 +328,7 @@ class TurnRunner:
         turn = self.turn
         with self.db.session() as s:
             if extras.usage is not None:  # the daily token budget counts every turn, kept or not
-                record_usage(s, turn.user_id, extras.usage.model_dump())
+                record_usage(s, turn.user_id, extras.usage.model_dump(), turn.config.model)
             if not turns.end(s, turn.conversation_id, turn.turn_id):
                 return  # deleted while the turn ran: nothing to attach the answer to
             s.execute(_ANSWER, {"b_message": turn.assistant_message_id, "b_content": content,

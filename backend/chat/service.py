@@ -50,6 +50,7 @@ from backend.db.ids import DbId
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
 from backend.errors import Conflict, InvalidInput, NotFound
+from backend.observability.observe import reading
 from backend.registry import Resolved, ToolContext, resolve
 from backend.sources import Sources
 from backend.streams.service import STREAM_DRAFT_KEY, stream_for_prompt, stream_info
@@ -252,8 +253,9 @@ class ChatService:
         runner = next((r for r in self.runners.values() if r.turn.turn_id == turn_id), None)
         runner = runner or await self.continue_turn(turn_id)  # a turn its worker left: go on with it here
         if runner is not None:
-            async for frame in runner.log.follow(after):
-                yield frame
+            with reading("local"):
+                async for frame in runner.log.follow(after):
+                    yield frame
             return
         checks = 0
 
@@ -267,9 +269,10 @@ class ChatService:
                 if await self.continue_turn(turn_id) is None:
                     await anyio.to_thread.run_sync(self._interrupt_if_stale, turn_id)
 
-        async for frame in follow_stored(fetch, after, poll_seconds=self.read_poll_seconds, idle=idle,
-                                         closing=lambda: self.closing):
-            yield frame
+        with reading("remote"):
+            async for frame in follow_stored(fetch, after, poll_seconds=self.read_poll_seconds, idle=idle,
+                                             closing=lambda: self.closing):
+                yield frame
 
     def _stored(self, turn_id: str, after: int) -> list[Frame]:
         with self.db.session() as s:
