@@ -263,7 +263,8 @@ class TurnRunner:
             "failed" if failure else "complete")
         extraction = extract(state.text + state.partial_text, turn.resolved.llm_payloads)
         for error in extraction.errors:
-            log.warning("payload dropped in conversation %s: %s", turn.conversation_id, error)
+            # The marker's name only: the reason can quote the answer (a schema error names the value).
+            log.warning("payload dropped in conversation %s: %s", turn.conversation_id, error.split(":", 1)[0])
         cards = [*state.tool_payloads, *(
             Card(id=uuid.uuid4().hex[:16], type=p["type"], data=p["data"], source="llm")
             for p in extraction.payloads)]

@@ -17,6 +17,13 @@ import structlog
 from opentelemetry import trace
 
 
+# Libraries whose DEBUG and INFO lines carry content: sse-starlette logs every chunk it sends (answers),
+# the anthropic SDK its request options (the prompt), httpx/httpx2 the URLs of live searches. Whatever
+# COLLEAGUE_LOG_LEVEL says, they log warnings and errors only.
+CONTENT_LOGGERS = {name: "WARNING" for name in ("sse_starlette", "anthropic", "httpx", "httpx2", "httpcore",
+                                                 "httpcore2")}
+
+
 def _trace_ids(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
     context = trace.get_current_span().get_span_context()
     if context.is_valid:
@@ -67,6 +74,7 @@ def uvicorn_log_config(fmt: str, level: str) -> dict[str, Any]:
         "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "structured",
                                 "stream": "ext://sys.stderr"}},
         "root": {"handlers": ["stderr"], "level": level.upper()},
-        "loggers": {name: {"handlers": [], "propagate": True, "level": level.upper()}
-                    for name in ("uvicorn", "uvicorn.error", "uvicorn.access")},
+        "loggers": {**{name: {"handlers": [], "propagate": True, "level": level.upper()}
+                       for name in ("uvicorn", "uvicorn.error", "uvicorn.access")},
+                    **{name: {"level": quiet} for name, quiet in CONTENT_LOGGERS.items()}},
     }

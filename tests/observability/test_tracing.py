@@ -4,20 +4,16 @@ names and attributes, and no content unless COLLEAGUE_OTEL_CAPTURE_CONTENT says 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
-from opentelemetry.instrumentation.sqlalchemy import SQLAlchemyInstrumentor
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from backend.config import Settings
 from backend.db.session import Database
 from backend.main import create_app
-from backend.observability import tracing
 from tests.conftest import signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.fakes.fake_page import chat
@@ -26,19 +22,6 @@ from tests.sse import types
 pytestmark = pytest.mark.usefixtures("test_registry")
 QUESTION = "Which trials of osimertinib enrol my patient with the T790M mutation?"
 ANSWER = "Two trials match the criteria you gave."
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracing.use_provider(provider)
-    yield exporter
-    tracing.use_provider(None)
-    tracing.capture_content = False
-    if SQLAlchemyInstrumentor().is_instrumented_by_opentelemetry:
-        SQLAlchemyInstrumentor().uninstrument()
 
 
 def run_turn(settings: Settings, db: Database, fake: FakeAnthropic, capture: bool) -> tuple[Any, list[Any]]:
