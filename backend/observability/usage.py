@@ -29,18 +29,19 @@ from backend.routing import OneHopRoute
 
 MAX_DAYS = 366
 TOKENS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+ZERO = {"turns": 0, "cost_usd": 0.0, **dict.fromkeys(TOKENS, 0)}
 
 router = APIRouter(prefix="/api/admin/usage", tags=["admin"], responses=error_responses(401, 403, 422),
                    route_class=OneHopRoute)
 
 
 class UsageTotals(BaseModel):
-    turns: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cost_usd: float = 0.0
+    turns: int
+    input_tokens: int
+    output_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_input_tokens: int
+    cost_usd: float  # estimated, USD
 
     def add(self, other: UsageTotals) -> None:
         for name in ("turns", *TOKENS):
@@ -98,10 +99,10 @@ def usage_rows(db: DbDep, start: date, end: date, prices: str | None) -> list[Us
 
 
 def _grouped(rows: Iterable[UsageRow], key: str, keys: Iterable[str] = ()) -> list[UsageGroup]:
-    groups: dict[str, UsageGroup] = {k: UsageGroup(key=k) for k in keys}
+    groups: dict[str, UsageGroup] = {k: UsageGroup(key=k, **ZERO) for k in keys}
     for row in rows:
         name = str(getattr(row, key))
-        groups.setdefault(name, UsageGroup(key=name)).add(row)
+        groups.setdefault(name, UsageGroup(key=name, **ZERO)).add(row)
     return list(groups.values())
 
 
@@ -111,7 +112,7 @@ def usage_report(user: AdminUser, db: DbDep, settings: SettingsDep, start: Start
     """Tokens and estimated cost over a period: in total, per user, per day, per model, and every row."""
     first, last = _period(start, end)
     rows = usage_rows(db, first, last, settings.model_prices)
-    total = UsageTotals()
+    total = UsageTotals(**ZERO)
     for row in rows:
         total.add(row)
     days = [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
