@@ -16,7 +16,6 @@ from typing import Any, TextIO
 import structlog
 from opentelemetry import trace
 
-
 # Libraries whose DEBUG and INFO lines carry content: sse-starlette logs every chunk it sends (answers),
 # the anthropic SDK its request options (the prompt), httpx/httpx2 the URLs of live searches. Whatever
 # COLLEAGUE_LOG_LEVEL says, they log warnings and errors only.

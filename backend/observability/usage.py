@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections import defaultdict
 from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Annotated
