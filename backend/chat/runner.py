@@ -329,7 +329,7 @@ class TurnRunner:
         turn = self.turn
         with self.db.session() as s:
             if extras.usage is not None:  # the daily token budget counts every turn, kept or not
-                record_usage(s, turn.user_id, extras.usage.model_dump(), turn.config.model)
+                record_usage(s, turn.user_id, extras.usage.model_dump(), extras.model or turn.config.model)
             if not turns.end(s, turn.conversation_id, turn.turn_id):
                 return  # deleted while the turn ran: nothing to attach the answer to
             s.execute(_ANSWER, {"b_message": turn.assistant_message_id, "b_content": content,

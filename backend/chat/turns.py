@@ -171,7 +171,7 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
             message.extras = extras.model_copy(update={"error": INTERRUPTED}).model_dump(mode="json")
             message.status = "interrupted"
             if extras.usage is not None:  # what the dead worker's turn had used, as of its last checkpoint
-                record_usage(s, turn.user_id, extras.usage.model_dump())
+                record_usage(s, turn.user_id, extras.usage.model_dump(), extras.model or "unrecorded")
         terminal = TurnErrored(message=INTERRUPTED.message, code=INTERRUPTED.code, retryable=INTERRUPTED.retryable,
                                conversation_id=conv.id, message_id=turn.assistant_message_id)
         s.add(TurnEvent(turn_id=turn.id, seq=seq, type=terminal.type, data=terminal.to_data()))

@@ -31,9 +31,14 @@ def _trace_ids(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any
     return event
 
 
+def _drop_colours(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    event.pop("color_message", None)  # uvicorn's terminal copy of its message
+    return event
+
+
 def _pre_chain() -> list[Any]:
     return [structlog.contextvars.merge_contextvars, structlog.stdlib.add_log_level,
-            structlog.stdlib.add_logger_name, structlog.stdlib.ExtraAdder(),
+            structlog.stdlib.add_logger_name, structlog.stdlib.ExtraAdder(), _drop_colours,
             structlog.processors.TimeStamper(fmt="iso", utc=True), _trace_ids]
 
 
