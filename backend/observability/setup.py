@@ -22,7 +22,7 @@ def install(app: FastAPI, settings: Settings, db: Database) -> None:
     observe.price_overrides = settings.model_prices
     tracing.capture_content = settings.otel_capture_content
     tracing.setup_from_environment()
-    tracing.instrument_app(app, db.engine)
+    tracing.instrument_app(app, db.engine, settings.otel_sql)
     app.add_api_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)
     app.include_router(usage_router)
     app.add_middleware(ObservedRequests)  # added last: outermost, so it sees every request's status

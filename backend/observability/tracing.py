@@ -5,8 +5,10 @@ that held them, schema https://opentelemetry.io/schemas/1.41.0; status Developme
 `invoke_agent Colleague`, each Messages API call under it `chat {model}` (CLIENT) and each tool call
 `execute_tool {name}`, with usage and finish reasons as attributes. FastAPI, SQLAlchemy and httpx (the live
 sources) are traced by the official instrumentations; the `anthropic` SDK talks through httpx2, which
-they do not cover, but it traces its own calls (`anthropic.messages.create`, under our `chat` span) once
-a tracer provider exists, with content off unless our setting turns it on (`sdk_option`).
+they do not cover. The SDK can trace its own calls (`anthropic.messages.create`), but it does work for
+every streamed event to fill that span, which our `chat` span already covers once per call: it is off
+(`ANTHROPIC_OPEN_TELEMETRY=false`) unless the environment turns it on, and then its span is a child of
+ours (`ModelCall.traced`) and its content mode is the SDK's own setting.
 
 Content (prompts, answers, tool inputs and results) is recorded only with `COLLEAGUE_OTEL_CAPTURE_CONTENT`:
 it holds patient notes and unpublished research, and a trace backend is rarely cleared for either.
@@ -44,7 +46,8 @@ def setup_from_environment() -> TracerProvider | None:
                                                                                        "colleague")}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     use_provider(provider)
-    trace.set_tracer_provider(provider)  # the anthropic SDK traces its calls through the global one
+    trace.set_tracer_provider(provider)  # for a library that traces through the global provider
+    os.environ.setdefault("ANTHROPIC_OPEN_TELEMETRY", "false")  # read by each SDK client when it is made
     from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
     HTTPXClientInstrumentor().instrument(tracer_provider=provider)
     return provider
@@ -65,19 +68,20 @@ def provider() -> TracerProvider | None:
     return _provider
 
 
-def instrument_app(app: Any, engine: Any) -> None:
-    """FastAPI's requests and this app's SQL, when tracing is on."""
+def instrument_app(app: Any, engine: Any, sql: bool) -> None:
+    """FastAPI's requests, and with `sql` (COLLEAGUE_OTEL_SQL) this app's SQL statements, when tracing is on.
+    A turn runs ~20 statements and a span costs ~40 µs to make and end: traced, they alone took tracing
+    past 5% of the CPU per streamed delta (benchmarks/README.md), so they are traced only when asked."""
     if _provider is None:
         return
     from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
     from opentelemetry.instrumentation.sqlalchemy import SQLAlchemyInstrumentor
-    FastAPIInstrumentor.instrument_app(app, tracer_provider=_provider, excluded_urls="metrics,api/health")
+    # Without `exclude_spans` the ASGI instrumentation makes a span of every `send`: one per streamed delta.
+    FastAPIInstrumentor.instrument_app(app, tracer_provider=_provider, excluded_urls="metrics,api/health",
+                                       exclude_spans=["receive", "send"])
+    if not sql:
+        return
     # The instrumentation declares sqlalchemy < 2.1 (it has not been re-released since); what it uses, the
     # engine's cursor-execute events, is unchanged in 2.1, so its version check is skipped.
     SQLAlchemyInstrumentor().instrument(engine=engine, tracer_provider=_provider, skip_dep_check=True)
 
-
-def sdk_option() -> dict[str, Any]:
-    """The `open_telemetry` option of the SDK client: its content mode follows our setting alone (the SDK
-    would otherwise also take it from ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE)."""
-    return {"traces": {"content_mode": "content" if capture_content else "metadata_only"}}

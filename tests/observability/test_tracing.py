@@ -24,8 +24,9 @@ QUESTION = "Which trials of osimertinib enrol my patient with the T790M mutation
 ANSWER = "Two trials match the criteria you gave."
 
 
-def run_turn(settings: Settings, db: Database, fake: FakeAnthropic, capture: bool) -> tuple[Any, list[Any]]:
-    app = create_app(settings.model_copy(update={"otel_capture_content": capture}))
+def run_turn(settings: Settings, db: Database, fake: FakeAnthropic, capture: bool, sql: bool = False
+             ) -> tuple[Any, list[Any]]:
+    app = create_app(settings.model_copy(update={"otel_capture_content": capture, "otel_sql": sql}))
     client = signed_in(app, db, "alice")
     fake.script(Script.answer(tool_reply("lookup", {"q": "osimertinib T790M"})), Script.text(ANSWER))
     events = chat(client, QUESTION)
@@ -43,7 +44,7 @@ def by_name(spans: list[ReadableSpan]) -> dict[str, list[ReadableSpan]]:
 
 def test_a_turn_with_a_tool_call_is_a_genai_span_tree_without_content(
         settings: Settings, db: Database, fake_llm: FakeAnthropic, spans: InMemorySpanExporter) -> None:
-    _app, events = run_turn(settings, db, fake_llm, capture=False)
+    _app, events = run_turn(settings, db, fake_llm, capture=False, sql=True)
     assert types(events)[-1] == "complete"
     finished = list(spans.get_finished_spans())
     named = by_name(finished)
@@ -58,7 +59,7 @@ def test_a_turn_with_a_tool_call_is_a_genai_span_tree_without_content(
         assert child.context.trace_id == turn.context.trace_id
     [post] = [s for s in finished if s.name == "POST /api/chat/stream"]  # the FastAPI instrumentation's
     assert turn.parent is not None and turn.parent.span_id == post.context.span_id
-    assert any(s.attributes and "db.statement" in s.attributes for s in finished)  # SQLAlchemy's spans
+    assert any(s.attributes and "db.statement" in s.attributes for s in finished)  # COLLEAGUE_OTEL_SQL's
 
     conversation_id = events[0].data["conversation_id"]
     assert turn.attributes is not None
@@ -92,7 +93,9 @@ def test_a_turn_with_a_tool_call_is_a_genai_span_tree_without_content(
 def test_content_is_recorded_only_when_the_setting_says_so(
         settings: Settings, db: Database, fake_llm: FakeAnthropic, spans: InMemorySpanExporter) -> None:
     run_turn(settings, db, fake_llm, capture=True)
-    named = by_name(list(spans.get_finished_spans()))
+    finished = list(spans.get_finished_spans())
+    assert not any(s.attributes and "db.statement" in s.attributes for s in finished)  # COLLEAGUE_OTEL_SQL off
+    named = by_name(finished)
     model = fake_llm.requests[0]["model"]
     first = min(named[f"chat {model}"], key=lambda s: s.start_time or 0)
     assert QUESTION in str((first.attributes or {})["gen_ai.input.messages"])
