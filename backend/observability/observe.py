@@ -241,8 +241,8 @@ def reading(where: str) -> Iterator[None]:
 
 @contextmanager
 def checkpoint(turns: int) -> Iterator[None]:
-    """One checkpoint write (an await, never a yield, inside). Its SQL is not traced: a batch of many turns'
-    events every tenth of a second belongs to no one request, and as spans it cost more than the rest."""
+    """One checkpoint write (an await, never a yield, inside). Its SQL is never traced: a batch of many
+    turns' events every tenth of a second belongs to no one request or turn."""
     metrics.CHECKPOINT_BACKLOG.set(turns)
     started = time.perf_counter()
     try:
