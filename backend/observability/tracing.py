@@ -64,10 +64,6 @@ def tracer() -> trace.Tracer | None:
     return _tracer
 
 
-def provider() -> TracerProvider | None:
-    return _provider
-
-
 def instrument_app(app: Any, engine: Any, sql: bool) -> None:
     """FastAPI's requests, and with `sql` (COLLEAGUE_OTEL_SQL) this app's SQL statements, when tracing is on.
     A turn runs ~20 statements and a span costs ~40 µs to make and end: traced, they took tracing to
