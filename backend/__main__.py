@@ -41,9 +41,16 @@ def main(argv: list[str] | None = None) -> int:
         import uvicorn
 
         from backend.db.migrate import upgrade
+        from backend.observability.logs import uvicorn_log_config
+        from backend.observability.metrics import multiprocess_dir, remove_multiprocess_dir
         upgrade(settings.database_url)  # once, before any worker starts: a fresh database works at once
-        uvicorn.run("backend.main:app", host=args.host, port=args.port, workers=args.workers,
-                    timeout_graceful_shutdown=args.timeout_graceful_shutdown)
+        metrics_dir = multiprocess_dir(args.workers)  # before a worker imports prometheus_client
+        try:
+            uvicorn.run("backend.main:app", host=args.host, port=args.port, workers=args.workers,
+                        timeout_graceful_shutdown=args.timeout_graceful_shutdown,
+                        log_config=uvicorn_log_config(settings.log_format, settings.log_level))
+        finally:
+            remove_multiprocess_dir(metrics_dir)
         return 0
     if args.command == "migrate":
         from backend.db.migrate import upgrade

@@ -53,6 +53,16 @@ class Settings(BaseSettings):
     daily_token_budget: int = Field(default=2_000_000, ge=0, alias="COLLEAGUE_DAILY_TOKEN_BUDGET")
     # How much of the system prompt a page's context may take (estimated at 4 characters per token).
     context_token_budget: int = Field(default=8_000, ge=500, alias="COLLEAGUE_CONTEXT_TOKEN_BUDGET")
+    # Observability (backend/observability; README "Operations"). /metrics answers only with this bearer token.
+    metrics_token: str | None = Field(default=None, alias="COLLEAGUE_METRICS_TOKEN")
+    # Record prompts, answers and tool inputs/results in trace spans: off, they hold patient notes.
+    otel_capture_content: bool = Field(default=False, alias="COLLEAGUE_OTEL_CAPTURE_CONTENT")
+    # A span per SQL statement (~20 a turn): off, with them tracing can cost over 5% more CPU (benchmarks/README.md).
+    otel_sql: bool = Field(default=False, alias="COLLEAGUE_OTEL_SQL")
+    log_format: Literal["json", "console"] = Field(default="json", alias="COLLEAGUE_LOG_FORMAT")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO", alias="COLLEAGUE_LOG_LEVEL")
+    # Prices per million tokens over the built-in list prices: {"model-prefix": [in, out, cache_read, cache_write]}.
+    model_prices: str | None = Field(default=None, alias="COLLEAGUE_MODEL_PRICES")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
 
     @property

@@ -31,6 +31,7 @@ from backend.conversations.router import router as conversations_router
 from backend.db.session import Database
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
+from backend.observability.setup import install as install_observability
 from backend.openapi import describe_event_streams
 from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
@@ -105,6 +106,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     for router in (auth_router, chat_router, resume_router, conversations_router, pages_router, trials_router,
                    articles_router, streams_router, ai_columns_router, exports_router, stats_router):
         app.include_router(router)
+    install_observability(app, settings, db)  # /metrics, /api/admin/usage, request ids and counts, tracing
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document
 
     app.add_api_route("/api/health", health, methods=["GET"])

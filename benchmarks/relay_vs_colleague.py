@@ -20,8 +20,12 @@ server is started fresh per level and warmed up first. Printed per level and ser
 `--workers 1,2` adds Colleague at the highest N with each further worker count (those servers are not
 pinned: they may use every core, which here they share with the stub and the load).
 
+`--observability` adds, at each level, Colleague with its metrics and tracing on (COLLEAGUE_METRICS_TOKEN
+set, OTEL_EXPORTER_OTLP_ENDPOINT at the stub, which accepts the span batches as an OTLP/HTTP collector
+would), and prints its CPU per delta against Colleague's with them off, measured in the same run.
+
     .venv/bin/python benchmarks/relay_vs_colleague.py [--db sqlite|postgres] [--levels 200,400]
-        [--ramp 10] [--workers 1] [--env NAME=VALUE ...]
+        [--ramp 10] [--workers 1] [--env NAME=VALUE ...] [--observability]
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ def run_stub(port: int) -> None:
     import uvicorn
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import StreamingResponse
+    from starlette.responses import Response, StreamingResponse
     from starlette.routing import Route
 
     from backend.demo.wire import Reply, frame, message_start
@@ -90,7 +94,18 @@ def run_stub(port: int) -> None:
 
         return StreamingResponse(frames(), media_type="text/event-stream")  # type: ignore[arg-type]
 
-    app = Starlette(routes=[Route("/v1/messages", messages, methods=["POST"])])
+    exported = {"batches": 0}
+
+    async def traces(request: Request) -> Response:  # an OTLP/HTTP collector that keeps nothing
+        await request.body()
+        exported["batches"] += 1
+        return Response(b"", media_type="application/x-protobuf")
+
+    async def count(_request: Request) -> Response:
+        return Response(str(exported["batches"]))
+
+    app = Starlette(routes=[Route("/v1/messages", messages, methods=["POST"]),
+                            Route("/v1/traces", traces, methods=["POST"]), Route("/traces", count)])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="critical", lifespan="off")
 
 
@@ -372,6 +387,8 @@ def main() -> None:
                                                        "counts run at the highest level")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra environment for Colleague (to compare a setting)")
+    parser.add_argument("--observability", action="store_true",
+                        help="also run Colleague with metrics and tracing on, and compare its CPU per delta")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="record each server and level with py-spy into DIR (collapsed stacks)")
     parser.add_argument("--stub", type=int, help=argparse.SUPPRESS)  # internal: run the stub on this port
@@ -408,12 +425,16 @@ def main() -> None:
                                                          "--port", str(port), "--model-url", model_url]),
                       {}, port, "/relay", {}, tmp / "bare.log")
 
-    def colleague(workers: int) -> Server:
+    observed_env = {"COLLEAGUE_METRICS_TOKEN": "bench", "OTEL_EXPORTER_OTLP_ENDPOINT": model_url,
+                    "OTEL_SERVICE_NAME": "colleague-bench"}
+
+    def colleague(workers: int, observed: bool = False) -> Server:
         port = free_port()
         argv = [sys.executable, "-m", "backend", "serve", "--port", str(port), "--workers", str(workers)]
-        return Server(f"Colleague ×{workers}", pinned(server_core if workers == 1 else None, argv),
-                      colleague_env, port, "/api/chat/stream", {"context": {"current_page": "tablizer"}},
-                      tmp / "colleague.log")
+        return Server(f"Colleague ×{workers}" + (" +obs" if observed else ""),
+                      pinned(server_core if workers == 1 else None, argv),
+                      {**colleague_env, **(observed_env if observed else {})}, port, "/api/chat/stream",
+                      {"context": {"current_page": "tablizer"}}, tmp / "colleague.log")
 
     def measure(server: Server, n: int, health: str) -> Level:
         server.start(health)
@@ -426,7 +447,8 @@ def main() -> None:
             profile = None
             if args.profile:
                 args.profile.mkdir(parents=True, exist_ok=True)
-                kind = f"colleague-{server.name[-1]}" if server.path.startswith("/api") else "bare"
+                kind = server.name.lower().replace(" ×", "-").replace(" +", "-") if server.path.startswith("/api") \
+                    else "bare"
                 profile = args.profile / f"{kind}-{n}.txt"
             return asyncio.run(drive(server, n, args.ramp, profile))
         finally:
@@ -439,6 +461,7 @@ def main() -> None:
     print(f"  {'server':<16} {'N':>5} {'TTFT p50':>8} {'p99 ms':>8} {'deltas/s':>9} {'errors':>6} "
           f"{'CPU µs/Δ':>9} {'loop':>7} {'RSS KB/s':>9}")
     results: list[tuple[Level, Level]] = []
+    observed: list[tuple[Level, Level]] = []  # (off, on) at each level
     try:
         for n in levels:
             b = measure(bare(), n, "/health")
@@ -446,6 +469,11 @@ def main() -> None:
             c = measure(colleague(worker_counts[0]), n, "/api/health")
             print(row(f"Colleague ×{worker_counts[0]}", c), flush=True)
             results.append((b, c))
+            if args.observability:
+                o = measure(colleague(worker_counts[0], observed=True), n, "/api/health")
+                print(row(f"Colleague ×{worker_counts[0]} +obs", o), flush=True)
+                observed.append((c, o))
+        batches = httpx.get(f"{model_url}/traces").text if args.observability else "0"
         extra = [(w, measure(colleague(w), levels[-1], "/api/health")) for w in worker_counts[1:]]
         for w, level in extra:
             print(row(f"Colleague ×{w}", level), flush=True)
@@ -465,6 +493,13 @@ def main() -> None:
               f"{c.loop_us_per_delta / b.cpu_us_per_delta:>6.2f} "
               f"{(c.cpu_us_per_delta - c.loop_us_per_delta) / b.cpu_us_per_delta:>7.2f} "
               f"{rss:>6.2f} {b.errors:>3}/{c.errors:<3}")
+    if observed:
+        print(f"\nmetrics and tracing on / off (target: CPU/Δ ≤ 1.05; {batches} span batches exported)")
+        print(f"  {'N':>5} {'CPU/Δ':>6} {'loop':>6} {'deltas/s':>9} {'p99':>6} {'errors':>7}")
+        for off, on in observed:
+            print(f"  {off.n:>5} {on.cpu_us_per_delta / off.cpu_us_per_delta:>6.3f} "
+                  f"{on.loop_us_per_delta / off.loop_us_per_delta:>6.3f} {on.rate / off.rate:>9.2f} "
+                  f"{on.pct(0.99) / off.pct(0.99):>6.2f} {off.errors:>3}/{on.errors:<3}")
     if extra:
         print("\nthroughput per Colleague worker count at", levels[-1], "streams:",
               ", ".join(f"{w}: {level.rate:.0f} deltas/s (p99 {level.pct(0.99):.0f} ms, {level.errors} errors)"

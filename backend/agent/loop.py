@@ -14,6 +14,7 @@ import json
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -37,6 +38,7 @@ from backend.agent.schemas import (
 )
 from backend.agent.state import LoopLimits, TurnState
 from backend.errors import describe_validation_error
+from backend.observability.observe import model_call, tool_call
 from backend.registry.tools import ToolConfig, ToolContext, ToolProgress, ToolResult
 from backend.text import clip
 
@@ -166,8 +168,8 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
     prefilled = state.partial_text  # a continued answer's text so far (see run_turn)
     trim = prefilled != prefilled.rstrip()  # its trailing space was shown already: don't double it
     watchdog = _Watchdog(limits.idle_timeout)
-    try:
-        stream = await watchdog.guard(client.messages.create(**request, stream=True))
+    with model_call(request, billed, blocks) as call, closing(watchdog):  # metrics, span, log line
+        stream = await watchdog.guard(call.traced(client.messages.create(**request, stream=True)))
         async with stream:
             events = aiter(stream)
             while True:
@@ -203,12 +205,12 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
                     blocks[event.index] = _Block(started.type, getattr(started, "id", ""),
                                                  getattr(started, "name", ""), getattr(started, "input", None))
                 elif kind == "message_start":
+                    call.message_started(event.message)
                     _count(state.usage, billed, event.message.usage)
                 elif kind == "message_delta":
                     _count(state.usage, billed, event.usage)
                     stop_reason = event.delta.stop_reason
-    finally:
-        watchdog.close()
+        call.finished(stop_reason)
     yield UsageUpdated(
         input_tokens=billed.input_tokens, output_tokens=billed.output_tokens,
         cache_read_input_tokens=billed.cache_read_input_tokens,
@@ -344,14 +346,15 @@ async def _run_tools(tool_uses: list[dict[str, Any]], by_name: dict[str, ToolCon
                 result = ToolResult(text=f"Error: the input for {block['name']} is unusable: {why}. "
                                          "Call it again with a JSON object.", is_error=True)
             else:
-                async for item in _execute(by_name, block, ctx, limits):
-                    if isinstance(item, ToolResult):
-                        result = item
-                    elif isinstance(item, ToolProgress):
-                        yield ToolProgressed(tool=block["name"], index=index, stage=item.stage,
-                                             message=item.message, progress=item.progress)
-                    else:
-                        yield item
+                with tool_call(block["name"], block["id"], block["input"]) as call:  # metrics, span, log line
+                    async for item in _execute(by_name, block, ctx, limits):
+                        if isinstance(item, ToolResult):
+                            result = call.result = item
+                        elif isinstance(item, ToolProgress):
+                            yield ToolProgressed(tool=block["name"], index=index, stage=item.stage,
+                                                 message=item.message, progress=item.progress)
+                        else:
+                            yield item
             if state.tool_calls >= limits.tool_budget:
                 state.wrap_up = True
         card = None

@@ -44,6 +44,7 @@ from backend.criteria.prompts import CRITERION_TAG, TEXT_TAG
 from backend.db.models import AiColumnResult
 from backend.db.session import Database
 from backend.errors import AppError, UpstreamError
+from backend.observability.observe import ai_column_row
 from backend.sources import Sources
 from backend.sources.models import Article, TrialDetail
 
@@ -259,6 +260,7 @@ class AiColumnService:
         except Exception:  # a bug must cost one row, not the column
             log.exception("AI column row %s crashed", item_id)
             outcome = _Evaluated(RowFailed(id=item_id, message="Internal error while evaluating this row."))
+        ai_column_row("evaluated" if isinstance(outcome.event, RowEvaluated) else "failed")
         queue.put_nowait(outcome)
         if outcome.cache is not None:
             try:

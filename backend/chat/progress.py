@@ -23,6 +23,7 @@ from backend.chat import turns
 from backend.chat.log import TurnLog
 from backend.chat.turns import Progress
 from backend.db.session import Database
+from backend.observability.observe import checkpoint
 
 log = logging.getLogger(__name__)
 YIELD_EVERY = 10  # turns whose progress is gathered before other work on the event loop gets a turn
@@ -91,8 +92,9 @@ class ProgressWriter:
             # Shielded: a write that has started is counted before a turn's final save writes the rest.
             with anyio.CancelScope(shield=True):
                 try:
-                    saved = await anyio.to_thread.run_sync(self._write, [p for _, p in batch],
-                                                           limiter=persist_limiter())
+                    with checkpoint(len(batch)):
+                        saved = await anyio.to_thread.run_sync(self._write, [p for _, p in batch],
+                                                               limiter=persist_limiter())
                 except Exception:  # a missed checkpoint is retried with the next one
                     log.exception("progress save of %d turns failed", len(batch))
                 else:

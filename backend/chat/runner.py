@@ -45,6 +45,7 @@ from backend.chat.turn import EndStatus, ResumeState, Turn, terminal_event
 from backend.chat.turns import Progress
 from backend.chat.visible import visible_events
 from backend.db.session import Database
+from backend.observability.observe import turn_started
 from backend.registry import Resolved
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,8 @@ class TurnRunner:
 
     def _append(self, event: WireEvent) -> None:
         if isinstance(event, TextDelta):
+            if not self.visible:
+                self.observed.first_chunk()
             self.visible += event.text
         elif isinstance(event, ToolStarted):
             self.tool_at[event.index] = len(self.visible)
@@ -105,6 +108,7 @@ class TurnRunner:
 
     async def _run(self) -> None:
         turn = self.turn
+        self.observed = turn_started(turn, self.continued)  # metrics, the turn's span, its log ids
         if not self.continued:
             self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
                                             user_message_id=turn.user_message_id, stream=turn.stream))
@@ -132,6 +136,7 @@ class TurnRunner:
                 await events.aclose()  # a stopped loop unwinds (closes its model stream) before the saves
                 await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest
                 await self._finish()
+                self.observed.ended(self.stopped, self.failure or self.state.failure)
                 self.log.finish()
 
     # -- checkpoints ---------------------------------------------------------------------------------
@@ -202,7 +207,8 @@ class TurnRunner:
             "failed" if failure else "complete")
         extraction = extract(state.text + state.partial_text, turn.resolved.llm_payloads)
         for error in extraction.errors:
-            log.warning("payload dropped in conversation %s: %s", turn.conversation_id, error)
+            # The marker's name only: the reason can quote the answer (a schema error names the value).
+            log.warning("payload dropped in conversation %s: %s", turn.conversation_id, error.split(":", 1)[0])
         cards = [*state.tool_payloads, *(
             Card(id=uuid.uuid4().hex[:16], type=p["type"], data=p["data"], source="llm")
             for p in extraction.payloads)]
@@ -246,7 +252,7 @@ class TurnRunner:
         with self.db.session() as s:
             turns.save_end(s, user_id=turn.user_id, conversation_id=turn.conversation_id, turn_id=turn.turn_id,
                            message_id=turn.assistant_message_id, content=content, extras=extras, status=status,
-                           frames=frames)
+                           frames=frames, model=extras.model or turn.config.model)
 
 
 def _page_actions(raw: list[dict[str, Any]], resolved: Resolved) -> tuple[list[SuggestedAction], list[str]]:

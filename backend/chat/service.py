@@ -25,6 +25,7 @@ from backend.chat.supervisor import Supervisor
 from backend.conversations.service import get_owned
 from backend.db.session import Database
 from backend.errors import NotFound
+from backend.observability.observe import reading
 from backend.sources import Sources
 
 READ_POLL_SECONDS = 0.25  # how often a reader of another worker's turn looks for events
@@ -83,8 +84,9 @@ class ChatService:
         runner = supervisor.running(turn_id)
         runner = runner or await supervisor.continue_turn(turn_id)  # a turn its worker left: go on with it here
         if runner is not None:
-            async for frame in runner.log.follow(after):
-                yield frame
+            with reading("local"):
+                async for frame in runner.log.follow(after):
+                    yield frame
             return
         checks = 0
 
@@ -106,9 +108,10 @@ class ChatService:
                 if await supervisor.continue_turn(turn_id) is None:
                     await anyio.to_thread.run_sync(interrupt_if_stale)
 
-        async for frame in follow_stored(fetch, after, poll_seconds=READ_POLL_SECONDS, idle=idle,
-                                         closing=lambda: supervisor.closing):
-            yield frame
+        with reading("remote"):
+            async for frame in follow_stored(fetch, after, poll_seconds=READ_POLL_SECONDS, idle=idle,
+                                             closing=lambda: supervisor.closing):
+                yield frame
 
     async def stop(self, user_id: int, conversation_id: int) -> bool:
         return await self.supervisor.stop(user_id, conversation_id)

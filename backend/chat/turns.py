@@ -260,11 +260,11 @@ def stop_dead(s: Session, user_id: int, conversation_id: int, workers: WorkerPre
 
 # -- the end -----------------------------------------------------------------------------------------
 def save_end(s: Session, *, user_id: int, conversation_id: int, turn_id: str, message_id: int, content: str,
-             extras: MessageExtras, status: EndStatus, frames: list[Frame]) -> None:
+             extras: MessageExtras, status: EndStatus, frames: list[Frame], model: str) -> None:
     """The answer, the turn's end and its last events (the terminal one last) in one transaction, as
-    plain statements (no loads, no unit of work)."""
+    plain statements (no loads, no unit of work). `model` is what the usage is recorded under."""
     if extras.usage is not None:  # the daily token budget counts every turn, kept or not
-        record_usage(s, user_id, extras.usage.model_dump())
+        record_usage(s, user_id, extras.usage.model_dump(), model)
     ended = s.execute(_END, {"b_conversation": conversation_id, "b_turn": turn_id, "b_now": utcnow()})
     if ended.rowcount != 1:  # type: ignore[attr-defined]
         return  # deleted while the turn ran: nothing to attach the answer to
@@ -331,7 +331,7 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
             message.extras = extras.model_copy(update={"error": INTERRUPTED}).model_dump(mode="json")
             message.status = "interrupted"
             if extras.usage is not None:  # what the dead worker's turn had used, as of its last checkpoint
-                record_usage(s, turn.user_id, extras.usage.model_dump())
+                record_usage(s, turn.user_id, extras.usage.model_dump(), extras.model or "unrecorded")
         terminal = terminal_event(conv.id, turn.assistant_message_id, "interrupted", INTERRUPTED)
         s.add(TurnEvent(turn_id=turn.id, seq=seq, type=terminal.type, data=terminal.to_data()))
         _release(conv, turn.id)

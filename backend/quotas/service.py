@@ -26,9 +26,10 @@ from sqlalchemy.orm import Session
 
 from backend.config import Settings
 from backend.db.base import table_of, utcnow
-from backend.db.models import Conversation, DailyUsage
+from backend.db.models import Conversation, DailyUsage, ModelUsage
 from backend.db.session import Database
 from backend.errors import TooManyRequests
+from backend.observability.observe import quota_refused
 from backend.quotas.storage import DatabaseStorage, upsert_of
 
 STREAM_RETRY_SECONDS = 5  # a running answer usually ends within seconds; then a slot is free
@@ -58,12 +59,14 @@ class Quotas:
             if self.max_streams:
                 running = running_turns(s, user_id)
                 if running >= self.max_streams:
+                    quota_refused("streams")
                     raise TooManyRequests(
                         f"You already have {running} answers being written (the limit is {self.max_streams} "
                         "at once). Wait for one to finish or stop it, then send again.", STREAM_RETRY_SECONDS)
             if self.daily_budget:
                 spent = tokens_used_today(s, user_id)
                 if spent >= self.daily_budget:
+                    quota_refused("daily_tokens")
                     reset = datetime.combine(utcnow().date() + timedelta(days=1), time.min, tzinfo=UTC)
                     wait = int((reset - utcnow()).total_seconds()) + 1
                     raise TooManyRequests(
@@ -74,6 +77,7 @@ class Quotas:
     def _hit(self, item: RateLimitItem | None, name: str, user_id: int, what: str) -> None:
         if item is None or self.limiter.hit(item, name, str(user_id)):
             return
+        quota_refused(name)
         reset_at = self.limiter.get_window_stats(item, name, str(user_id)).reset_time
         wait = max(1, int(reset_at - datetime.now(UTC).timestamp()) + 1)
         raise TooManyRequests(f"Too many {what}: at most {item.amount} a minute. "
@@ -93,23 +97,28 @@ def tokens_used_today(s: Session, user_id: int) -> int:
     return sum(getattr(row, f) for f in TOKEN_FIELDS) if row else 0
 
 
-def record_usage(s: Session, user_id: int, usage: Mapping[str, Any]) -> None:
-    """Add a saved turn's usage to the user's row for today (one upsert, safe across workers)."""
+def record_usage(s: Session, user_id: int, usage: Mapping[str, Any], model: str = "unrecorded") -> None:
+    """Add a saved turn's usage to the user's row for today, and to its row for today and `model` (the admin
+    usage page's): one upsert each, safe across workers."""
     counts = {f: int(usage.get(f) or 0) for f in TOKEN_FIELDS}
-    s.execute(_usage_upsert(s.get_bind().dialect.name),
-              {"b_user": user_id, "b_day": utcnow().date(), **{f"b_{f}": n for f, n in counts.items()}})
+    params = {"b_user": user_id, "b_day": utcnow().date(), **{f"b_{f}": n for f, n in counts.items()}}
+    dialect = s.get_bind().dialect.name
+    s.execute(_usage_upsert(dialect, DailyUsage), params)
+    s.execute(_usage_upsert(dialect, ModelUsage), {**params, "b_model": model[:100]})
 
 
 @functools.cache
-def _usage_upsert(dialect: str) -> Any:
-    """The upsert, built once per dialect with its values as parameters: building it is costly, and a
-    turn's final save holds the interpreter while it runs."""
-    table = table_of(DailyUsage)
+def _usage_upsert(dialect: str, model: type[DailyUsage] | type[ModelUsage]) -> Any:
+    """The upsert, built once per dialect and table with its values as parameters: building it is costly,
+    and a turn's final save holds the interpreter while it runs."""
+    table = table_of(model)
+    keys = [table.c.user_id, table.c.day, *([table.c.model] if "model" in table.c else [])]
     stmt = upsert_of(dialect)(table).values(
         user_id=bindparam("b_user"), day=bindparam("b_day"), turns=1,
+        **({"model": bindparam("b_model")} if "model" in table.c else {}),
         **{f: bindparam(f"b_{f}") for f in TOKEN_FIELDS})
     return stmt.on_conflict_do_update(
-        index_elements=[table.c.user_id, table.c.day],
+        index_elements=keys,
         set_={"turns": table.c.turns + 1, **{f: table.c[f] + bindparam(f"b_{f}") for f in TOKEN_FIELDS}})
 
 

@@ -4,6 +4,7 @@ import { api, setUnauthorizedHandler } from "./api/client";
 import type { Health, User } from "./api/types";
 import { LoginPage } from "./pages/LoginPage";
 import { StreamsAdmin } from "./pages/StreamsAdmin";
+import { UsageAdmin } from "./pages/usage/UsageAdmin";
 import { TablizerPage } from "./pages/tablizer/TablizerPage";
 import { TrialScoutPage } from "./pages/trialscout/TrialScoutPage";
 import { HeaderMenu } from "./HeaderMenu";
@@ -111,6 +112,7 @@ export function App() {
   if (path === "/tablizer") page = <TablizerPage />;
   else if (path === "/trialscout") page = <TrialScoutPage />;
   else if (path === "/streams" && isAdmin) page = <StreamsAdmin />;
+  else if (path === "/usage" && isAdmin) page = <UsageAdmin />;
   else if (path === "/" || path === "/login") page = <p className="loading">Loading…</p>;
   else
     page = (
@@ -159,6 +161,7 @@ export function App() {
             {navItem("/tablizer", "Tablizer")}
             {navItem("/trialscout", "TrialScout")}
             {isAdmin && navItem("/streams", "Streams")}
+            {isAdmin && navItem("/usage", "Usage")}
           </nav>
           <div className="header-right">
             <span className="muted" data-testid="current-user">

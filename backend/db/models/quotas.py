@@ -4,6 +4,7 @@
 limit and user, reset in place when its window has passed, so the table never grows beyond that.
 `DailyUsage` is the tokens a user's turns used per UTC day, added to when a turn's answer is saved:
 the daily budget reads one row, and deleting a conversation does not give its tokens back.
+`ModelUsage` is the same per model too, for the admin usage page (`backend/observability/usage.py`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,19 @@ class DailyUsage(Base):
 
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)  # UTC
+    turns: Mapped[int] = mapped_column(Integer, default=0)
+    input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+    output_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+    cache_creation_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+    cache_read_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class ModelUsage(Base):
+    __tablename__ = "model_usage"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True, index=True)  # UTC
+    model: Mapped[str] = mapped_column(String(100), primary_key=True)  # the API id ("unrecorded" before 0015)
     turns: Mapped[int] = mapped_column(Integer, default=0)
     input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
     output_tokens: Mapped[int] = mapped_column(BigInteger, default=0)

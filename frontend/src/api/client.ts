@@ -35,6 +35,7 @@ import type {
   TrialDetail,
   TrialSearchResponse,
   TrialStatsRequest,
+  UsageReport,
   User,
 } from "./types";
 
@@ -214,6 +215,11 @@ export const api = {
       Array.isArray(r) ? r : [],
     ),
   getStream: (id: number) => request<Stream>("GET", `/api/streams/${id}`),
+  /** Admins: tokens and estimated cost per user, day and model over [start, end] (UTC days, ISO). */
+  usage: (start: string, end: string, signal?: AbortSignal) =>
+    request<UsageReport>("GET", `/api/admin/usage${queryString({ start, end })}`, { signal }),
+  /** The same period as CSV: a plain link, so the browser downloads it with the session cookie. */
+  usageCsvUrl: (start: string, end: string) => `/api/admin/usage/export.csv${queryString({ start, end })}`,
   createStream: (body: StreamCreate) => request<Stream>("POST", "/api/streams", { body }),
   updateStream: (id: number, body: StreamUpdate) => request<Stream>("PATCH", `/api/streams/${id}`, { body }),
   instructionHistory: (id: number) =>

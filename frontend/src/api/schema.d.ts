@@ -4,6 +4,46 @@
  */
 
 export interface paths {
+    "/api/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage Report
+         * @description Tokens and estimated cost over a period: in total, per user, per day, per model, and every row.
+         */
+        get: operations["usage_report_api_admin_usage_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/usage/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage Csv
+         * @description The same rows as CSV, for a spreadsheet.
+         */
+        get: operations["usage_csv_api_admin_usage_export_csv_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ai-columns/evaluate": {
         parameters: {
             query?: never;
@@ -2224,6 +2264,86 @@ export interface components {
              */
             output_tokens?: number;
         };
+        /** UsageGroup */
+        UsageGroup: {
+            /** Cache Creation Input Tokens */
+            cache_creation_input_tokens: number;
+            /** Cache Read Input Tokens */
+            cache_read_input_tokens: number;
+            /** Cost Usd */
+            cost_usd: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Key */
+            key: string;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Turns */
+            turns: number;
+        };
+        /** UsageReport */
+        UsageReport: {
+            /** By Day */
+            by_day: components["schemas"]["UsageGroup"][];
+            /** By Model */
+            by_model: components["schemas"]["UsageGroup"][];
+            /** By User */
+            by_user: components["schemas"]["UsageGroup"][];
+            /**
+             * End
+             * Format: date
+             */
+            end: string;
+            /** Rows */
+            rows: components["schemas"]["UsageRow"][];
+            /**
+             * Start
+             * Format: date
+             */
+            start: string;
+            total: components["schemas"]["UsageTotals"];
+        };
+        /** UsageRow */
+        UsageRow: {
+            /** Cache Creation Input Tokens */
+            cache_creation_input_tokens: number;
+            /** Cache Read Input Tokens */
+            cache_read_input_tokens: number;
+            /** Cost Usd */
+            cost_usd: number;
+            /**
+             * Day
+             * Format: date
+             */
+            day: string;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Model */
+            model: string;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Turns */
+            turns: number;
+            /** User Id */
+            user_id: number;
+            /** Username */
+            username: string;
+        };
+        /** UsageTotals */
+        UsageTotals: {
+            /** Cache Creation Input Tokens */
+            cache_creation_input_tokens: number;
+            /** Cache Read Input Tokens */
+            cache_read_input_tokens: number;
+            /** Cost Usd */
+            cost_usd: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /** Turns */
+            turns: number;
+        };
         /** UsageUpdated */
         UsageUpdated: {
             /** Cache Creation Input Tokens */
@@ -2273,6 +2393,110 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    usage_report_api_admin_usage_get: {
+        parameters: {
+            query?: {
+                /** @description first UTC day (default: 29 days before `end`) */
+                start?: string | null;
+                /** @description last UTC day, included (default: today) */
+                end?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    usage_csv_api_admin_usage_export_csv_get: {
+        parameters: {
+            query?: {
+                /** @description first UTC day (default: 29 days before `end`) */
+                start?: string | null;
+                /** @description last UTC day, included (default: today) */
+                end?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one line per day, user and model */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     evaluate_api_ai_columns_evaluate_post: {
         parameters: {
             query?: never;

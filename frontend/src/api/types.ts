@@ -120,3 +120,8 @@ export interface PromptPreview {
   tools: string[];
   payloads: string[];
 }
+
+// Admin usage (backend/observability/usage.py)
+export type UsageReport = Schemas["UsageReport"];
+export type UsageRow = Schemas["UsageRow"];
+export type UsageGroup = Schemas["UsageGroup"];

@@ -1,0 +1,41 @@
+"""Tokens per user, UTC day and model, for the admin usage page (daily_usage has no model).
+
+Days before this migration keep their totals: they are copied with the model "unrecorded".
+
+Revision ID: 0015_model_usage
+Revises: 0012_reports
+Create Date: 2026-11-26
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0015_model_usage"
+down_revision = "0012_reports"
+branch_labels = None
+depends_on = None
+
+TOKENS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def upgrade() -> None:
+    op.create_table(
+        "model_usage",
+        sa.Column("user_id", sa.Integer, nullable=False),
+        sa.Column("day", sa.Date, nullable=False),
+        sa.Column("model", sa.String(100), nullable=False),
+        sa.Column("turns", sa.Integer, nullable=False),
+        *(sa.Column(name, sa.BigInteger, nullable=False) for name in TOKENS),
+        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name="fk_model_usage_user_id_users", ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("user_id", "day", "model", name="pk_model_usage"),
+    )
+    op.create_index("ix_model_usage_day", "model_usage", ["day"])
+    columns = ", ".join(("user_id", "day", "turns", *TOKENS))
+    op.execute(f"INSERT INTO model_usage (model, {columns}) SELECT 'unrecorded', {columns} FROM daily_usage")
+
+
+def downgrade() -> None:
+    op.drop_index("ix_model_usage_day", table_name="model_usage")
+    op.drop_table("model_usage")
