@@ -14,6 +14,7 @@ from typing import Annotated, Protocol
 from fastapi import Depends, Request
 
 from backend.agent.llm import LLM
+from backend.config import Settings
 from backend.db.session import Database
 from backend.sources import Sources
 
@@ -29,6 +30,10 @@ async def get_db(request: Request) -> Database:
     return request.app.state.db
 
 
+async def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
 async def get_llm(request: Request) -> LLM:
     return request.app.state.llm
 
@@ -42,6 +47,7 @@ async def get_running_turns(request: Request) -> RunningTurns:
 
 
 DbDep = Annotated[Database, Depends(get_db)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
 LlmDep = Annotated[LLM, Depends(get_llm)]
 SourcesDep = Annotated[Sources, Depends(get_sources)]
 RunningTurnsDep = Annotated[RunningTurns, Depends(get_running_turns)]

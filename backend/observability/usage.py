@@ -19,9 +19,10 @@ from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlalchemy import select
 
+from backend.auth.deps import AdminUser
 from backend.db.base import utcnow
 from backend.db.models import ModelUsage, User
-from backend.deps import AdminUser, DbDep, SettingsDep
+from backend.deps import DbDep, SettingsDep
 from backend.errors import InvalidInput, error_responses
 from backend.observability.prices import price_for
 from backend.routing import OneHopRoute
