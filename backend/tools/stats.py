@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from backend.errors import InvalidInput
-from backend.registry import ToolConfig, ToolContext, ToolResult, register_tool
+from backend.registry import ToolContext, ToolResult, tool
 from backend.stats import service
 from backend.stats.models import (
     ARTICLE_FACETS,
@@ -76,7 +76,11 @@ def _facet_line(f: FacetStats) -> str:
     return f"- {f.label} ({f.facet}): {shown}" + "".join(f" | {e}" for e in extra if e)
 
 
+@tool(is_global=False)
 async def get_result_stats(params: ResultStatsInput, ctx: ToolContext) -> ToolResult:
+    """Counts over the WHOLE result set of the page's current search (not just the loaded rows): trials by
+    phase, status, study type, sponsor, enrollment, start year, condition, country; articles by year,
+    journal, publication type, MeSH term. The same figures the charts draw."""
     context = ctx.page_context
     dataset = params.dataset or ("articles" if context.get("current_page") == "tablizer" or "query" in context
                                  else "trials")
@@ -100,13 +104,3 @@ async def get_result_stats(params: ResultStatsInput, ctx: ToolContext) -> ToolRe
              else await service.article_stats(sources, request))
     return ToolResult(text=_format(stats, dataset))
 
-
-register_tool(ToolConfig(
-    name="get_result_stats",
-    description=("Counts over the WHOLE result set of the page's current search (not just the loaded rows): "
-                 "trials by phase, status, study type, sponsor, enrollment, start year, condition, country; "
-                 "articles by year, journal, publication type, MeSH term. The same figures the charts draw."),
-    input_model=ResultStatsInput,
-    executor=get_result_stats,
-    is_global=False,
-))
