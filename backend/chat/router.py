@@ -6,7 +6,7 @@ from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
-from backend.agent.schemas import ChatEvent
+from backend.agent.schemas import ChatEvent, StreamRef
 from backend.chat.service import ChatRequest, ChatService
 from backend.chat.sse import sse_response
 from backend.conversations import config
@@ -22,6 +22,19 @@ from backend.streams.service import STREAM_DRAFT_KEY
 router = APIRouter(prefix="/api/chat", tags=["chat"], responses=error_responses(401, 403, 422), route_class=OneHopRoute)
 resume_router = APIRouter(prefix="/api/conversations", tags=["chat"], responses=error_responses(401, 422),
                           route_class=OneHopRoute)
+
+
+class PromptPreview(BaseModel):
+    """What a turn with this context would be told, for the stream editor's preview."""
+
+    system_prompt: str
+    system_blocks: list[dict[str, Any]]  # the Messages API `system` value
+    page_context: str
+    notices: list[str]
+    stream: StreamRef | None
+    page: str | None
+    tools: list[str]
+    payloads: list[str]
 
 
 class PromptPreviewRequest(BaseModel):
@@ -75,7 +88,7 @@ def models(user: CurrentUser, chat: ChatDep) -> ChatModels:
 @router.get("/prompt-preview")
 def prompt_preview(user: AdminUser, db: DbDep, chat: ChatDep, page: str | None = None, tab: str | None = None,
                    subtab: str | None = None, stream_id: DbId | None = None,
-                   draft: str | None = None) -> dict[str, Any]:
+                   draft: str | None = None) -> PromptPreview:
     """The exact system prompt, the turn's page context and the resolved tools/payloads a turn with this
     context would use: the context `{current_page: page, active_tab: tab, active_subtab: subtab,
     stream_id}` (absent values left out), with `draft` as its `stream_draft_instructions`."""
@@ -86,15 +99,14 @@ def prompt_preview(user: AdminUser, db: DbDep, chat: ChatDep, page: str | None =
 
 @router.post("/prompt-preview", responses=error_responses(400))
 def prompt_preview_for_context(body: PromptPreviewRequest, user: AdminUser, db: DbDep,
-                               chat: ChatDep) -> dict[str, Any]:
+                               chat: ChatDep) -> PromptPreview:
     """The same for a full chat `context` (page state, `stream_draft_instructions`…)."""
     return _preview(chat, db, body.context)
 
 
-def _preview(chat: ChatService, db: Database, context: dict[str, Any]) -> dict[str, Any]:
+def _preview(chat: ChatService, db: Database, context: dict[str, Any]) -> PromptPreview:
     with db.session() as s:
         resolved, system, _staged, notices, active = chat.prepare_prompt(s, context)
-    return {"system_prompt": system.text, "system_blocks": system.blocks(),
-            "page_context": system.page_context, "notices": notices,
-            "stream": active, "page": resolved.page.page if resolved.page else None,
-            "tools": resolved.tool_names, "payloads": resolved.payload_names}
+    return PromptPreview(system_prompt=system.text, system_blocks=system.blocks(), page_context=system.page_context,
+                         notices=notices, stream=active, page=resolved.page.page if resolved.page else None,
+                         tools=resolved.tool_names, payloads=resolved.payload_names)

@@ -15,7 +15,8 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import SkipJsonSchema
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSchema
+from pydantic_core import core_schema
 
 # An optional field the model may leave out but never set to null: `explanation: str | Omitted = None`.
 Omitted = SkipJsonSchema[None]
@@ -47,10 +48,21 @@ class PayloadType:
         return f"{text}\n\n{self.notes}" if self.notes else text
 
 
+class PayloadSchema(GenerateJsonSchema):
+    """Pydantic's JSON schema without `"default": null`: an `Omitted` field's schema does not allow null,
+    and OpenAPI requires a default to be valid against its schema."""
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        json_schema = super().default_schema(schema)
+        if json_schema.get("default", ...) is None:
+            del json_schema["default"]
+        return json_schema
+
+
 @functools.cache
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """Built once per model (shared, never mutated)."""
-    return model.model_json_schema()
+    return model.model_json_schema(schema_generator=PayloadSchema)
 
 
 def _placeholder(info: FieldInfo) -> Any:
