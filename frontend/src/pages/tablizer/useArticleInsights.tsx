@@ -4,11 +4,11 @@
  */
 import { useCallback, useMemo, useState, type ReactNode } from "react";
 import type { Article } from "../../api/types";
-import { ChartsPanel, useCharts } from "../common/charts/ChartsPanel";
-import { reportCharts } from "../common/charts/reportCharts";
-import type { ChartSelection } from "../common/charts/ChartView";
-import { facetLabel, valueLabel } from "../common/charts/chartSpec";
-import type { StatsScope } from "../common/charts/statsScope";
+import { ChartsPanel, useCharts } from "../../charts/ChartsPanel";
+import { reportCharts } from "../../charts/reportCharts";
+import type { ChartSelection } from "../../charts/ChartView";
+import { facetLabel, valueLabel } from "../../charts/chartSpec";
+import type { StatsScope } from "../../charts/statsScope";
 import { FilterChips } from "../common/FilterChips";
 import { applyTableFilters, facetFilter, filterFromSuggestion, useTableFilters } from "../common/tableFilters";
 import { ARTICLE_FIELD_LABELS, ARTICLE_ROW_FIELDS } from "./articleFilters";

@@ -15,11 +15,12 @@ import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
-import { StatsScopeContext } from "../common/charts/statsScope";
+import { StatsScopeContext } from "../../charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
-import { columnAccepted, searchAccepted, useAcceptUndo } from "../common/undo";
+import { columnAccepted, searchAccepted, useAcceptUndo } from "../../state/undo";
 import { describeTrialForm } from "./describeForm";
-import { decodeTrialScout, encodeTrialScout, trialUrlHasSearch, useUrlSync, type TrialScoutUrl } from "../common/urlState";
+import { useUrlSync } from "../../state/urlState";
+import { decodeTrialScout, encodeTrialScout, trialUrlHasSearch, type TrialScoutUrl } from "./trialscoutUrl";
 import {
   buildTrialScoutContext,
   emptyTrialForm,

@@ -5,10 +5,10 @@
  */
 import { useCallback, useMemo, useState, type ReactNode } from "react";
 import type { TrialSummary } from "../../api/types";
-import { ChartsPanel, useCharts } from "../common/charts/ChartsPanel";
-import { reportCharts } from "../common/charts/reportCharts";
-import type { ChartSelection } from "../common/charts/ChartView";
-import type { StatsScope } from "../common/charts/statsScope";
+import { ChartsPanel, useCharts } from "../../charts/ChartsPanel";
+import { reportCharts } from "../../charts/reportCharts";
+import type { ChartSelection } from "../../charts/ChartView";
+import type { StatsScope } from "../../charts/statsScope";
 import { FilterChips } from "../common/FilterChips";
 import { applyTableFilters, filterFromSuggestion, useTableFilters, type TableFilter } from "../common/tableFilters";
 import { TRIAL_FIELD_LABELS, TRIAL_ROW_FIELDS, trialChartFilter, trialStatsSearch } from "./trialFilters";
