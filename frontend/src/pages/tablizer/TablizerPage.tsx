@@ -2,13 +2,12 @@
 import { useCallback, useMemo, useRef, useState, type FormEvent } from "react";
 import { api } from "../../api/client";
 import type { Article, ArticleSearchResponse } from "../../api/types";
-import type { PageChatBinding } from "../../chat/ChatTray";
 import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { plural, resultsSummary } from "../common/counts";
 import { FilterNotice } from "../common/FilterNotice";
-import { applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
+import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
@@ -16,26 +15,16 @@ import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StatsScopeContext } from "../../charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
-import { columnAccepted, searchAccepted, useAcceptUndo } from "../../state/undo";
+import { usePageChat, useResultsUndo } from "../common/usePageChat";
+import { searchAccepted } from "../../state/undo";
 import { useUrlSync } from "../../state/urlState";
-import { decodeTablizer, encodeTablizer, type TablizerUrl } from "./tablizerUrl";
+import { decodeTablizer, encodeTablizer, PAGE_SIZES, type TablizerSearch, type TablizerUrl } from "./tablizerUrl";
 import { ArticleDetail } from "./ArticleDetail";
 import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
 import { tablizerActions } from "./tablizerActions";
 import { useArticleInsights } from "./useArticleInsights";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
-
-interface SearchRequest {
-  query: string;
-  dateStart: string;
-  dateEnd: string;
-  sort: ArticleSort;
-  page: number;
-  pageSize: number;
-}
-
-const PAGE_SIZES = [25, 50, 100];
 
 const ARTICLES: RowSource<Article> = {
   fetch: (pmid) => api.getArticle(pmid),
@@ -47,7 +36,7 @@ export function TablizerPage() {
   const [form, setForm] = useState({ query: "", dateStart: "", dateEnd: "" });
   const [sort, setSort] = useState<ArticleSort>("relevance");
   const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
-  const [search, setSearch] = useState<SearchRequest | null>(null);
+  const [search, setSearch] = useState<TablizerSearch | null>(null);
   const [results, setResults] = useState<ArticleSearchResponse | null>(null);
   const { loading, error, setError, run } = useLatestSearch();
   const [snapshots, setSnapshots] = useState<Snapshot[]>([]);
@@ -60,7 +49,7 @@ export function TablizerPage() {
   const nextSnapshot = useRef(1);
 
   /** Runs a search; resolves to its result count (null when it did not run or failed). */
-  const runSearch = useCallback(async (req: SearchRequest): Promise<number | null> => {
+  const runSearch = useCallback(async (req: TablizerSearch): Promise<number | null> => {
     if (!req.query.trim()) {
       setError("Enter a query to search PubMed.");
       return null;
@@ -134,8 +123,9 @@ export function TablizerPage() {
   const live = !comparison && !viewedSnapshot;
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
-  const undo = useAcceptUndo(
-    () => ({ form, sort, pageSize, search, results, selected, selectedSnapshotId, compare, columnIds: ai.columns.map((c) => c.id) }),
+  const undo = useResultsUndo(
+    ai,
+    () => ({ form, sort, pageSize, search, results, selected, selectedSnapshotId, compare }),
     (s) => {
       setForm(s.form);
       setSort(s.sort);
@@ -145,12 +135,10 @@ export function TablizerPage() {
       setSelected(s.selected);
       setSelectedSnapshotId(s.selectedSnapshotId);
       setCompare(s.compare);
-      for (const c of ai.columns) if (!s.columnIds.includes(c.id)) ai.remove(c.id);
     },
   );
 
-  const contextRef = useRef<Record<string, unknown>>({});
-  contextRef.current = buildTablizerContext({
+  const context = buildTablizerContext({
     query: form.query,
     dateStart: form.dateStart,
     dateEnd: form.dateEnd,
@@ -167,14 +155,10 @@ export function TablizerPage() {
     viewerPmid: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
-  if (undo.lastAccepted) contextRef.current = { ...contextRef.current, last_accepted: undo.lastAccepted };
 
   const formRef = useRef(form);
   formRef.current = form;
-  const binding: PageChatBinding = {
-    app: "tablizer",
-    getContext: () => contextRef.current,
-    payloadHandlers: {
+  const binding = usePageChat({ app: "tablizer", context, undo, ai, insights: insights.payloadHandlers, handlers: {
       pubmed_query_suggestion: async (data) => {
         const query = typeof data.query === "string" ? data.query.trim() : "";
         if (!query) throw new Error("The suggestion has no query.");
@@ -191,12 +175,6 @@ export function TablizerPage() {
           return searchAccepted("pubmed_query_suggestion", query, count, previous);
         });
       },
-      ai_column_suggestion: (data) =>
-        undo.accept(async () => {
-          ai.addSuggestion(data);
-          return columnAccepted(columnFromPayload(data).name);
-        }),
-      ...insights.payloadHandlers,
     },
     clientActions: tablizerActions({
       runQuery: (query) => {
@@ -211,7 +189,7 @@ export function TablizerPage() {
       previousPage: search && search.page > 1 ? () => goToPage(search.page - 1) : undefined,
     }),
     onEntity: (kind, id) => (kind === "pmid" ? void openArticle(id) : navigate(`/trialscout?nct=${encodeURIComponent(id)}`)),
-  };
+  });
 
   // The search, its page and the open article live in the URL (reload, Back/Forward, a pasted link).
   useUrlSync<TablizerUrl>({

@@ -2,19 +2,23 @@
 import type { UrlPatch } from "../../state/urlState";
 import type { ArticleSort } from "./tablizerContext";
 
-export interface TablizerUrl {
+/** A PubMed search as Tablizer runs it. */
+export interface TablizerSearch {
   query: string;
   dateStart: string;
   dateEnd: string;
   sort: ArticleSort;
   page: number;
   pageSize: number;
+}
+
+export interface TablizerUrl extends TablizerSearch {
   /** The PMID open in the detail panel. */
   open: string | null;
 }
 
 export const TABLIZER_KEYS = ["q", "from", "to", "sort", "page", "size", "open"] as const;
-const PAGE_SIZES = [25, 50, 100];
+export const PAGE_SIZES = [25, 50, 100];
 
 function positive(value: string | null, fallback: number): number {
   const n = Number(value);

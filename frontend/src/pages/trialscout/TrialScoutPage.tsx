@@ -3,13 +3,12 @@ import { useCallback, useRef, useState } from "react";
 import { api } from "../../api/client";
 import type { TrialDetail, TrialSummary } from "../../api/types";
 import { TrialDetailView } from "../../cards/TrialDetailView";
-import type { PageChatBinding } from "../../chat/ChatTray";
 import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { resultsSummary } from "../common/counts";
 import { FilterNotice } from "../common/FilterNotice";
-import { applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
+import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
@@ -17,7 +16,8 @@ import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
 import { StatsScopeContext } from "../../charts/statsScope";
 import { StreamSelector, useStreamSelection } from "../common/streamSelection";
-import { columnAccepted, searchAccepted, useAcceptUndo } from "../../state/undo";
+import { usePageChat, useResultsUndo } from "../common/usePageChat";
+import { searchAccepted } from "../../state/undo";
 import { describeTrialForm } from "./describeForm";
 import { useUrlSync } from "../../state/urlState";
 import { decodeTrialScout, encodeTrialScout, trialUrlHasSearch, type TrialScoutUrl } from "./trialscoutUrl";
@@ -109,20 +109,19 @@ export function TrialScoutPage() {
   const rows = insights.narrow(applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id));
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
-  const undo = useAcceptUndo(
-    () => ({ form, paging, results, sort, selected, columnIds: ai.columns.map((c) => c.id) }),
+  const undo = useResultsUndo(
+    ai,
+    () => ({ form, paging, results, sort, selected }),
     (s) => {
       setForm(s.form);
       setPaging(s.paging);
       setResults(s.results);
       setSort(s.sort);
       setSelected(s.selected);
-      for (const c of ai.columns) if (!s.columnIds.includes(c.id)) ai.remove(c.id);
     },
   );
 
-  const contextRef = useRef<Record<string, unknown>>({});
-  contextRef.current = buildTrialScoutContext({
+  const context = buildTrialScoutContext({
     form,
     totalMatched: results ? results.total : null,
     rows,
@@ -134,14 +133,10 @@ export function TrialScoutPage() {
     viewerNctId: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
-  if (undo.lastAccepted) contextRef.current = { ...contextRef.current, last_accepted: undo.lastAccepted };
 
   const formRef = useRef(form);
   formRef.current = form;
-  const binding: PageChatBinding = {
-    app: "trialscout",
-    getContext: () => contextRef.current,
-    payloadHandlers: {
+  const binding = usePageChat({ app: "trialscout", context, undo, ai, insights: insights.payloadHandlers, handlers: {
       trial_search_suggestion: async (data) => {
         const next = formFromSuggestion(data);
         const previous = paging && results ? { query: describeTrialForm(paging.form), count: results.total } : null;
@@ -151,12 +146,6 @@ export function TrialScoutPage() {
           return searchAccepted("trial_search_suggestion", describeTrialForm(next), count, previous);
         });
       },
-      ai_column_suggestion: (data) =>
-        undo.accept(async () => {
-          ai.addSuggestion(data);
-          return columnAccepted(columnFromPayload(data).name);
-        }),
-      ...insights.payloadHandlers,
     },
     clientActions: trialscoutActions({
       runSearch: () => search(formRef.current),
@@ -166,7 +155,7 @@ export function TrialScoutPage() {
       previousPage: paging && paging.index > 0 ? prevPage : undefined,
     }),
     onEntity: (kind, id) => (kind === "nct" ? void openTrial(id) : navigate(`/tablizer?pmid=${encodeURIComponent(id)}`)),
-  };
+  });
 
   // The search, its page, the sort and the open trial live in the URL (reload, Back/Forward, a pasted link).
   useUrlSync<TrialScoutUrl>({
