@@ -54,9 +54,11 @@ def describe_event_streams(app: FastAPI) -> None:
 def payload_components(payload_types: Iterable[PayloadType]) -> dict[str, Any]:
     """The OpenAPI components that describe every payload type (see the module docstring)."""
     declared = list(payload_types)
-    members = [create_model(f"{p.model.__name__}Payload", __base__=BaseModel, type=(Literal[p.name], ...),
-                            data=(p.model, ...)) for p in declared]
-    union = Annotated[Union[tuple(members)], Field(discriminator="type")]  # noqa: UP007 (built at runtime)
+    # Built at runtime from the registry, so typed loosely: each member is `{type: Literal[name], data: model}`.
+    members: Any = tuple(create_model(f"{p.model.__name__}Payload", __base__=BaseModel,
+                                      type=(Literal[p.name], ...), data=(p.model, ...))  # type: ignore[arg-type]
+                         for p in declared)
+    union: Any = Annotated[Union[members], Field(discriminator="type")]  # noqa: UP007
     schema = TypeAdapter(union).json_schema(ref_template="#/components/schemas/{model}", mode="serialization",
                                             schema_generator=PayloadSchema)
     components: dict[str, Any] = schema.pop("$defs", {})

@@ -2,8 +2,9 @@
 
 Definitions (`PayloadType`, `ToolConfig`) never name pages; `PageConfig` references them by name.
 Payload types are declared by decorating their model (`@payload_type`), tools by decorating their
-executor (`@tool`). Built-in modules fill the registry at import time (`builtins.load_builtins`), `freeze()` validates it
-once at startup, and `resolve()` answers "what is available here" as global ∪ page ∪ tab ∪ subtab.
+executor (`@tool`). Built-in modules fill the registry at import time (`builtins.load_builtins`),
+`freeze()` validates it once at startup, and `resolve()` answers "what is available here" as
+global ∪ page ∪ tab ∪ subtab.
 """
 
 from backend.registry.pages import ClientAction, PageConfig, Resolved, SubTabConfig, TabConfig

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from backend.errors import InvalidInput
+from backend.errors import invalid_input
 from backend.registry import ToolContext, ToolResult, tool
 from backend.stats import service
 from backend.stats.models import (
@@ -84,7 +84,7 @@ async def get_result_stats(params: ResultStatsInput, ctx: ToolContext) -> ToolRe
     context = ctx.page_context
     dataset = params.dataset or ("articles" if context.get("current_page") == "tablizer" or "query" in context
                                  else "trials")
-    try:
+    with invalid_input():
         if dataset == "trials":
             request: TrialStatsRequest | ArticleStatsRequest = TrialStatsRequest(
                 search=_trial_search(context), facets=params.facets or list(TRIAL_FACETS), filters=params.filters,
@@ -97,8 +97,6 @@ async def get_result_stats(params: ResultStatsInput, ctx: ToolContext) -> ToolRe
                       "date_end": context.get("date_end") or None}
             request = ArticleStatsRequest(search=search, facets=params.facets or list(ARTICLE_FACETS),
                                           filters=params.filters, limit=params.limit)
-    except ValidationError as exc:
-        raise InvalidInput.from_errors(exc.errors()) from None
     sources = ctx.require_sources()
     stats = (await service.trial_stats(sources, request) if isinstance(request, TrialStatsRequest)
              else await service.article_stats(sources, request))

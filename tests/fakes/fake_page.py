@@ -26,7 +26,6 @@ from backend.registry.builtins import load_builtins
 from tests.sse import Event, parse
 
 
-
 class TestCardData(BaseModel):
     title: str = Field(examples=["..."])
 

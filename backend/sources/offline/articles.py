@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from backend.errors import InvalidInput, NotFound
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, ArticleSummary, checked_pmid
-from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineIndex, aget_index
+from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineSource
 from backend.sources.offline.query import Columns, Node, QuerySyntaxError, parse_query, to_fts, to_text
 from backend.sources.pmc import FullText, FullTextMissing
 
@@ -61,17 +61,8 @@ def build_article_filter(params: ArticleSearchParams) -> tuple[list[str], list[s
     return where, args
 
 
-class OfflinePubMedService:
+class OfflinePubMedService(OfflineSource):
     """Same interface as `PubMedService`, over the embedded corpus."""
-
-    def __init__(self, index: OfflineIndex | None = None) -> None:
-        self._index = index  # None: the shared, lazily built index
-
-    async def _get_index(self) -> OfflineIndex:
-        return self._index or await aget_index()
-
-    async def aclose(self) -> None:
-        return None
 
     async def get_full_text(self, pmid: str) -> FullText | FullTextMissing:
         """The embedded corpus has abstracts, not full texts: say so, once the PMID is known to be real."""

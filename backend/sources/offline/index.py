@@ -269,3 +269,17 @@ def get_index() -> OfflineIndex:
 async def aget_index() -> OfflineIndex:
     """Like `get_index`, but the first open runs in a worker thread, off the event loop."""
     return _shared if _shared is not None else await asyncio.to_thread(get_index)
+
+
+class OfflineSource:
+    """Base of the offline services: the index they read (the shared, lazily built one unless given one),
+    and nothing to close."""
+
+    def __init__(self, index: OfflineIndex | None = None) -> None:
+        self._index = index
+
+    async def _get_index(self) -> OfflineIndex:
+        return self._index or await aget_index()
+
+    async def aclose(self) -> None:
+        return None

@@ -16,7 +16,7 @@ from typing import Any
 
 from backend.errors import InvalidInput, NotFound
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
-from backend.sources.offline.index import TRIAL_WEIGHTS, OfflineIndex, aget_index
+from backend.sources.offline.index import TRIAL_WEIGHTS, OfflineSource
 from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts
 from backend.sources.paging import decode_page_token, encode_page_token
 
@@ -85,17 +85,8 @@ def build_trial_filter(params: TrialSearchParams) -> tuple[str | None, list[str]
     return (" AND ".join(matches) if matches else None), where, args
 
 
-class OfflineClinicalTrialsService:
+class OfflineClinicalTrialsService(OfflineSource):
     """Same interface as `ClinicalTrialsService`, over the embedded corpus."""
-
-    def __init__(self, index: OfflineIndex | None = None) -> None:
-        self._index = index  # None: the shared, lazily built index
-
-    async def _get_index(self) -> OfflineIndex:
-        return self._index or await aget_index()
-
-    async def aclose(self) -> None:
-        return None
 
     async def search_trials(self, params: TrialSearchParams) -> TrialSearchPage:
         index = await self._get_index()
