@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 
-from backend.errors import InvalidInput, NotFound
+from backend.errors import InvalidInput
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, ArticleSummary, checked_pmid
 from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineSource
 from backend.sources.offline.query import Columns, Node, QuerySyntaxError, parse_query, to_fts, to_text
@@ -97,11 +97,8 @@ class OfflinePubMedService(OfflineSource):
     async def get_article(self, pmid: str) -> Article:
         index = await self._get_index()
         key = checked_pmid(pmid)
-        try:
-            return index.articles[key]
-        except KeyError:
-            raise NotFound(f"No PubMed article with PMID {key} in the offline corpus "
-                           f"({len(index.articles)} articles)") from None
+        return self._record(index.articles, key, f"No PubMed article with PMID {key} in the offline corpus "
+                                                 f"({len(index.articles)} articles)")
 
     async def get_articles(self, pmids: Sequence[str]) -> list[Article]:
         index = await self._get_index()

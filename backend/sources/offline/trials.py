@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from backend.errors import InvalidInput, NotFound
+from backend.errors import InvalidInput
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
 from backend.sources.offline.index import TRIAL_WEIGHTS, OfflineSource
 from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts
@@ -123,10 +123,7 @@ class OfflineClinicalTrialsService(OfflineSource):
     async def get_trial_by_nct_id(self, nct_id: str) -> TrialDetail:
         index = await self._get_index()
         key = checked_nct_id(nct_id)
-        try:
-            return index.trials[key]
-        except KeyError:
-            raise NotFound(f"No trial {key} in the offline corpus ({len(index.trials)} trials)") from None
+        return self._record(index.trials, key, f"No trial {key} in the offline corpus ({len(index.trials)} trials)")
 
     async def get_trials_by_nct_ids(self, nct_ids: Sequence[str]) -> list[TrialDetail]:
         index = await self._get_index()
