@@ -2,7 +2,6 @@
 import { useCallback, useMemo, useRef, useState, type FormEvent } from "react";
 import { api } from "../../api/client";
 import type { Article, ArticleSearchResponse } from "../../api/types";
-import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { plural, resultsSummary } from "../common/counts";
@@ -13,8 +12,8 @@ import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
-import { StatsScopeContext } from "../../charts/statsScope";
-import { StreamSelector, useStreamSelection } from "../common/streamSelection";
+import { ResultsLayout } from "../common/ResultsLayout";
+import { useStreamSelection } from "../common/streamSelection";
 import { usePageChat, useResultsUndo } from "../common/usePageChat";
 import { searchAccepted } from "../../state/undo";
 import { useUrlSync } from "../../state/urlState";
@@ -233,136 +232,132 @@ export function TablizerPage() {
   const first = total ? (page - 1) * size + 1 : 0;
 
   return (
-    <StatsScopeContext.Provider value={insights.scope}>
-    <WithChat binding={binding}>
-      <div className="page-columns">
-        <div className="page-content" data-testid="tablizer-page">
-          <h1 className="page-title">Tablizer</h1>
-          <StreamSelector
-            selection={streams}
-            loadLabel="Use its PubMed query"
-            canLoad={(s) => Boolean(s.settings?.pubmed_query)}
-            onLoad={(s) => setForm((f) => ({ ...f, query: s.settings.pubmed_query ?? f.query }))}
-          />
-          <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
-            <label className="grow">
-              Query
-              <input
-                data-testid="tablizer-query"
-                type="search"
-                value={form.query}
-                placeholder='e.g. EGFR[MeSH] AND "drug resistance"'
-                onChange={(e) => setForm({ ...form, query: e.target.value })}
-              />
-            </label>
-            <label>
-              From
-              <input data-testid="tablizer-date-start" type="date" value={form.dateStart} onChange={(e) => setForm({ ...form, dateStart: e.target.value })} />
-            </label>
-            <label>
-              To
-              <input data-testid="tablizer-date-end" type="date" value={form.dateEnd} onChange={(e) => setForm({ ...form, dateEnd: e.target.value })} />
-            </label>
-            <label>
-              Sort
-              <select data-testid="tablizer-sort" value={sort} onChange={(e) => setSort(e.target.value as ArticleSort)}>
-                <option value="relevance">Relevance</option>
-                <option value="date">Date</option>
-              </select>
-            </label>
-            <label>
-              Rows
-              <select data-testid="tablizer-page-size" value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
-                {PAGE_SIZES.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <button type="submit" className="primary" data-testid="tablizer-search" disabled={loading}>
-              {loading ? "Searching…" : "Search"}
-            </button>
-          </form>
-          {error && (
-            <p className="error-text" role="alert" data-testid="search-error">
-              {error}
-            </p>
-          )}
-          <SnapshotBar
-            snapshots={snapshots}
-            selectedId={selectedSnapshotId}
-            compare={compare}
-            comparison={comparison}
-            compareGroup={compareGroup}
-            canSave={Boolean(results && results.articles.length)}
-            onSave={saveSnapshot}
-            onSelect={(id) => {
-              setCompare(null);
-              setSelectedSnapshotId(id);
-            }}
-            onRelabel={(id, label) => setSnapshots((list) => list.map((s) => (s.id === id ? { ...s, label } : s)))}
-            onCompare={setCompare}
-            onCompareGroup={setCompareGroup}
-          />
-          <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
-          {rows.length > 0 && (
-            <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} />
-          )}
-          <p className="results-summary" data-testid="results-summary" aria-live="polite">
-            {comparison
-              ? `Comparing snapshots: ${plural(rows.length, "article")} in this group`
-              : viewedSnapshot
-                ? `Snapshot “${viewedSnapshot.label}”: ${plural(viewedSnapshot.articles.length, "article")} (query: ${viewedSnapshot.query})`
-                : results
-                  ? resultsSummary({
-                      total,
-                      first,
-                      loaded: results.articles.length,
-                      visible: rows.length,
-                      filtering: ai.columns.some((c) => c.filter),
-                      one: "result",
-                    })
-                  : "Search PubMed to fill the table."}
-          </p>
-          <AcceptedChange undo={undo} />
-          <FilterNotice ai={ai} visible={rows.length} loaded={baseRows.length} one="article" />
-          {live && results?.query_translation && (
-            <details className="small">
-              <summary>How PubMed read the query</summary>
-              <code>{results.query_translation}</code>
-            </details>
-          )}
-          {results && insights.panel}
-          {rows.length > 0 && (
-            <ArticleTable
-              rows={rows}
-              ai={ai}
-              selected={selected}
-              highlighted={highlighted}
-              onSelect={setSelected}
-              onOpen={(pmid) => void openArticle(pmid)}
-            />
-          )}
-          {live && results && total > size && (
-            <Pager
-              page={page}
-              total={total}
-              pageSize={size}
-              hasNext={page * size < total}
-              loading={loading}
-              onPrev={() => goToPage(page - 1)}
-              onNext={() => goToPage(page + 1)}
-            />
-          )}
-        </div>
-        {viewer && (
+    <ResultsLayout testId="tablizer-page" title="Tablizer" scope={insights.scope} binding={binding}
+      streams={{
+        selection: streams,
+        loadLabel: "Use its PubMed query",
+        canLoad: (s) => Boolean(s.settings?.pubmed_query),
+        onLoad: (s) => setForm((f) => ({ ...f, query: s.settings.pubmed_query ?? f.query })),
+      }}
+      detail={
+        viewer && (
           <DetailPanel title={`PMID ${viewer.id}`} onClose={close}>
             <ArticleDetail article={viewer.item} loading={viewer.loading} error={viewer.error} />
           </DetailPanel>
-        )}
-      </div>
-    </WithChat>
-    </StatsScopeContext.Provider>
+        )
+      }
+    >
+      <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
+        <label className="grow">
+          Query
+          <input
+            data-testid="tablizer-query"
+            type="search"
+            value={form.query}
+            placeholder='e.g. EGFR[MeSH] AND "drug resistance"'
+            onChange={(e) => setForm({ ...form, query: e.target.value })}
+          />
+        </label>
+        <label>
+          From
+          <input data-testid="tablizer-date-start" type="date" value={form.dateStart} onChange={(e) => setForm({ ...form, dateStart: e.target.value })} />
+        </label>
+        <label>
+          To
+          <input data-testid="tablizer-date-end" type="date" value={form.dateEnd} onChange={(e) => setForm({ ...form, dateEnd: e.target.value })} />
+        </label>
+        <label>
+          Sort
+          <select data-testid="tablizer-sort" value={sort} onChange={(e) => setSort(e.target.value as ArticleSort)}>
+            <option value="relevance">Relevance</option>
+            <option value="date">Date</option>
+          </select>
+        </label>
+        <label>
+          Rows
+          <select data-testid="tablizer-page-size" value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" className="primary" data-testid="tablizer-search" disabled={loading}>
+          {loading ? "Searching…" : "Search"}
+        </button>
+      </form>
+      {error && (
+        <p className="error-text" role="alert" data-testid="search-error">
+          {error}
+        </p>
+      )}
+      <SnapshotBar
+        snapshots={snapshots}
+        selectedId={selectedSnapshotId}
+        compare={compare}
+        comparison={comparison}
+        compareGroup={compareGroup}
+        canSave={Boolean(results && results.articles.length)}
+        onSave={saveSnapshot}
+        onSelect={(id) => {
+          setCompare(null);
+          setSelectedSnapshotId(id);
+        }}
+        onRelabel={(id, label) => setSnapshots((list) => list.map((s) => (s.id === id ? { ...s, label } : s)))}
+        onCompare={setCompare}
+        onCompareGroup={setCompareGroup}
+      />
+      <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
+      {rows.length > 0 && (
+        <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} />
+      )}
+      <p className="results-summary" data-testid="results-summary" aria-live="polite">
+        {comparison
+          ? `Comparing snapshots: ${plural(rows.length, "article")} in this group`
+          : viewedSnapshot
+            ? `Snapshot “${viewedSnapshot.label}”: ${plural(viewedSnapshot.articles.length, "article")} (query: ${viewedSnapshot.query})`
+            : results
+              ? resultsSummary({
+                  total,
+                  first,
+                  loaded: results.articles.length,
+                  visible: rows.length,
+                  filtering: ai.columns.some((c) => c.filter),
+                  one: "result",
+                })
+              : "Search PubMed to fill the table."}
+      </p>
+      <AcceptedChange undo={undo} />
+      <FilterNotice ai={ai} visible={rows.length} loaded={baseRows.length} one="article" />
+      {live && results?.query_translation && (
+        <details className="small">
+          <summary>How PubMed read the query</summary>
+          <code>{results.query_translation}</code>
+        </details>
+      )}
+      {results && insights.panel}
+      {rows.length > 0 && (
+        <ArticleTable
+          rows={rows}
+          ai={ai}
+          selected={selected}
+          highlighted={highlighted}
+          onSelect={setSelected}
+          onOpen={(pmid) => void openArticle(pmid)}
+        />
+      )}
+      {live && results && total > size && (
+        <Pager
+          page={page}
+          total={total}
+          pageSize={size}
+          hasNext={page * size < total}
+          loading={loading}
+          onPrev={() => goToPage(page - 1)}
+          onNext={() => goToPage(page + 1)}
+        />
+      )}
+    </ResultsLayout>
   );
 }

@@ -3,7 +3,6 @@ import { useCallback, useRef, useState } from "react";
 import { api } from "../../api/client";
 import type { TrialDetail, TrialSummary } from "../../api/types";
 import { TrialDetailView } from "../../cards/TrialDetailView";
-import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { resultsSummary } from "../common/counts";
@@ -14,8 +13,8 @@ import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
-import { StatsScopeContext } from "../../charts/statsScope";
-import { StreamSelector, useStreamSelection } from "../common/streamSelection";
+import { ResultsLayout } from "../common/ResultsLayout";
+import { useStreamSelection } from "../common/streamSelection";
 import { usePageChat, useResultsUndo } from "../common/usePageChat";
 import { searchAccepted } from "../../state/undo";
 import { describeTrialForm } from "./describeForm";
@@ -196,82 +195,15 @@ export function TrialScoutPage() {
   const first = (pageNumber - 1) * PAGE_SIZE + 1;
 
   return (
-    <StatsScopeContext.Provider value={insights.scope}>
-    <WithChat binding={binding}>
-      <div className="page-columns">
-        <div className="page-content" data-testid="trialscout-page">
-          <h1 className="page-title">TrialScout</h1>
-          <StreamSelector
-            selection={streams}
-            loadLabel="Use its trial search"
-            canLoad={(s) => Boolean(s.settings?.trial_search)}
-            onLoad={(s) => setForm(formFromSuggestion(s.settings.trial_search ?? {}))}
-          />
-          <TrialSearchForm
-            form={form}
-            loading={loading}
-            onChange={setForm}
-            onSubmit={() => {
-              undo.forget();
-              void search(form);
-            }}
-            onClear={() => setForm(emptyTrialForm)}
-          />
-          {error && (
-            <p className="error-text" role="alert" data-testid="search-error">
-              {error}
-            </p>
-          )}
-          <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
-          {rows.length > 0 && (
-            <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} />
-          )}
-          <p className="results-summary" data-testid="results-summary" aria-live="polite">
-            {results
-              ? resultsSummary({
-                  total: results.total,
-                  first,
-                  loaded: results.trials.length,
-                  visible: rows.length,
-                  filtering: ai.columns.some((c) => c.filter),
-                  one: "trial",
-                })
-              : "Search ClinicalTrials.gov to fill the table."}
-          </p>
-          <AcceptedChange undo={undo} />
-          <FilterNotice ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} one="trial" />
-          {results && insights.panel}
-          {results && results.trials.length === 0 && (
-            <p className="muted" data-testid="no-results-hint">
-              No trials match every filter. Try fewer filters: any phase or status, a broader condition, or
-              intervention synonyms.
-            </p>
-          )}
-          {rows.length > 0 && (
-            <TrialTable
-              rows={rows}
-              ai={ai}
-              sort={sort}
-              selected={selected}
-              highlighted={highlighted}
-              onSort={onSort}
-              onSelect={setSelected}
-              onOpen={(id) => void openTrial(id)}
-            />
-          )}
-          {results && (pageNumber > 1 || results.nextToken) && (
-            <Pager
-              page={pageNumber}
-              total={results.total}
-              pageSize={PAGE_SIZE}
-              hasNext={Boolean(results.nextToken)}
-              loading={loading}
-              onPrev={prevPage}
-              onNext={nextPage}
-            />
-          )}
-        </div>
-        {viewer && (
+    <ResultsLayout testId="trialscout-page" title="TrialScout" scope={insights.scope} binding={binding}
+      streams={{
+        selection: streams,
+        loadLabel: "Use its trial search",
+        canLoad: (s) => Boolean(s.settings?.trial_search),
+        onLoad: (s) => setForm(formFromSuggestion(s.settings.trial_search ?? {})),
+      }}
+      detail={
+        viewer && (
           <DetailPanel title={viewer.id} onClose={close}>
             {viewer.item ? (
               <TrialDetailView data={viewer.item} onEntity={binding.onEntity} />
@@ -285,9 +217,72 @@ export function TrialScoutPage() {
               </p>
             )}
           </DetailPanel>
-        )}
-      </div>
-    </WithChat>
-    </StatsScopeContext.Provider>
+        )
+      }
+    >
+      <TrialSearchForm
+        form={form}
+        loading={loading}
+        onChange={setForm}
+        onSubmit={() => {
+          undo.forget();
+          void search(form);
+        }}
+        onClear={() => setForm(emptyTrialForm)}
+      />
+      {error && (
+        <p className="error-text" role="alert" data-testid="search-error">
+          {error}
+        </p>
+      )}
+      <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
+      {rows.length > 0 && (
+        <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} />
+      )}
+      <p className="results-summary" data-testid="results-summary" aria-live="polite">
+        {results
+          ? resultsSummary({
+              total: results.total,
+              first,
+              loaded: results.trials.length,
+              visible: rows.length,
+              filtering: ai.columns.some((c) => c.filter),
+              one: "trial",
+            })
+          : "Search ClinicalTrials.gov to fill the table."}
+      </p>
+      <AcceptedChange undo={undo} />
+      <FilterNotice ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} one="trial" />
+      {results && insights.panel}
+      {results && results.trials.length === 0 && (
+        <p className="muted" data-testid="no-results-hint">
+          No trials match every filter. Try fewer filters: any phase or status, a broader condition, or
+          intervention synonyms.
+        </p>
+      )}
+      {rows.length > 0 && (
+        <TrialTable
+          rows={rows}
+          ai={ai}
+          sort={sort}
+          selected={selected}
+          highlighted={highlighted}
+          onSort={onSort}
+          onSelect={setSelected}
+          onOpen={(id) => void openTrial(id)}
+        />
+      )}
+      {results && (pageNumber > 1 || results.nextToken) && (
+        <Pager
+          page={pageNumber}
+          total={results.total}
+          pageSize={PAGE_SIZE}
+          hasNext={Boolean(results.nextToken)}
+          loading={loading}
+          onPrev={prevPage}
+          onNext={nextPage}
+        />
+      )}
+    </ResultsLayout>
   );
 }
