@@ -53,7 +53,7 @@ def describe_event_streams(app: FastAPI) -> None:
 
 def payload_components(payload_types: Iterable[PayloadType]) -> dict[str, Any]:
     """The OpenAPI components that describe every payload type (see the module docstring)."""
-    declared = list(payload_types)
+    declared = sorted(payload_types, key=lambda p: p.name)  # not import order: the document must be stable
     # Built at runtime from the registry, so typed loosely: each member is `{type: Literal[name], data: model}`.
     members: Any = tuple(create_model(f"{p.model.__name__}Payload", __base__=BaseModel,
                                       type=(Literal[p.name], ...), data=(p.model, ...))  # type: ignore[arg-type]

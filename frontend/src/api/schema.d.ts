@@ -703,7 +703,7 @@ export interface components {
              */
             type: "boolean" | "text";
         };
-        AnyPayload: components["schemas"]["SchemaProposalPayload"] | components["schemas"]["ValidationResultsPayload"] | components["schemas"]["RetrievalProposalPayload"] | components["schemas"]["QuerySuggestionPayload"] | components["schemas"]["FilterSuggestionPayload"] | components["schemas"]["ChatInstructionsSuggestionPayload"] | components["schemas"]["PubMedQuerySuggestionPayload"] | components["schemas"]["TrialSearchSuggestionPayload"] | components["schemas"]["AIColumnSuggestionPayload"] | components["schemas"]["TrialDetailPayload"] | components["schemas"]["TrialSearchResultsPayload"] | components["schemas"]["PubMedSearchResultsPayload"] | components["schemas"]["ChartSuggestionPayload"];
+        AnyPayload: components["schemas"]["AIColumnSuggestionPayload"] | components["schemas"]["ChartSuggestionPayload"] | components["schemas"]["ChatInstructionsSuggestionPayload"] | components["schemas"]["FilterSuggestionPayload"] | components["schemas"]["PubMedQuerySuggestionPayload"] | components["schemas"]["PubMedSearchResultsPayload"] | components["schemas"]["QuerySuggestionPayload"] | components["schemas"]["RetrievalProposalPayload"] | components["schemas"]["SchemaProposalPayload"] | components["schemas"]["TrialDetailPayload"] | components["schemas"]["TrialSearchResultsPayload"] | components["schemas"]["TrialSearchSuggestionPayload"] | components["schemas"]["ValidationResultsPayload"];
         /** Arm */
         Arm: {
             /** Description */
@@ -1489,7 +1489,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        PayloadTypeName: "schema_proposal" | "validation_results" | "retrieval_proposal" | "query_suggestion" | "filter_suggestion" | "chat_instructions_suggestion" | "pubmed_query_suggestion" | "trial_search_suggestion" | "ai_column_suggestion" | "trial_details" | "trial_search_results" | "pubmed_search_results" | "chart";
+        PayloadTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "pubmed_query_suggestion" | "pubmed_search_results" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "trial_details" | "trial_search_results" | "trial_search_suggestion" | "validation_results";
         /** PayloadTypeRead */
         PayloadTypeRead: {
             /** Description */
@@ -2092,7 +2092,7 @@ export interface components {
             value: string;
         };
         /** @enum {string} */
-        SuggestionTypeName: "schema_proposal" | "retrieval_proposal" | "query_suggestion" | "filter_suggestion" | "chat_instructions_suggestion" | "pubmed_query_suggestion" | "trial_search_suggestion" | "ai_column_suggestion" | "chart";
+        SuggestionTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "pubmed_query_suggestion" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "trial_search_suggestion";
         /** TabRead */
         TabRead: {
             /** Payloads */
