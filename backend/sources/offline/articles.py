@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 
 from backend.errors import InvalidInput
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, ArticleSummary, checked_pmid
-from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineSource
+from backend.sources.offline.index import ARTICLE_WEIGHTS
 from backend.sources.offline.query import Columns, Node, QuerySyntaxError, parse_query, to_fts, to_text
+from backend.sources.offline.source import OfflineSource
 from backend.sources.pmc import FullText, FullTextMissing
 
 _TIAB = ("title", "abstract")

@@ -31,7 +31,6 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 from tqdm import tqdm
 
-from backend.errors import NotFound
 from backend.sources import ctgov_records, models, pubmed_records
 from backend.sources.ctgov_records import age_in_years
 from backend.sources.models import Article, TrialDetail, TrialSummary
@@ -270,28 +269,3 @@ def get_index() -> OfflineIndex:
 async def aget_index() -> OfflineIndex:
     """Like `get_index`, but the first open runs in a worker thread, off the event loop."""
     return _shared if _shared is not None else await asyncio.to_thread(get_index)
-
-
-R = TypeVar("R")
-
-
-class OfflineSource:
-    """Base of the offline services: the index they read (the shared, lazily built one unless given one),
-    and nothing to close."""
-
-    def __init__(self, index: OfflineIndex | None = None) -> None:
-        self._index = index
-
-    async def _get_index(self) -> OfflineIndex:
-        return self._index or await aget_index()
-
-    async def aclose(self) -> None:
-        return None
-
-    @staticmethod
-    def _record(records: Mapping[str, R], key: str, missing: str) -> R:
-        """The record with this id, or NotFound saying `missing`."""
-        try:
-            return records[key]
-        except KeyError:
-            raise NotFound(missing) from None

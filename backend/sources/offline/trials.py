@@ -16,8 +16,9 @@ from typing import Any
 
 from backend.errors import InvalidInput
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
-from backend.sources.offline.index import TRIAL_WEIGHTS, OfflineSource
+from backend.sources.offline.index import TRIAL_WEIGHTS
 from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts
+from backend.sources.offline.source import OfflineSource
 from backend.sources.paging import decode_page_token, encode_page_token
 
 # Essie AREA[...] piece names and a few PubMed-style tags, mapped to index columns.
