@@ -103,5 +103,7 @@ export type InstructionDiff = Schemas["DiffRead"];
 // ---- the shell ---------------------------------------------------------------------
 
 export type User = Schemas["UserRead"];
+/** `GET /api/auth/session`: who is signed in, or `{user: null}`. */
+export type Session = Schemas["SessionRead"];
 export type Health = Schemas["HealthRead"];
 export type PromptPreview = Schemas["PromptPreview"];
