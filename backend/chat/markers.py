@@ -22,13 +22,12 @@ import re
 import reprlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
 import jsonschema
-from pydantic import Field, TypeAdapter
 
-from backend.agent.schemas import SuggestedAction, SuggestedValue
-from backend.registry import Omitted
+from backend.payloads.suggestions import ACTION_DATA_SCHEMA as ACTION_DATA_SCHEMA  # re-exported for chat/actions
+from backend.payloads.suggestions import ACTIONS_SCHEMA, VALUES_SCHEMA
 
 SUGGESTED_VALUES = "SUGGESTED_VALUES:"
 SUGGESTED_ACTIONS = "SUGGESTED_ACTIONS:"
@@ -39,31 +38,7 @@ MAX_MESSAGE_MARKER_BYTES = 128 * 1024  # all the cards of one answer together
 DEFAULT_MAX_STRING = 4000  # characters, for a string field whose schema sets no maxLength
 MAX_ERROR_CHARS = 200
 
-# Flat: what a client handler needs is a few ids or names.
-ActionData = Annotated[dict[Annotated[str, Field(max_length=64)], Annotated[str, Field(max_length=1000)] | float
-                            | bool | None], Field(max_length=16)]
-
-
-class OfferedValue(SuggestedValue):
-    """A `SUGGESTED_VALUES` item as the model may write it."""
-
-    label: str = Field(min_length=1, max_length=80)
-    value: str = Field(min_length=1, max_length=2000)
-
-
-class OfferedAction(SuggestedAction):
-    """A `SUGGESTED_ACTIONS` item as the model may write it."""
-
-    label: str = Field(min_length=1, max_length=80)
-    action: str = Field(min_length=1, max_length=100)
-    data: ActionData | Omitted = None
-
-
-ACTION_DATA_SCHEMA: dict[str, Any] = TypeAdapter(ActionData).json_schema()
-SUGGESTION_SCHEMAS: dict[str, dict[str, Any]] = {
-    SUGGESTED_VALUES: TypeAdapter(Annotated[list[OfferedValue], Field(max_length=8)]).json_schema(),
-    SUGGESTED_ACTIONS: TypeAdapter(Annotated[list[OfferedAction], Field(max_length=6)]).json_schema(),
-}
+SUGGESTION_SCHEMAS: dict[str, dict[str, Any]] = {SUGGESTED_VALUES: VALUES_SCHEMA, SUGGESTED_ACTIONS: ACTIONS_SCHEMA}
 
 _INDENT = re.compile(r"[ \t]*")
 _FENCE_LINE_END = re.compile(r"```[a-zA-Z]*[ \t]*\Z")  # searched with endpos = the line's end
