@@ -22,7 +22,8 @@ HTTP errors (unknown route, 405, unparseable body) in it; routes declare it with
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from http import HTTPStatus
 from typing import Any
 
@@ -127,6 +128,16 @@ class InvalidInput(AppError):
         """A pydantic ValidationError's `errors()` as one 422, located under `prefix` (e.g. ("query",))."""
         items = error_items(errors, prefix)
         return cls(readable(items), items)
+
+
+@contextmanager
+def invalid_input(prefix: tuple[str, ...] = ()) -> Iterator[None]:
+    """A pydantic ValidationError raised inside the block leaves it as one `InvalidInput` (422), located under
+    `prefix`: for models a route or tool builds from its input itself."""
+    try:
+        yield
+    except ValidationError as exc:
+        raise InvalidInput.from_errors(exc.errors(), prefix) from None
 
 
 class TooManyRequests(AppError):

@@ -9,12 +9,13 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from pydantic import BaseModel
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -32,10 +33,11 @@ from backend.db.session import Database
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
 from backend.observability.setup import install as install_observability
-from backend.openapi import describe_event_streams
+from backend.openapi import describe_event_streams, describe_payloads
 from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
 from backend.quotas import Quotas
+from backend.registry import REGISTRY
 from backend.registry.builtins import load_builtins
 from backend.routing import OneHopRoute
 from backend.sources import close_sources, get_sources
@@ -108,15 +110,37 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         app.include_router(router)
     install_observability(app, settings, db)  # /metrics, /api/admin/usage, request ids and counts, tracing
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document
+    describe_payloads(app, REGISTRY.payloads.values())  # the payload models the cards render
 
-    app.add_api_route("/api/health", health, methods=["GET"])
+    app.add_api_route("/api/health", health, methods=["GET"], response_model_exclude_none=True)
     app.add_api_route("/{path:path}", spa, methods=["GET"], include_in_schema=False)  # last: the fallback
     return app
 
 
+class LlmInfo(BaseModel):
+    mode: str
+    model: str
+    label: str
+
+
+class SourcesInfo(BaseModel):
+    mode: Literal["offline", "live"]
+    trials: str
+    pubmed: str
+    ncbi_api_key: bool | None = None  # live only
+    pubmed_requests_per_second: int | None = None  # live only
+
+
+class HealthRead(BaseModel):
+    status: Literal["ok", "degraded"]
+    database: str  # "ok" or "unreachable: <what>"
+    llm: LlmInfo
+    sources: SourcesInfo
+
+
 # Endpoints are module-level functions: FastAPI keeps the callables it has classified in a process-wide
 # cache, so an endpoint closed over its app would keep every app a process ever built alive.
-def health(request: Request) -> dict[str, Any]:
+def health(request: Request) -> HealthRead:
     state = request.app.state
     try:
         with state.db.session() as s:
@@ -124,8 +148,8 @@ def health(request: Request) -> dict[str, Any]:
         database = "ok"
     except Exception as exc:  # health reports, it does not fail
         database = f"unreachable: {type(exc).__name__}"
-    return {"status": "ok" if database == "ok" else "degraded", "database": database,
-            "llm": state.llm.describe(), "sources": state.sources.describe()}
+    return HealthRead(status="ok" if database == "ok" else "degraded", database=database,
+                      llm=LlmInfo(**state.llm.describe()), sources=SourcesInfo(**state.sources.describe()))
 
 
 def _error_handlers(app: FastAPI) -> None:

@@ -5,14 +5,22 @@ union with `event_stream` (so every event model is in `components.schemas`), fil
 `text/event-stream`: each frame's `data` is one member of the union. The frontend commits the document
 (`frontend/src/api/openapi.json`) and generates `schema.d.ts` from it (`make types` does both);
 `tests/api/test_openapi.py` and `npm test` fail when either falls behind.
+
+Payloads travel inside a `Card` (`data: Any`), so no route names their models; `describe_payloads` adds
+them: `AnyPayload`, a union of `{type, data}` discriminated by the payload type's name, and the names of
+all payload types (`PayloadTypeName`) and of those the user accepts or dismisses (`SuggestionTypeName`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any, Literal, Union
 
 from fastapi import FastAPI
+from pydantic import BaseModel, Field, TypeAdapter, create_model
+
+from backend.registry import PayloadType
+from backend.registry.payloads import PayloadSchema
 
 EVENT_STREAM = "text/event-stream"
 
@@ -38,6 +46,38 @@ def describe_event_streams(app: FastAPI) -> None:
                 content = operation.get("responses", {}).get("200", {}).get("content", {})
                 if content.get(EVENT_STREAM) == {} and "application/json" in content:
                     content[EVENT_STREAM] = content.pop("application/json")
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def payload_components(payload_types: Iterable[PayloadType]) -> dict[str, Any]:
+    """The OpenAPI components that describe every payload type (see the module docstring)."""
+    declared = sorted(payload_types, key=lambda p: p.name)  # not import order: the document must be stable
+    # Built at runtime from the registry, so typed loosely: each member is `{type: Literal[name], data: model}`.
+    members: Any = tuple(create_model(f"{p.model.__name__}Payload", __base__=BaseModel,
+                                      type=(Literal[p.name], ...), data=(p.model, ...))  # type: ignore[arg-type]
+                         for p in declared)
+    union: Any = Annotated[Union[members], Field(discriminator="type")]  # noqa: UP007
+    schema = TypeAdapter(union).json_schema(ref_template="#/components/schemas/{model}", mode="serialization",
+                                            schema_generator=PayloadSchema)
+    components: dict[str, Any] = schema.pop("$defs", {})
+    components["AnyPayload"] = schema
+    components["PayloadTypeName"] = {"type": "string", "enum": [p.name for p in declared]}
+    components["SuggestionTypeName"] = {"type": "string", "enum": [p.name for p in declared if p.suggestion]}
+    return components
+
+
+def describe_payloads(app: FastAPI, payload_types: Iterable[PayloadType]) -> None:
+    """Make `app.openapi()` carry `payload_components` (a model FastAPI generated already is kept)."""
+    components = payload_components(payload_types)
+    build: Callable[[], dict[str, Any]] = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        document = build()
+        schemas = document.setdefault("components", {}).setdefault("schemas", {})
+        for name, schema in components.items():
+            schemas.setdefault(name, schema)
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import ValidationError
 
 from backend.auth.deps import CurrentUser
 from backend.deps import SourcesDep
-from backend.errors import InvalidInput, error_responses
+from backend.errors import error_responses, invalid_input
 from backend.routing import OneHopRoute
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, checked_pmid
 
@@ -20,11 +19,9 @@ router = APIRouter(prefix="/api/articles", tags=["articles"], responses=error_re
 async def search(sources: SourcesDep, user: CurrentUser, q: str = "", date_start: str | None = None,
                  date_end: str | None = None, sort: str = "relevance", page: int = 1,
                  page_size: int = 20) -> ArticleSearchPage:
-    try:
+    with invalid_input(prefix=("query",)):
         params = ArticleSearchParams(query=q, date_start=date_start or None, date_end=date_end or None,
                                      sort=sort, page=page, page_size=page_size)
-    except ValidationError as exc:
-        raise InvalidInput.from_errors(exc.errors(), prefix=("query",)) from None
     return await sources.pubmed.search_articles(params)
 
 

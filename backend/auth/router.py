@@ -15,6 +15,16 @@ from backend.routing import OneHopRoute
 router = APIRouter(prefix="/api/auth", tags=["auth"], route_class=OneHopRoute)
 
 
+class UserRead(BaseModel):
+    id: int
+    username: str
+    role: str
+
+
+class SessionRead(BaseModel):
+    user: UserRead | None
+
+
 class LoginRequest(BaseModel):
     username: str = Field(min_length=1, max_length=80)
     password: str = Field(min_length=1, max_length=200)
@@ -26,7 +36,7 @@ def _cookie_secure(request: Request) -> bool:
     return bool(request.app.state.settings.cookie_secure) or request.url.scheme == "https"
 
 
-@router.post("/login", response_model=dict[str, Any], responses=error_responses(400, 401, 422, 429))
+@router.post("/login", response_model=UserRead, responses=error_responses(400, 401, 422, 429))
 def login(body: LoginRequest, response: Response, request: Request, db: DbDep) -> Any:
     policy = throttle.LoginPolicy.from_settings(request.app.state.settings)
     address = request.client.host if request.client else "unknown"
@@ -52,19 +62,19 @@ def logout(request: Request, response: Response, db: DbDep) -> dict[str, bool]:
 
 
 @router.get("/session")
-def current_session(request: Request, db: DbDep) -> dict[str, Any]:
+def current_session(request: Request, db: DbDep) -> SessionRead:
     """Who is signed in, or `{"user": null}`: lets a page decide between login and app without a 401."""
     token = session_token(request)
     if not token:
-        return {"user": None}
+        return SessionRead(user=None)
     with db.session() as s:
         try:
             user: service.CurrentUserInfo | None = service.user_for_token(s, token)
         except Unauthorized:
             user = None
-    return {"user": user.public() if user else None}
+    return SessionRead(user=UserRead.model_validate(user.public()) if user else None)
 
 
 @router.get("/me", responses=error_responses(401))
-async def me(user: CurrentUser) -> dict[str, Any]:
-    return user.public()
+async def me(user: CurrentUser) -> UserRead:
+    return UserRead.model_validate(user.public())

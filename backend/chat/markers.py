@@ -26,6 +26,9 @@ from typing import Any
 
 import jsonschema
 
+from backend.payloads.suggestions import ACTION_DATA_SCHEMA as ACTION_DATA_SCHEMA  # re-exported for chat/actions
+from backend.payloads.suggestions import ACTIONS_SCHEMA, VALUES_SCHEMA
+
 SUGGESTED_VALUES = "SUGGESTED_VALUES:"
 SUGGESTED_ACTIONS = "SUGGESTED_ACTIONS:"
 
@@ -35,22 +38,7 @@ MAX_MESSAGE_MARKER_BYTES = 128 * 1024  # all the cards of one answer together
 DEFAULT_MAX_STRING = 4000  # characters, for a string field whose schema sets no maxLength
 MAX_ERROR_CHARS = 200
 
-ACTION_DATA_SCHEMA: dict[str, Any] = {  # flat: what a client handler needs is a few ids or names
-    "type": "object", "maxProperties": 16, "propertyNames": {"maxLength": 64},
-    "additionalProperties": {"type": ["string", "number", "boolean", "null"], "maxLength": 1000}}
-
-SUGGESTION_SCHEMAS: dict[str, dict[str, Any]] = {
-    SUGGESTED_VALUES: {"type": "array", "maxItems": 8, "items": {
-        "type": "object", "required": ["label", "value"], "properties": {
-            "label": {"type": "string", "minLength": 1, "maxLength": 80},
-            "value": {"type": "string", "minLength": 1, "maxLength": 2000}}}},
-    SUGGESTED_ACTIONS: {"type": "array", "maxItems": 6, "items": {
-        "type": "object", "required": ["label", "action", "handler"], "properties": {
-            "label": {"type": "string", "minLength": 1, "maxLength": 80},
-            "action": {"type": "string", "minLength": 1, "maxLength": 100},
-            "handler": {"enum": ["client", "server"]},
-            "data": ACTION_DATA_SCHEMA}}},
-}
+SUGGESTION_SCHEMAS: dict[str, dict[str, Any]] = {SUGGESTED_VALUES: VALUES_SCHEMA, SUGGESTED_ACTIONS: ACTIONS_SCHEMA}
 
 _INDENT = re.compile(r"[ \t]*")
 _FENCE_LINE_END = re.compile(r"```[a-zA-Z]*[ \t]*\Z")  # searched with endpos = the line's end

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
-from backend.agent.schemas import ChatEvent
+from backend.agent.schemas import ChatEvent, StreamRef
 from backend.auth.deps import AdminUser, CurrentUser, SessionToken, authenticate
 from backend.chat.begin import ChatRequest
 from backend.chat.prompt import prepare_prompt
@@ -33,6 +33,19 @@ async def chat_service(request: Request) -> ChatService:
 
 
 ChatDep = Annotated[ChatService, Depends(chat_service)]
+
+
+class PromptPreview(BaseModel):
+    """What a turn with this context would be told, for the stream editor's preview."""
+
+    system_prompt: str
+    system_blocks: list[dict[str, Any]]  # the Messages API `system` value
+    page_context: str
+    notices: list[str]
+    stream: StreamRef | None
+    page: str | None
+    tools: list[str]
+    payloads: list[str]
 
 
 class PromptPreviewRequest(BaseModel):
@@ -86,7 +99,7 @@ def models(user: CurrentUser, chat: ChatDep) -> ChatModels:
 @router.get("/prompt-preview")
 def prompt_preview(user: AdminUser, db: DbDep, page: str | None = None, tab: str | None = None,
                    subtab: str | None = None, stream_id: DbId | None = None,
-                   draft: str | None = None) -> dict[str, Any]:
+                   draft: str | None = None) -> PromptPreview:
     """The exact system prompt, the turn's page context and the resolved tools/payloads a turn with this
     context would use: the context `{current_page: page, active_tab: tab, active_subtab: subtab,
     stream_id}` (absent values left out), with `draft` as its `stream_draft_instructions`."""
@@ -96,16 +109,16 @@ def prompt_preview(user: AdminUser, db: DbDep, page: str | None = None, tab: str
 
 
 @router.post("/prompt-preview", responses=error_responses(400))
-def prompt_preview_for_context(body: PromptPreviewRequest, user: AdminUser, db: DbDep) -> dict[str, Any]:
+def prompt_preview_for_context(body: PromptPreviewRequest, user: AdminUser, db: DbDep) -> PromptPreview:
     """The same for a full chat `context` (page state, `stream_draft_instructions`…)."""
     return _preview(db, body.context)
 
 
-def _preview(db: Database, context: dict[str, Any]) -> dict[str, Any]:
+def _preview(db: Database, context: dict[str, Any]) -> PromptPreview:
     with db.session() as s:
         prompt = prepare_prompt(s, context)
     system, resolved = prompt.system, prompt.resolved
-    return {"system_prompt": system.text, "system_blocks": system.blocks(),
-            "page_context": system.page_context, "notices": prompt.notices,
-            "stream": prompt.stream, "page": resolved.page.page if resolved.page else None,
-            "tools": resolved.tool_names, "payloads": resolved.payload_names}
+    return PromptPreview(system_prompt=system.text, system_blocks=system.blocks(), page_context=system.page_context,
+                         notices=prompt.notices, stream=prompt.stream,
+                         page=resolved.page.page if resolved.page else None,
+                         tools=resolved.tool_names, payloads=resolved.payload_names)

@@ -3,31 +3,33 @@ charts panel). The tray draws it from the statistics route, so the figures are t
 
 from __future__ import annotations
 
-from backend.registry import PayloadType, register_payload_type
-from backend.stats.models import ARTICLE_FACETS, TRIAL_FACETS
+from typing import Annotated, Literal, get_args
 
-CHART_KINDS = ("bar", "stacked_bar", "pie", "donut", "histogram", "timeline", "map")
+from pydantic import BaseModel, ConfigDict, Field
+
+from backend.registry import Omitted, payload_type
+from backend.stats.models import ARTICLE_FACETS, TRIAL_FACETS, ArticleFacet, TrialFacet
+
+ChartKind = Literal["bar", "stacked_bar", "pie", "donut", "histogram", "timeline", "map"]
+CHART_KINDS = get_args(ChartKind)
 FACETS = (*TRIAL_FACETS, *ARTICLE_FACETS)
+Facet = TrialFacet | ArticleFacet
+FilterValues = Annotated[list[Annotated[str, Field(max_length=300)]], Field(min_length=1, max_length=20)]
 
-register_payload_type(PayloadType(
-    name="chart",
-    description="A chart of the current results (facet counts over the whole result set)",
-    source="llm",
-    parse_marker="CHART:",
-    llm_instructions=f"""CHART - when the user asks to see a breakdown, distribution or chart of the results \
+
+@payload_type(
+    "chart", "A chart of the current results (facet counts over the whole result set)", marker="CHART:",
+    suggestion=True, when="""when the user asks to see a breakdown, distribution or chart of the results \
 ("show me the phase breakdown", "which countries?"). The page draws it from the whole result set of its \
-current search; call get_result_stats first when you want to discuss the numbers.
-
-CHART: {{"kind": "bar", "facet": "phase", "title": "Trials by phase", "filters": {{"status": ["RECRUITING"]}}}}
-
-kind: {", ".join(CHART_KINDS)} (map only for country; stacked_bar needs "stack_by", another facet).
+current search; call get_result_stats first when you want to discuss the numbers.""",
+    notes=f"""kind: {", ".join(CHART_KINDS)} (map only for country; stacked_bar needs "stack_by", another facet).
 facet on TrialScout: {", ".join(TRIAL_FACETS)}; on Tablizer: {", ".join(ARTICLE_FACETS)}.
-filters (optional) narrow the counted records: facet -> list of values as registered (e.g. PHASE3).""",
-    schema={"type": "object", "required": ["kind", "facet"], "additionalProperties": False, "properties": {
-        "kind": {"enum": list(CHART_KINDS)},
-        "facet": {"enum": list(FACETS)},
-        "stack_by": {"enum": list(FACETS)},
-        "title": {"type": "string", "maxLength": 200},
-        "filters": {"type": "object", "maxProperties": 6, "additionalProperties": {
-            "type": "array", "minItems": 1, "maxItems": 20, "items": {"type": "string", "maxLength": 300}}}}},
-))
+filters (optional) narrow the counted records: facet -> list of values as registered (e.g. PHASE3).""")
+class ChartSuggestion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: ChartKind = Field(examples=["bar"])
+    facet: Facet = Field(examples=["phase"])
+    stack_by: Facet | Omitted = Field(None, description="another facet (stacked_bar only)")
+    title: str | Omitted = Field(None, max_length=200, examples=["Trials by phase"])
+    filters: Annotated[dict[str, FilterValues], Field(max_length=6)] | Omitted = Field(
+        None, examples=[{"status": ["RECRUITING"]}])

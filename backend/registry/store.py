@@ -6,13 +6,20 @@ The definition modules (`payloads`, `tools`, `pages`) know nothing of the store;
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import inspect
+import typing
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from backend.registry.pages import PageConfig, Resolved, page_references
-from backend.registry.payloads import PayloadType
-from backend.registry.tools import ToolConfig
+from backend.registry.payloads import PAYLOAD_NAMES, PayloadType
+from backend.registry.tools import Executor, ToolConfig
+
+M = TypeVar("M", bound=type[BaseModel])
+E = TypeVar("E", bound=Executor)
 
 
 class RegistryError(RuntimeError):
@@ -64,6 +71,41 @@ def register_payload_type(payload_type: PayloadType) -> PayloadType:
 def register_tool(tool: ToolConfig) -> ToolConfig:
     REGISTRY.add("tools", tool.name, tool)
     return tool
+
+
+def payload_type(name: str, description: str, *, marker: str | None = None, when: str | None = None,
+                 notes: str | None = None, is_global: bool = False, suggestion: bool = False) -> Callable[[M], M]:
+    """Declare a payload type by decorating its model. With a `marker` the model writes it (source "llm"),
+    without one a tool returns it (source "tool")."""
+
+    def declare(model: M) -> M:
+        register_payload_type(PayloadType(
+            name=name, description=description, source="llm" if marker else "tool", model=model,
+            is_global=is_global, parse_marker=marker, when=when, notes=notes, suggestion=suggestion))
+        PAYLOAD_NAMES[model] = name
+        return model
+
+    return declare
+
+
+def tool(*, is_global: bool = True, payload: type[BaseModel] | None = None) -> Callable[[E], E]:
+    """Declare a tool by decorating its executor: the function's name is the tool's, its docstring the
+    description the model reads, its first parameter's type the input model; `payload` is the model of
+    the payload its results carry."""
+
+    def declare(executor: E) -> E:
+        hints = typing.get_type_hints(executor)
+        first = next(iter(inspect.signature(executor).parameters))
+        if executor.__doc__ is None:
+            raise RegistryError(f"tool {executor.__name__!r} has no docstring to describe it")
+        if payload is not None and payload not in PAYLOAD_NAMES:
+            raise RegistryError(f"tool {executor.__name__!r} carries {payload.__name__}, not a declared payload")
+        register_tool(ToolConfig(
+            name=executor.__name__, description=" ".join(executor.__doc__.split()), input_model=hints[first],
+            executor=executor, is_global=is_global, payload_type=PAYLOAD_NAMES[payload] if payload else None))
+        return executor
+
+    return declare
 
 
 def register_page(page: PageConfig) -> PageConfig:

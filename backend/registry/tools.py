@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ToolResult:
     text: str
-    # {"type": <payload type name>, "data": {...}}: full data for the UI; `text` is what the model reads.
+    # Full data for the UI (`text` is what the model reads): {"type": <payload type name>, "data": {...}},
+    # built from a declared payload model by `card_of`.
     payload: dict[str, Any] | None = None
     is_error: bool = False
 

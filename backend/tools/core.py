@@ -6,7 +6,7 @@ import json
 
 from pydantic import BaseModel, Field
 
-from backend.registry import ToolConfig, ToolContext, register_tool
+from backend.registry import ToolContext, tool
 
 MAX_STAGED_RETURN = 100
 
@@ -20,8 +20,10 @@ class StagedItemsInput(BaseModel):
     contains: str = Field("", max_length=500, description="Case-insensitive text the field must contain")
 
 
+@tool(is_global=False)
 async def get_staged_items(params: StagedItemsInput, ctx: ToolContext) -> str:
-    """Read items the page sent that were kept out of the prompt: by ids, by range, or by a field filter."""
+    """Read the items the user has loaded on the page that were not all listed in the page context (the
+    holding pen). Select by ids, by index range, or by a field that contains a value. Returns JSON lines."""
     kind = params.kind
     items = ctx.staged.get(kind)
     if items is None:
@@ -41,13 +43,3 @@ async def get_staged_items(params: StagedItemsInput, ctx: ToolContext) -> str:
               f"{start + len(window) - 1 if window else start} (at most {MAX_STAGED_RETURN} per call).")
     return header + "\n" + "\n".join(json.dumps(i, ensure_ascii=False) for i in window)
 
-
-register_tool(ToolConfig(
-    name="get_staged_items",
-    description=("Read the items the user has loaded on the page that were not all listed in the page "
-                 "context (the holding pen). Select by ids, by index range, or by a field that contains "
-                 "a value. Returns JSON lines."),
-    input_model=StagedItemsInput,
-    executor=get_staged_items,
-    is_global=False,
-))

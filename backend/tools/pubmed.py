@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 
 from pydantic import BaseModel, Field
 
-from backend.registry import ToolConfig, ToolContext, ToolProgress, ToolResult, register_tool
+from backend.payloads.research import ArticleBrief, PubMedSearchResults
+from backend.registry import ToolContext, ToolProgress, ToolResult, card_of, tool
 from backend.sources.models import Article, ArticleSearchParams, checked_pmid
 from backend.sources.pmc import FullTextMissing, Section
 from backend.text import clip
@@ -38,20 +39,23 @@ class FullTextInput(PmidInput):
                                          "(case-insensitive), e.g. ['methods', 'results']; all by default")
 
 
+@tool(payload=PubMedSearchResults)
 async def search_pubmed(search: SearchPubMedInput, ctx: ToolContext) -> AsyncIterator[ToolProgress | ToolResult]:
+    """Search PubMed for research articles. Supports PubMed syntax (MeSH tags, AND/OR/NOT, quotes)."""
     yield ToolProgress(stage="searching", message="Searching PubMed…", progress=0.3)
     page = await ctx.require_sources().pubmed.search_articles(search)
     lines = [f"PubMed search {search.query!r}: {page.total_count} articles match; showing {len(page.articles)}."]
     if page.query_translation:
         lines.append(f"Query as run: {page.query_translation}")
     lines += [article_line(a) for a in page.articles]
-    yield ToolResult(text="\n".join(lines), payload={"type": "pubmed_search_results", "data": {
-        "query": search.query, "total_count": page.total_count, "query_translation": page.query_translation,
-        "articles": [a.model_dump(include={"pmid", "title", "journal", "year", "authors", "doi"})
-                     for a in page.articles]}})
+    yield ToolResult(text="\n".join(lines), payload=card_of(PubMedSearchResults(
+        query=search.query, total_count=page.total_count, query_translation=page.query_translation,
+        articles=[ArticleBrief.model_validate(a, from_attributes=True) for a in page.articles])))
 
 
+@tool(is_global=False)
 async def get_pubmed_article(params: PmidInput, ctx: ToolContext) -> str:
+    """Get one PubMed article by PMID: title, authors, journal, MeSH terms, linked trials and abstract."""
     article = await ctx.require_sources().pubmed.get_article(checked_pmid(params.pmid))
     abstract = clip(article.abstract or "(no abstract)", ABSTRACT_CHARS, note=" [abstract truncated]")
     authors = ", ".join(article.authors[:6]) + (" et al." if len(article.authors) > 6 else "")
@@ -77,7 +81,11 @@ def fit_sections(sections: list[Section], budget: int) -> list[int]:
     return allowed
 
 
+@tool(is_global=False)
 async def get_full_text(params: FullTextInput, ctx: ToolContext) -> AsyncIterator[ToolProgress | ToolResult]:
+    """Read the full text of a PubMed article that has an open-access PubMed Central version, section by
+    section (long sections are trimmed; ask for `sections` to read one whole). Articles without one have
+    only their abstract (get_pubmed_article)."""
     pmid = checked_pmid(params.pmid)
     yield ToolProgress(stage="linking", message="Looking for a PubMed Central version…", progress=0.1)
     found = await ctx.require_sources().pubmed.get_full_text(pmid)
@@ -110,30 +118,3 @@ async def get_full_text(params: FullTextInput, ctx: ToolContext) -> AsyncIterato
             "to read this section alone]"))]
     yield ToolResult(text="\n".join(lines))
 
-
-register_tool(ToolConfig(
-    name="search_pubmed",
-    description="Search PubMed for research articles. Supports PubMed syntax (MeSH tags, AND/OR/NOT, quotes).",
-    input_model=SearchPubMedInput,
-    executor=search_pubmed,
-    payload_type="pubmed_search_results",
-    is_global=True,
-))
-
-register_tool(ToolConfig(
-    name="get_pubmed_article",
-    description="Get one PubMed article by PMID: title, authors, journal, MeSH terms, linked trials and abstract.",
-    input_model=PmidInput,
-    executor=get_pubmed_article,
-    is_global=False,
-))
-
-register_tool(ToolConfig(
-    name="get_full_text",
-    description=("Read the full text of a PubMed article that has an open-access PubMed Central version, "
-                 "section by section (long sections are trimmed; ask for `sections` to read one whole). "
-                 "Articles without one have only their abstract (get_pubmed_article)."),
-    input_model=FullTextInput,
-    executor=get_full_text,
-    is_global=False,
-))

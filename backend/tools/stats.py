@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from backend.errors import InvalidInput
-from backend.registry import ToolConfig, ToolContext, ToolResult, register_tool
+from backend.errors import invalid_input
+from backend.registry import ToolContext, ToolResult, tool
 from backend.stats import service
 from backend.stats.models import (
     ARTICLE_FACETS,
@@ -76,11 +76,15 @@ def _facet_line(f: FacetStats) -> str:
     return f"- {f.label} ({f.facet}): {shown}" + "".join(f" | {e}" for e in extra if e)
 
 
+@tool(is_global=False)
 async def get_result_stats(params: ResultStatsInput, ctx: ToolContext) -> ToolResult:
+    """Counts over the WHOLE result set of the page's current search (not just the loaded rows): trials by
+    phase, status, study type, sponsor, enrollment, start year, condition, country; articles by year,
+    journal, publication type, MeSH term. The same figures the charts draw."""
     context = ctx.page_context
     dataset = params.dataset or ("articles" if context.get("current_page") == "tablizer" or "query" in context
                                  else "trials")
-    try:
+    with invalid_input():
         if dataset == "trials":
             request: TrialStatsRequest | ArticleStatsRequest = TrialStatsRequest(
                 search=_trial_search(context), facets=params.facets or list(TRIAL_FACETS), filters=params.filters,
@@ -93,20 +97,8 @@ async def get_result_stats(params: ResultStatsInput, ctx: ToolContext) -> ToolRe
                       "date_end": context.get("date_end") or None}
             request = ArticleStatsRequest(search=search, facets=params.facets or list(ARTICLE_FACETS),
                                           filters=params.filters, limit=params.limit)
-    except ValidationError as exc:
-        raise InvalidInput.from_errors(exc.errors()) from None
     sources = ctx.require_sources()
     stats = (await service.trial_stats(sources, request) if isinstance(request, TrialStatsRequest)
              else await service.article_stats(sources, request))
     return ToolResult(text=_format(stats, dataset))
 
-
-register_tool(ToolConfig(
-    name="get_result_stats",
-    description=("Counts over the WHOLE result set of the page's current search (not just the loaded rows): "
-                 "trials by phase, status, study type, sponsor, enrollment, start year, condition, country; "
-                 "articles by year, journal, publication type, MeSH term. The same figures the charts draw."),
-    input_model=ResultStatsInput,
-    executor=get_result_stats,
-    is_global=False,
-))

@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 
 from pydantic import BaseModel, Field
 
-from backend.registry import ToolConfig, ToolContext, ToolProgress, ToolResult, register_tool
+from backend.payloads.research import TrialSearchResults
+from backend.registry import ToolContext, ToolProgress, ToolResult, card_of, tool
 from backend.sources.models import OverallStatus, TrialDetail, TrialSearchParams, TrialSummary, checked_nct_id
 from backend.text import clip
 
@@ -57,7 +58,11 @@ class NctIdInput(BaseModel):
     nct_id: str = Field(max_length=20, description="The NCT ID (e.g., NCT04613596)")
 
 
+@tool(is_global=False, payload=TrialSearchResults)
 async def search_trials(search: SearchTrialsInput, ctx: ToolContext) -> AsyncIterator[ToolProgress | ToolResult]:
+    """Search ClinicalTrials.gov (API v2). Returns total matches and up to 15 trials with phase, status,
+    conditions, enrollment and sponsor. Status defaults to RECRUITING; pass status=[] for any. study_type
+    narrows to INTERVENTIONAL or OBSERVATIONAL studies."""
     yield ToolProgress(stage="searching", message="Searching ClinicalTrials.gov…", progress=0.2)
     page = await ctx.require_sources().trials.search_trials(search)
     yield ToolProgress(stage="formatting", message=f"Found {page.total_count} trials", progress=0.9)
@@ -69,9 +74,9 @@ async def search_trials(search: SearchTrialsInput, ctx: ToolContext) -> AsyncIte
         lines.append(f"More results: call search_trials again with page_token={page.next_page_token!r}.")
     if not page.trials:
         lines.append("No trials match. Consider fewer filters, synonyms, or any status (status=[]).")
-    yield ToolResult(text="\n".join(lines), payload={"type": "trial_search_results", "data": {
-        "params": search.model_dump(exclude_none=True), "total_count": page.total_count,
-        "next_page_token": page.next_page_token, "trials": [t.model_dump() for t in page.trials]}})
+    yield ToolResult(text="\n".join(lines), payload=card_of(TrialSearchResults(
+        params=search.model_dump(exclude_none=True), total_count=page.total_count,
+        next_page_token=page.next_page_token, trials=page.trials)))
 
 
 def trial_text(t: TrialDetail) -> str:
@@ -101,28 +106,10 @@ def trial_text(t: TrialDetail) -> str:
     ])
 
 
+@tool(is_global=False, payload=TrialDetail)
 async def get_trial(params: NctIdInput, ctx: ToolContext) -> ToolResult:
+    """Get full details of a clinical trial by NCT ID: eligibility criteria, outcomes, arms, locations."""
     nct_id = checked_nct_id(params.nct_id)
     trial = await ctx.require_sources().trials.get_trial_by_nct_id(nct_id)
-    return ToolResult(text=trial_text(trial), payload={"type": "trial_details", "data": trial.model_dump()})
+    return ToolResult(text=trial_text(trial), payload=card_of(trial))
 
-
-register_tool(ToolConfig(
-    name="search_trials",
-    description=("Search ClinicalTrials.gov (API v2). Returns total matches and up to 15 trials with phase, "
-                 "status, conditions, enrollment and sponsor. Status defaults to RECRUITING; pass status=[] for "
-                 "any. study_type narrows to INTERVENTIONAL or OBSERVATIONAL studies."),
-    input_model=SearchTrialsInput,
-    executor=search_trials,
-    is_global=False,
-    payload_type="trial_search_results",
-))
-
-register_tool(ToolConfig(
-    name="get_trial",
-    description="Get full details of a clinical trial by NCT ID: eligibility criteria, outcomes, arms, locations.",
-    input_model=NctIdInput,
-    executor=get_trial,
-    is_global=False,
-    payload_type="trial_details",
-))

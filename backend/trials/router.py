@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import ValidationError
 
 from backend.auth.deps import CurrentUser
 from backend.deps import SourcesDep
-from backend.errors import InvalidInput, error_responses
+from backend.errors import error_responses, invalid_input
 from backend.routing import OneHopRoute
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
 
@@ -33,10 +32,8 @@ async def search(
         "eligibility_keywords": eligibility_keywords, "phase": phase or [], "status": status or [],
         "location": location, "sex": sex or None, "study_type": study_type, "min_age": min_age, "max_age": max_age,
         "page_size": page_size, "page_token": page_token}
-    try:
+    with invalid_input(prefix=("query",)):
         params = TrialSearchParams(**{k: v for k, v in raw.items() if v not in (None, "")})
-    except ValidationError as exc:
-        raise InvalidInput.from_errors(exc.errors(), prefix=("query",)) from None
     return await sources.trials.search_trials(params)
 
 

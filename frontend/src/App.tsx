@@ -8,13 +8,13 @@ import { UsageAdmin } from "./pages/usage/UsageAdmin";
 import { TablizerPage } from "./pages/tablizer/TablizerPage";
 import { TrialScoutPage } from "./pages/trialscout/TrialScoutPage";
 import { HeaderMenu } from "./HeaderMenu";
-import { chatFromUrl, encodeChat, patchUrl } from "./pages/common/urlState";
+import { chatFromUrl, encodeChat, patchUrl } from "./state/urlState";
 import { Link, navigate, useLocation } from "./router";
 import { ShellContext, type ModelLabel, type ShellState } from "./shellContext";
 import { useTheme } from "./theme";
 
 /** Tolerant reading of /api/health: "demo model" when the demo model answers. */
-export function modelLabelOf(health: Health | null): ModelLabel | null {
+export function modelLabelOf(health: { llm?: Partial<Health["llm"]> } | null): ModelLabel | null {
   const llm = health?.llm;
   if (!llm || typeof llm !== "object") return null;
   const mode = String(llm.mode ?? "").toLowerCase();

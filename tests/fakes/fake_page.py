@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.testclient import TestClient
 
 from backend.registry import (
@@ -25,12 +25,19 @@ from backend.registry import (
 from backend.registry.builtins import load_builtins
 from tests.sse import Event, parse
 
-CARD = PayloadType(
-    name="test_card", description="a card for tests", source="llm", parse_marker="TEST_CARD:",
-    llm_instructions="TEST_CARD - offer it like this: TEST_CARD: {\"title\": \"...\"}",
-    schema={"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}})
-RESULTS = PayloadType(name="lookup_results", description="results", source="tool",
-                      schema={"type": "object"})
+
+class TestCardData(BaseModel):
+    title: str = Field(examples=["..."])
+
+
+class LookupResults(BaseModel):
+    q: str
+    items: list[int]
+
+
+CARD = PayloadType(name="test_card", description="a card for tests", source="llm", model=TestCardData,
+                   parse_marker="TEST_CARD:", when="offer it like this:")
+RESULTS = PayloadType(name="lookup_results", description="results", source="tool", model=LookupResults)
 
 
 class LookupInput(BaseModel):

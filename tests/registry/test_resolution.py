@@ -31,7 +31,7 @@ def tool(name: str, is_global: bool = False) -> ToolConfig:
 
 
 def card(name: str, is_global: bool = False) -> PayloadType:
-    return PayloadType(name=name, description=name, source="llm", schema={"type": "object"},
+    return PayloadType(name=name, description=name, source="llm", model=BaseModel,
                        parse_marker=f"{name.upper()}:", is_global=is_global)
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 
-from backend.errors import InvalidInput, NotFound
+from backend.errors import InvalidInput
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, ArticleSummary, checked_pmid
-from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineIndex, aget_index
+from backend.sources.offline.index import ARTICLE_WEIGHTS
 from backend.sources.offline.query import Columns, Node, QuerySyntaxError, parse_query, to_fts, to_text
+from backend.sources.offline.source import OfflineSource
 from backend.sources.pmc import FullText, FullTextMissing
 
 _TIAB = ("title", "abstract")
@@ -61,17 +62,8 @@ def build_article_filter(params: ArticleSearchParams) -> tuple[list[str], list[s
     return where, args
 
 
-class OfflinePubMedService:
+class OfflinePubMedService(OfflineSource):
     """Same interface as `PubMedService`, over the embedded corpus."""
-
-    def __init__(self, index: OfflineIndex | None = None) -> None:
-        self._index = index  # None: the shared, lazily built index
-
-    async def _get_index(self) -> OfflineIndex:
-        return self._index or await aget_index()
-
-    async def aclose(self) -> None:
-        return None
 
     async def get_full_text(self, pmid: str) -> FullText | FullTextMissing:
         """The embedded corpus has abstracts, not full texts: say so, once the PMID is known to be real."""
@@ -106,11 +98,8 @@ class OfflinePubMedService:
     async def get_article(self, pmid: str) -> Article:
         index = await self._get_index()
         key = checked_pmid(pmid)
-        try:
-            return index.articles[key]
-        except KeyError:
-            raise NotFound(f"No PubMed article with PMID {key} in the offline corpus "
-                           f"({len(index.articles)} articles)") from None
+        return self._record(index.articles, key, f"No PubMed article with PMID {key} in the offline corpus "
+                                                 f"({len(index.articles)} articles)")
 
     async def get_articles(self, pmids: Sequence[str]) -> list[Article]:
         index = await self._get_index()

@@ -14,10 +14,11 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from backend.errors import InvalidInput, NotFound
+from backend.errors import InvalidInput
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
-from backend.sources.offline.index import TRIAL_WEIGHTS, OfflineIndex, aget_index
+from backend.sources.offline.index import TRIAL_WEIGHTS
 from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts
+from backend.sources.offline.source import OfflineSource
 from backend.sources.paging import decode_page_token, encode_page_token
 
 # Essie AREA[...] piece names and a few PubMed-style tags, mapped to index columns.
@@ -85,17 +86,8 @@ def build_trial_filter(params: TrialSearchParams) -> tuple[str | None, list[str]
     return (" AND ".join(matches) if matches else None), where, args
 
 
-class OfflineClinicalTrialsService:
+class OfflineClinicalTrialsService(OfflineSource):
     """Same interface as `ClinicalTrialsService`, over the embedded corpus."""
-
-    def __init__(self, index: OfflineIndex | None = None) -> None:
-        self._index = index  # None: the shared, lazily built index
-
-    async def _get_index(self) -> OfflineIndex:
-        return self._index or await aget_index()
-
-    async def aclose(self) -> None:
-        return None
 
     async def search_trials(self, params: TrialSearchParams) -> TrialSearchPage:
         index = await self._get_index()
@@ -132,10 +124,7 @@ class OfflineClinicalTrialsService:
     async def get_trial_by_nct_id(self, nct_id: str) -> TrialDetail:
         index = await self._get_index()
         key = checked_nct_id(nct_id)
-        try:
-            return index.trials[key]
-        except KeyError:
-            raise NotFound(f"No trial {key} in the offline corpus ({len(index.trials)} trials)") from None
+        return self._record(index.trials, key, f"No trial {key} in the offline corpus ({len(index.trials)} trials)")
 
     async def get_trials_by_nct_ids(self, nct_ids: Sequence[str]) -> list[TrialDetail]:
         index = await self._get_index()

@@ -27,6 +27,7 @@ import type {
   ReportEvent,
   ReportInfo,
   ReportRequest,
+  Session,
   StatsResponse,
   Stream,
   StreamCreate,
@@ -169,7 +170,7 @@ export const api = {
   me: () => request<User>("GET", "/api/auth/me", { redirectOn401: false }),
   /** Who is signed in, or `{user: null}`: always 200, so a signed-out first load logs no 401. */
   session: () =>
-    request<{ user: User | null }>("GET", "/api/auth/session", { redirectOn401: false }).then((r) => r?.user ?? null),
+    request<Session>("GET", "/api/auth/session", { redirectOn401: false }).then((r) => r?.user ?? null),
   health: () => request<Health>("GET", "/api/health", { redirectOn401: false }),
   /** The page registry: per page its app, tools, cards, client actions and starter prompts. */
   pages: () =>

@@ -679,6 +679,39 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AIColumnSuggestion */
+        AIColumnSuggestion: {
+            /**
+             * Criteria
+             * @description The criteria prompt for the AI to evaluate
+             */
+            criteria: string;
+            /**
+             * Explanation
+             * @description What this column will help identify
+             */
+            explanation?: string;
+            /**
+             * Name
+             * @description Column display name
+             */
+            name: string;
+            /**
+             * Type
+             * @example boolean
+             * @enum {string}
+             */
+            type: "boolean" | "text";
+        };
+        /** AIColumnSuggestionPayload */
+        AIColumnSuggestionPayload: {
+            data: components["schemas"]["AIColumnSuggestion"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ai_column_suggestion";
+        };
         /** AbstractSection */
         AbstractSection: {
             /** Label */
@@ -710,6 +743,7 @@ export interface components {
              */
             type: "boolean" | "text";
         };
+        AnyPayload: components["schemas"]["AIColumnSuggestionPayload"] | components["schemas"]["ChartSuggestionPayload"] | components["schemas"]["ChatInstructionsSuggestionPayload"] | components["schemas"]["FilterSuggestionPayload"] | components["schemas"]["PubMedQuerySuggestionPayload"] | components["schemas"]["PubMedSearchResultsPayload"] | components["schemas"]["QuerySuggestionPayload"] | components["schemas"]["RetrievalProposalPayload"] | components["schemas"]["SchemaProposalPayload"] | components["schemas"]["TrialDetailPayload"] | components["schemas"]["TrialSearchResultsPayload"] | components["schemas"]["TrialSearchSuggestionPayload"] | components["schemas"]["ValidationResultsPayload"];
         /** Arm */
         Arm: {
             /** Description */
@@ -777,6 +811,24 @@ export interface components {
             volume?: string | null;
             /** Year */
             year?: number | null;
+        };
+        /**
+         * ArticleBrief
+         * @description An article as a search result card lists it.
+         */
+        ArticleBrief: {
+            /** Authors */
+            authors: string[];
+            /** Doi */
+            doi: string | null;
+            /** Journal */
+            journal: string | null;
+            /** Pmid */
+            pmid: string;
+            /** Title */
+            title: string;
+            /** Year */
+            year: number | null;
         };
         /** ArticleSearchFields */
         ArticleSearchFields: {
@@ -859,6 +911,72 @@ export interface components {
             label: string;
             /** Value */
             value: number;
+        };
+        /** ChartSuggestion */
+        ChartSuggestion: {
+            /**
+             * Facet
+             * @example phase
+             */
+            facet: ("phase" | "status" | "study_type" | "sponsor_class" | "sponsor" | "enrollment" | "start_year" | "condition" | "intervention_type" | "country") | ("year" | "journal" | "publication_type" | "mesh");
+            /**
+             * Filters
+             * @example {
+             *       "status": [
+             *         "RECRUITING"
+             *       ]
+             *     }
+             */
+            filters?: {
+                [key: string]: string[];
+            };
+            /**
+             * Kind
+             * @example bar
+             * @enum {string}
+             */
+            kind: "bar" | "stacked_bar" | "pie" | "donut" | "histogram" | "timeline" | "map";
+            /**
+             * Stack By
+             * @description another facet (stacked_bar only)
+             */
+            stack_by?: ("phase" | "status" | "study_type" | "sponsor_class" | "sponsor" | "enrollment" | "start_year" | "condition" | "intervention_type" | "country") | ("year" | "journal" | "publication_type" | "mesh");
+            /**
+             * Title
+             * @example Trials by phase
+             */
+            title?: string;
+        };
+        /** ChartSuggestionPayload */
+        ChartSuggestionPayload: {
+            data: components["schemas"]["ChartSuggestion"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "chart";
+        };
+        /** ChatInstructionsSuggestion */
+        ChatInstructionsSuggestion: {
+            /**
+             * Explanation
+             * @description what changed and why
+             */
+            explanation?: string;
+            /**
+             * Instructions
+             * @description the full proposed text
+             */
+            instructions: string;
+        };
+        /** ChatInstructionsSuggestionPayload */
+        ChatInstructionsSuggestionPayload: {
+            data: components["schemas"]["ChatInstructionsSuggestion"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "chat_instructions_suggestion";
         };
         /**
          * ChatModels
@@ -1249,6 +1367,44 @@ export interface components {
              */
             sampled?: boolean;
         };
+        /** FilterSuggestion */
+        FilterSuggestion: {
+            /** Explanation */
+            explanation?: string;
+            /**
+             * Field
+             * @description year|journal|publication_type|mesh
+             */
+            field: string;
+            /**
+             * Operator
+             * @enum {string}
+             */
+            operator: "equals" | "contains" | "gte" | "lte";
+            /** Value */
+            value: string | number;
+        };
+        /** FilterSuggestionPayload */
+        FilterSuggestionPayload: {
+            data: components["schemas"]["FilterSuggestion"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "filter_suggestion";
+        };
+        /** HealthRead */
+        HealthRead: {
+            /** Database */
+            database: string;
+            llm: components["schemas"]["LlmInfo"];
+            sources: components["schemas"]["SourcesInfo"];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+        };
         /** InstructionRestore */
         InstructionRestore: {
             /** Note */
@@ -1268,6 +1424,15 @@ export interface components {
             payloads: string[];
             /** Tools */
             tools: string[];
+        };
+        /** LlmInfo */
+        LlmInfo: {
+            /** Label */
+            label: string;
+            /** Mode */
+            mode: string;
+            /** Model */
+            model: string;
         };
         /** Location */
         Location: {
@@ -1363,6 +1528,8 @@ export interface components {
                 [key: string]: components["schemas"]["PayloadTypeRead"];
             };
         };
+        /** @enum {string} */
+        PayloadTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "pubmed_query_suggestion" | "pubmed_search_results" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "trial_details" | "trial_search_results" | "trial_search_suggestion" | "validation_results";
         /** PayloadTypeRead */
         PayloadTypeRead: {
             /** Description */
@@ -1376,6 +1543,29 @@ export interface components {
             source: "tool" | "llm";
         };
         /**
+         * PromptPreview
+         * @description What a turn with this context would be told, for the stream editor's preview.
+         */
+        PromptPreview: {
+            /** Notices */
+            notices: string[];
+            /** Page */
+            page: string | null;
+            /** Page Context */
+            page_context: string;
+            /** Payloads */
+            payloads: string[];
+            stream: components["schemas"]["StreamRef"] | null;
+            /** System Blocks */
+            system_blocks: {
+                [key: string]: unknown;
+            }[];
+            /** System Prompt */
+            system_prompt: string;
+            /** Tools */
+            tools: string[];
+        };
+        /**
          * PromptPreviewRequest
          * @description The preview of a whole page context, as a chat request would send it (drafts too long for a URL).
          */
@@ -1384,6 +1574,58 @@ export interface components {
             context?: {
                 [key: string]: unknown;
             };
+        };
+        /** PubMedQuerySuggestion */
+        PubMedQuerySuggestion: {
+            /**
+             * Date End
+             * @description YYYY-MM-DD (optional)
+             */
+            date_end?: string;
+            /**
+             * Date Start
+             * @description YYYY-MM-DD (optional)
+             */
+            date_start?: string;
+            /**
+             * Explanation
+             * @description What this query searches for
+             */
+            explanation?: string;
+            /**
+             * Query
+             * @description The PubMed query string
+             */
+            query: string;
+        };
+        /** PubMedQuerySuggestionPayload */
+        PubMedQuerySuggestionPayload: {
+            data: components["schemas"]["PubMedQuerySuggestion"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pubmed_query_suggestion";
+        };
+        /** PubMedSearchResults */
+        PubMedSearchResults: {
+            /** Articles */
+            articles: components["schemas"]["ArticleBrief"][];
+            /** Query */
+            query: string;
+            /** Query Translation */
+            query_translation: string | null;
+            /** Total Count */
+            total_count: number;
+        };
+        /** PubMedSearchResultsPayload */
+        PubMedSearchResultsPayload: {
+            data: components["schemas"]["PubMedSearchResults"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pubmed_search_results";
         };
         /**
          * PublicExtras
@@ -1411,6 +1653,28 @@ export interface components {
             /** Turn Id */
             turn_id?: string | null;
             usage?: components["schemas"]["Usage"] | null;
+        };
+        /** QuerySuggestion */
+        QuerySuggestion: {
+            /**
+             * Explanation
+             * @description what it finds
+             */
+            explanation?: string;
+            /**
+             * Query
+             * @description PubMed query string
+             */
+            query: string;
+        };
+        /** QuerySuggestionPayload */
+        QuerySuggestionPayload: {
+            data: components["schemas"]["QuerySuggestion"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "query_suggestion";
         };
         /**
          * Reconnect
@@ -1537,6 +1801,32 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** RetrievalProposal */
+        RetrievalProposal: {
+            /** Pubmed Query */
+            pubmed_query?: string;
+            /** Reasoning */
+            reasoning: string;
+            /**
+             * Trial Search
+             * @example {
+             *       "condition": "...",
+             *       "intervention": "..."
+             *     }
+             */
+            trial_search?: {
+                [key: string]: unknown;
+            };
+        };
+        /** RetrievalProposalPayload */
+        RetrievalProposalPayload: {
+            data: components["schemas"]["RetrievalProposal"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "retrieval_proposal";
+        };
         /**
          * RewindCreate
          * @description The user message to send again: it and every later message are dropped.
@@ -1591,6 +1881,58 @@ export interface components {
              * @enum {string}
              */
             type: "row_error";
+        };
+        /** SchemaProposal */
+        SchemaProposal: {
+            /**
+             * Confidence
+             * @enum {string}
+             */
+            confidence?: "high" | "medium" | "low";
+            /**
+             * Proposed Changes
+             * @example {
+             *       "description": "...",
+             *       "name": "..."
+             *     }
+             */
+            proposed_changes: {
+                [key: string]: unknown;
+            };
+            /**
+             * Reasoning
+             * @description why these changes
+             */
+            reasoning: string;
+        };
+        /** SchemaProposalPayload */
+        SchemaProposalPayload: {
+            data: components["schemas"]["SchemaProposal"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "schema_proposal";
+        };
+        /** SessionRead */
+        SessionRead: {
+            user: components["schemas"]["UserRead"] | null;
+        };
+        /** SourcesInfo */
+        SourcesInfo: {
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "offline" | "live";
+            /** Ncbi Api Key */
+            ncbi_api_key?: boolean | null;
+            /** Pubmed */
+            pubmed: string;
+            /** Pubmed Requests Per Second */
+            pubmed_requests_per_second?: number | null;
+            /** Trials */
+            trials: string;
         };
         /** StatsResponse */
         StatsResponse: {
@@ -1789,6 +2131,8 @@ export interface components {
             /** Value */
             value: string;
         };
+        /** @enum {string} */
+        SuggestionTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "pubmed_query_suggestion" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "trial_search_suggestion";
         /** TabRead */
         TabRead: {
             /** Payloads */
@@ -2004,6 +2348,15 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** TrialDetailPayload */
+        TrialDetailPayload: {
+            data: components["schemas"]["TrialDetail"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trial_details";
+        };
         /**
          * TrialSearchFields
          * @description A trial search without its paging: what TrialScout's form holds.
@@ -2109,6 +2462,106 @@ export interface components {
              * @description INTERVENTIONAL (treatments tested) or OBSERVATIONAL
              */
             study_type?: ("INTERVENTIONAL" | "OBSERVATIONAL") | null;
+        };
+        /** TrialSearchResults */
+        TrialSearchResults: {
+            /** Next Page Token */
+            next_page_token: string | null;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Total Count */
+            total_count: number;
+            /** Trials */
+            trials: components["schemas"]["TrialSummary"][];
+        };
+        /** TrialSearchResultsPayload */
+        TrialSearchResultsPayload: {
+            data: components["schemas"]["TrialSearchResults"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trial_search_results";
+        };
+        /** TrialSearchSuggestion */
+        TrialSearchSuggestion: {
+            /**
+             * Condition
+             * @description condition to search
+             */
+            condition?: string;
+            /**
+             * Eligibility Keywords
+             * @description words the eligibility criteria contain
+             */
+            eligibility_keywords?: string;
+            /**
+             * Explanation
+             * @description What this search will find
+             */
+            explanation: string;
+            /**
+             * Intervention
+             * @description intervention/drug to search
+             */
+            intervention?: string;
+            /**
+             * Location
+             * @description country, state or city
+             */
+            location?: string;
+            /**
+             * Max Age
+             * @example 75
+             */
+            max_age?: number;
+            /**
+             * Min Age
+             * @example 18
+             */
+            min_age?: number;
+            /**
+             * Phase
+             * @example [
+             *       "PHASE2",
+             *       "PHASE3"
+             *     ]
+             */
+            phase?: ("EARLY_PHASE1" | "PHASE1" | "PHASE2" | "PHASE3" | "PHASE4" | "NA")[];
+            /**
+             * Sex
+             * @enum {string}
+             */
+            sex?: "ALL" | "FEMALE" | "MALE";
+            /**
+             * Sponsor
+             * @description sponsor name
+             */
+            sponsor?: string;
+            /**
+             * Status
+             * @example [
+             *       "RECRUITING",
+             *       "ACTIVE_NOT_RECRUITING"
+             *     ]
+             */
+            status?: ("RECRUITING" | "ACTIVE_NOT_RECRUITING" | "COMPLETED" | "NOT_YET_RECRUITING" | "TERMINATED" | "WITHDRAWN" | "SUSPENDED" | "ENROLLING_BY_INVITATION")[];
+            /**
+             * Study Type
+             * @enum {string}
+             */
+            study_type?: "INTERVENTIONAL" | "OBSERVATIONAL";
+        };
+        /** TrialSearchSuggestionPayload */
+        TrialSearchSuggestionPayload: {
+            data: components["schemas"]["TrialSearchSuggestion"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trial_search_suggestion";
         };
         /** TrialStatsRequest */
         TrialStatsRequest: {
@@ -2361,6 +2814,33 @@ export interface components {
              * @enum {string}
              */
             type: "usage";
+        };
+        /** UserRead */
+        UserRead: {
+            /** Id */
+            id: number;
+            /** Role */
+            role: string;
+            /** Username */
+            username: string;
+        };
+        /** ValidationResults */
+        ValidationResults: {
+            /** Errors */
+            errors?: string[];
+            /** Suggestions */
+            suggestions?: string[];
+            /** Warnings */
+            warnings?: string[];
+        };
+        /** ValidationResultsPayload */
+        ValidationResultsPayload: {
+            data: components["schemas"]["ValidationResults"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "validation_results";
         };
         /** VersionRead */
         VersionRead: {
@@ -2706,9 +3186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["UserRead"];
                 };
             };
             /** @description Bad Request */
@@ -2786,9 +3264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["UserRead"];
                 };
             };
             /** @description Unauthorized */
@@ -2817,9 +3293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SessionRead"];
                 };
             };
         };
@@ -2892,9 +3366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PromptPreview"];
                 };
             };
             /** @description Unauthorized */
@@ -2945,9 +3417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PromptPreview"];
                 };
             };
             /** @description Bad Request */
@@ -3744,9 +4214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HealthRead"];
                 };
             };
         };

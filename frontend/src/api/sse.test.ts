@@ -2,7 +2,6 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 // The wire contract shared with the backend tests (ARCHITECTURE.md §5).
 import transcript from "../../../tests/fixtures/sse/chat_turn.sse?raw";
-import { chatReducer, initialChatState } from "../chat/chatReducer";
 import { readChatEvents, readEventStream, toChatEvent } from "./sse";
 import type { ChatEvent } from "./types";
 
@@ -108,22 +107,6 @@ describe("the shared transcript fixture", async () => {
     const ids: Array<number | undefined> = [];
     await readChatEvents(streamOf(new TextEncoder().encode(transcript), 64), (_e, id) => ids.push(id));
     expect(ids).toEqual(frames.map((_, i) => i + 1));
-  });
-
-  it("folds into a finished assistant message whose text is the complete payload's", () => {
-    let state = chatReducer(initialChatState, { type: "send", message: "hi", context: { current_page: "trialscout" }, key: "1" });
-    for (const { event } of frames) state = chatReducer(state, { type: "event", event });
-    const last = state.messages[state.messages.length - 1];
-    const end = frames[frames.length - 1].event;
-    expect(state.streaming).toBe(false);
-    if (end.type === "complete") {
-      expect(last.content).toBe(end.payload.message);
-      expect(last.status).toBe(end.payload.status ?? "complete");
-      expect(state.conversationId).toBe(end.payload.conversation_id ?? state.conversationId);
-    } else {
-      expect(last.status).toBe("failed");
-      expect(state.error).not.toBeNull();
-    }
   });
 });
 

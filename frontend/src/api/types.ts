@@ -3,8 +3,7 @@
  *
  * They are generated: the backend's pydantic models → `openapi.json` (`python -m backend schema`) →
  * `schema.d.ts` (`npm run gen:types`, openapi-typescript); `npm test` fails when either is stale. This
- * module only names them for the app. The few hand-written types below describe routes that answer a
- * plain dict (auth, health, prompt preview) or a client-side refinement.
+ * module only names them for the app (and adds the odd client-side refinement).
  *
  * Everything that arrives from the server is still treated as untrusted: the SSE decoder and the chat
  * reducer tolerate missing fields and never throw on unknown ones.
@@ -27,6 +26,11 @@ export type Decision = Schemas["DecisionCreate"]["decision"];
 export type Card = Schemas["Card"];
 /** A card as the page renders it: the reducer makes `data` an object (`{}` when the server sent none). */
 export type Payload = Omit<Card, "data"> & { data: Record<string, unknown> };
+/** Every payload type's name, and those the user accepts or dismisses (from the backend's declarations). */
+export type PayloadTypeName = Schemas["PayloadTypeName"];
+export type SuggestionTypeName = Schemas["SuggestionTypeName"];
+/** The `data` of a payload type: the fields of its model. */
+export type PayloadData<K extends PayloadTypeName> = Extract<Schemas["AnyPayload"], { type: K }>["data"];
 export type SuggestedValue = Schemas["SuggestedValue"];
 export type SuggestedAction = Schemas["SuggestedAction"];
 export type ToolHistoryEntry = Schemas["ToolCall"];
@@ -96,30 +100,13 @@ export type InstructionVersion = Schemas["VersionRead"];
 export type DiffLine = Schemas["DiffLine"];
 export type InstructionDiff = Schemas["DiffRead"];
 
-// ---- routes that answer a plain dict (hand-written) ----------------------------
+// ---- the shell ---------------------------------------------------------------------
 
-export interface User {
-  id: number;
-  username: string;
-  role: string;
-}
-
-export interface Health {
-  status?: string;
-  database?: unknown;
-  llm?: { mode?: string; model?: string; label?: string };
-  sources?: { mode?: string };
-}
-
-export interface PromptPreview {
-  system_prompt: string;
-  system_blocks?: unknown[];
-  notices: string[];
-  stream: StreamInfo | null;
-  page: string | null;
-  tools: string[];
-  payloads: string[];
-}
+export type User = Schemas["UserRead"];
+/** `GET /api/auth/session`: who is signed in, or `{user: null}`. */
+export type Session = Schemas["SessionRead"];
+export type Health = Schemas["HealthRead"];
+export type PromptPreview = Schemas["PromptPreview"];
 
 // Admin usage (backend/observability/usage.py)
 export type UsageReport = Schemas["UsageReport"];

@@ -1,9 +1,9 @@
 import { CardShell } from "./CardShell";
 import { asText, explanationText } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
-/** `ai_column_suggestion`: {name, criteria, type, explanation}. Accept adds the column to the table. */
-export function AIColumnCard(props: CardProps) {
+/** `ai_column_suggestion`. Accept adds the column to the table. */
+export function AIColumnCard(props: PayloadCardProps<"ai_column_suggestion">) {
   const { name, criteria, type, explanation } = props.payload.data;
   return (
     <CardShell {...props} title="Suggested AI column" suggestion>

@@ -1,12 +1,12 @@
 /** A `chart` the model proposed, drawn inline from the statistics route over the page's search; Accept pins it. */
 import { useMemo } from "react";
-import { ChartView } from "../pages/common/charts/ChartView";
-import { chartFromPayload, type ChartSpec } from "../pages/common/charts/chartSpec";
-import { useStatsScope } from "../pages/common/charts/statsScope";
+import { ChartView } from "../charts/ChartView";
+import { chartFromPayload, type ChartSpec } from "../charts/chartSpec";
+import { useStatsScope } from "../charts/statsScope";
 import { CardShell } from "./CardShell";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
-export function ChartCard(props: CardProps) {
+export function ChartCard(props: PayloadCardProps<"chart">) {
   const scope = useStatsScope();
   const { data } = props.payload;
   const spec = useMemo<ChartSpec | Error>(() => {

@@ -1,9 +1,9 @@
 import { CardShell } from "./CardShell";
 import { asText, explanationText } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
-/** `chat_instructions_suggestion`: {instructions, explanation?}. Accept puts the text in the stream's instructions editor (not saved). */
-export function ChatInstructionsCard(props: CardProps) {
+/** `chat_instructions_suggestion`. Accept puts the text in the stream's instructions editor (not saved). */
+export function ChatInstructionsCard(props: PayloadCardProps<"chat_instructions_suggestion">) {
   const { instructions, explanation } = props.payload.data;
   return (
     <CardShell {...props} title="Suggested chat instructions" suggestion>

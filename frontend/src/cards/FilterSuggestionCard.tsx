@@ -1,11 +1,11 @@
 import { CardShell } from "./CardShell";
 import { asText } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
 const OPERATORS: Readonly<Record<string, string>> = { equals: "is", contains: "contains", gte: "is at least", lte: "is at most" };
 
-/** `filter_suggestion`: {field, operator, value, explanation?}. Accept applies the filter where the page keeps its results (or query). */
-export function FilterSuggestionCard(props: CardProps) {
+/** `filter_suggestion`. Accept applies the filter where the page keeps its results (or query). */
+export function FilterSuggestionCard(props: PayloadCardProps<"filter_suggestion">) {
   const { field, operator, value, explanation } = props.payload.data;
   const op = typeof operator === "string" ? operator : "";
   return (

@@ -1,9 +1,9 @@
 import { CardShell } from "./CardShell";
 import { asText, explanationText } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
-/** `pubmed_query_suggestion`: {query, explanation, date_start?, date_end?}. Accept puts the query in Tablizer's search box and runs it. */
-export function PubMedQueryCard(props: CardProps) {
+/** `pubmed_query_suggestion`. Accept puts the query in Tablizer's search box and runs it. */
+export function PubMedQueryCard(props: PayloadCardProps<"pubmed_query_suggestion">) {
   const { query, explanation, date_start, date_end } = props.payload.data;
   return (
     <CardShell {...props} title="Suggested PubMed query" suggestion>

@@ -1,11 +1,11 @@
-import { EntityLink } from "../chat/EntityLink";
+import { EntityLink } from "../entities/EntityLink";
 import { CardShell } from "./CardShell";
 import { asList, asText, formatCount } from "./display";
 import type { CardProps } from "./types";
 
 const SHOWN = 10;
 
-/** `pubmed_search_results`: {query, total_count, articles: [{pmid, title, journal, year}]}. */
+/** `pubmed_search_results`: a page of PubMed results (tool payload from search_pubmed). */
 export function PubMedSearchResultsCard(props: CardProps) {
   const { query, total_count } = props.payload.data;
   const articles = asList(props.payload.data.articles) as Array<Record<string, unknown>>;

@@ -1,9 +1,9 @@
 import { CardShell } from "./CardShell";
 import { asText } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
-/** `query_suggestion`: {query, explanation?}. On the stream editor Accept makes it the stream's default PubMed query (unsaved). */
-export function QuerySuggestionCard(props: CardProps) {
+/** `query_suggestion`. On the stream editor Accept makes it the stream's default PubMed query (unsaved). */
+export function QuerySuggestionCard(props: PayloadCardProps<"query_suggestion">) {
   const { query, explanation } = props.payload.data;
   return (
     <CardShell {...props} title="Suggested search query" suggestion>

@@ -1,9 +1,9 @@
 import { CardShell } from "./CardShell";
 import { asText, displayValue } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
-/** `retrieval_proposal`: {pubmed_query?, trial_search?: {condition, …}, reasoning}. Accept fills the stream's retrieval defaults (unsaved). */
-export function RetrievalProposalCard(props: CardProps) {
+/** `retrieval_proposal`. Accept fills the stream's retrieval defaults (unsaved). */
+export function RetrievalProposalCard(props: PayloadCardProps<"retrieval_proposal">) {
   const { pubmed_query, trial_search, reasoning } = props.payload.data;
   const trial =
     trial_search && typeof trial_search === "object" && !Array.isArray(trial_search)

@@ -1,9 +1,9 @@
 import { CardShell } from "./CardShell";
 import { asText } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
-/** `schema_proposal`: {proposed_changes: {field: value}, confidence?, reasoning}. Accept puts the changes in the stream's definition (unsaved). */
-export function SchemaProposalCard(props: CardProps) {
+/** `schema_proposal`. Accept puts the changes in the stream's definition (unsaved). */
+export function SchemaProposalCard(props: PayloadCardProps<"schema_proposal">) {
   const { proposed_changes, confidence, reasoning } = props.payload.data;
   const changes = proposed_changes && typeof proposed_changes === "object" && !Array.isArray(proposed_changes) ? Object.entries(proposed_changes) : [];
   return (

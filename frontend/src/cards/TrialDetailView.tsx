@@ -1,5 +1,5 @@
 import { phaseLabel, sexLabel, statusLabel } from "../api/trialVocabulary";
-import { EntityLink, type OpenEntity } from "../chat/EntityLink";
+import { EntityLink, type OpenEntity } from "../entities/EntityLink";
 import { asList, asText, displayValue, formatCount, snapshotLabel } from "./display";
 
 const ages = (min: unknown, max: unknown): string =>

@@ -1,9 +1,12 @@
 import { phaseLabel, sexLabel, statusLabel, studyTypeLabel } from "../api/trialVocabulary";
 import { CardShell } from "./CardShell";
 import { displayValue, explanationText } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadData } from "../api/types";
+import type { PayloadCardProps } from "./types";
 
-const FIELDS: Array<[key: string, label: string, format?: (v: unknown) => string]> = [
+type Field = Exclude<keyof PayloadData<"trial_search_suggestion">, "explanation">;
+
+const FIELDS: Array<[key: Field, label: string, format?: (v: unknown) => string]> = [
   ["condition", "Condition"],
   ["intervention", "Intervention"],
   ["sponsor", "Sponsor"],
@@ -22,7 +25,7 @@ function isEmpty(value: unknown): boolean {
 }
 
 /** `trial_search_suggestion`: the filled form. Accept fills TrialScout's form and runs the search. */
-export function TrialSearchCard(props: CardProps) {
+export function TrialSearchCard(props: PayloadCardProps<"trial_search_suggestion">) {
   const data = props.payload.data;
   const shown = FIELDS.filter(([key]) => !isEmpty(data[key]));
   return (

@@ -1,12 +1,12 @@
 import { phaseLabel, statusLabel } from "../api/trialVocabulary";
-import { EntityLink } from "../chat/EntityLink";
+import { EntityLink } from "../entities/EntityLink";
 import { CardShell } from "./CardShell";
 import { asList, asText, displayValue, formatCount, snapshotLabel } from "./display";
 import type { CardProps } from "./types";
 
 const SHOWN = 10;
 
-/** `trial_search_results`: {total_count, trials: [{nct_id, title, phase, status, enrollment, sponsor}]}. */
+/** `trial_search_results`: a page of ClinicalTrials.gov results (tool payload from search_trials). */
 export function TrialSearchResultsCard(props: CardProps) {
   const trials = asList(props.payload.data.trials) as Array<Record<string, unknown>>;
   const total = props.payload.data.total_count ?? trials.length;

@@ -1,6 +1,6 @@
 import { CardShell } from "./CardShell";
 import { asList, asText } from "./display";
-import type { CardProps } from "./types";
+import type { PayloadCardProps } from "./types";
 
 const GROUPS = [
   ["errors", "Errors"],
@@ -8,8 +8,8 @@ const GROUPS = [
   ["suggestions", "Suggestions"],
 ] as const;
 
-/** `validation_results`: {errors?, warnings?, suggestions?}. A check of the stream's definition, to read: nothing to accept. */
-export function ValidationResultsCard(props: CardProps) {
+/** `validation_results`: a check of the stream's definition, to read: nothing to accept. */
+export function ValidationResultsCard(props: PayloadCardProps<"validation_results">) {
   const groups = GROUPS.map(([key, label]) => [key, label, asList(props.payload.data[key]).map(asText).filter(Boolean)] as const);
   const empty = groups.every(([, , items]) => items.length === 0);
   return (

@@ -16,10 +16,11 @@ import { SchemaProposalCard } from "./SchemaProposalCard";
 import { TrialDetailsCard } from "./TrialDetailsCard";
 import { TrialSearchCard } from "./TrialSearchCard";
 import { TrialSearchResultsCard } from "./TrialSearchResultsCard";
-import type { CardProps } from "./types";
+import type { PayloadTypeName, SuggestionTypeName } from "../api/types";
+import type { CardProps, PayloadCardProps } from "./types";
 import { ValidationResultsCard } from "./ValidationResultsCard";
 
-export const cards: Readonly<Record<string, ComponentType<CardProps>>> = Object.freeze({
+export const cards: { readonly [K in PayloadTypeName]: ComponentType<PayloadCardProps<K>> } = Object.freeze({
   pubmed_query_suggestion: PubMedQueryCard,
   trial_search_suggestion: TrialSearchCard,
   ai_column_suggestion: AIColumnCard,
@@ -35,19 +36,23 @@ export const cards: Readonly<Record<string, ComponentType<CardProps>>> = Object.
   chart: ChartCard,
 });
 
-/** Payload types the user accepts or dismisses (the others are informational). */
-export const SUGGESTION_TYPES: ReadonlySet<string> = new Set([
-  "pubmed_query_suggestion",
-  "trial_search_suggestion",
-  "ai_column_suggestion",
-  "chat_instructions_suggestion",
-  "query_suggestion",
-  "filter_suggestion",
-  "schema_proposal",
-  "retrieval_proposal",
-  "chart",
-]);
+/** Payload types the user accepts or dismisses (the others are informational): exactly the backend's
+ * `suggestion=True` types, or this does not compile. */
+const suggestions: Record<SuggestionTypeName, true> = {
+  pubmed_query_suggestion: true,
+  trial_search_suggestion: true,
+  ai_column_suggestion: true,
+  chat_instructions_suggestion: true,
+  query_suggestion: true,
+  filter_suggestion: true,
+  schema_proposal: true,
+  retrieval_proposal: true,
+  chart: true,
+};
+export const SUGGESTION_TYPES: ReadonlySet<string> = new Set(Object.keys(suggestions));
 
 export function cardFor(type: string): ComponentType<CardProps> {
-  return Object.prototype.hasOwnProperty.call(cards, type) ? cards[type] : FallbackCard;
+  return Object.prototype.hasOwnProperty.call(cards, type)
+    ? (cards[type as PayloadTypeName] as ComponentType<CardProps>)
+    : FallbackCard;
 }

@@ -1,9 +1,9 @@
-import type { Decision, Payload } from "../api/types";
-import type { OpenEntity } from "../chat/EntityLink";
+import type { Decision, Payload, PayloadData, PayloadTypeName } from "../api/types";
+import type { OpenEntity } from "../entities/EntityLink";
 
 /** What every card receives. Accept/Dismiss exist only for suggestion cards. */
-export interface CardProps {
-  payload: Payload;
+export interface CardProps<D extends object = Record<string, unknown>> {
+  payload: Omit<Payload, "data"> & { data: D };
   decision?: Decision | null;
   /** Apply the suggestion to the page and record it; absent when the page cannot apply it. */
   onAccept?: () => void | Promise<void>;
@@ -12,3 +12,7 @@ export interface CardProps {
   /** Open an NCT id or PMID in the page. */
   onEntity?: OpenEntity;
 }
+
+/** The card of payload type `K`: its data has the fields of the type's model, any of them possibly missing
+ * (the server validated it, but a card never throws on an odd row). */
+export type PayloadCardProps<K extends PayloadTypeName> = CardProps<Partial<PayloadData<K>>>;

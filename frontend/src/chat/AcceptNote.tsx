@@ -1,6 +1,6 @@
 /** Under an accepted card: what applying it changed on the page, and Undo (while the page can still undo it). */
 import { useState } from "react";
-import type { AcceptOutcome } from "../pages/common/undo";
+import type { AcceptOutcome } from "../state/undo";
 
 export function AcceptNote({ outcome }: { outcome: AcceptOutcome }) {
   const [, rerender] = useState(0);

@@ -7,7 +7,7 @@
 import { useMemo, useRef } from "react";
 import ReactMarkdown, { type Components, type UrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
-import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "./EntityLink";
+import { EntityLink, entityHref, type EntityKind, type OpenEntity } from "../entities/EntityLink";
 import { CopyButton } from "./MessageActions";
 
 interface MdNode {

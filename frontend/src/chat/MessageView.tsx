@@ -3,7 +3,7 @@ import type { Payload, SuggestedAction } from "../api/types";
 import { cardFor } from "../cards/registry";
 import type { CardProps } from "../cards/types";
 import type { ChatMessage } from "./chatReducer";
-import type { OpenEntity } from "./EntityLink";
+import type { OpenEntity } from "../entities/EntityLink";
 import { Markdown } from "./Markdown";
 import { AssistantActions, UserActions, type MessageActionHandlers } from "./MessageActions";
 import { interleave, ToolStep } from "./ToolStep";

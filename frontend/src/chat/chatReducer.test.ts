@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+// The wire contract shared with the backend tests (ARCHITECTURE.md §5).
+import transcript from "../../../tests/fixtures/sse/chat_turn.sse?raw";
+import { readEventStream, toChatEvent } from "../api/sse";
 import type { ChatEvent, ConversationDetail } from "../api/types";
 import { chatReducer, initialChatState, payloadsOf, type ChatAction, type ChatState } from "./chatReducer";
 
@@ -361,5 +364,28 @@ describe("a turn that outlives its connection", () => {
     expect(s.reconnecting).toBe(false);
     expect(last(s)).toMatchObject({ status: "interrupted", content: "Partial" });
     expect(s.error).toEqual(error);
+  });
+});
+
+describe("the shared transcript fixture", () => {
+  it("folds the shared transcript into a finished assistant message whose text is the complete payload's", async () => {
+    const frames: Array<{ event: ChatEvent }> = [];
+    await readEventStream(new Response(transcript).body as ReadableStream<Uint8Array>, (message) => {
+      const event = toChatEvent(message);
+      if (event) frames.push({ event });
+    });
+    let state = chatReducer(initialChatState, { type: "send", message: "hi", context: { current_page: "trialscout" }, key: "1" });
+    for (const { event } of frames) state = chatReducer(state, { type: "event", event });
+    const last = state.messages[state.messages.length - 1];
+    const end = frames[frames.length - 1].event;
+    expect(state.streaming).toBe(false);
+    if (end.type === "complete") {
+      expect(last.content).toBe(end.payload.message);
+      expect(last.status).toBe(end.payload.status ?? "complete");
+      expect(state.conversationId).toBe(end.payload.conversation_id ?? state.conversationId);
+    } else {
+      expect(last.status).toBe("failed");
+      expect(state.error).not.toBeNull();
+    }
   });
 });

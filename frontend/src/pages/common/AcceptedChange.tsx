@@ -1,5 +1,5 @@
 /** Beside the results summary: the last accepted card's change ("Replaced 'lung cancer' (24) → 'EGFR…' (2)") and Undo. */
-import type { AcceptUndo } from "./undo";
+import type { AcceptUndo } from "../../state/undo";
 
 export function AcceptedChange({ undo }: { undo: AcceptUndo }) {
   const latest = undo.latest;

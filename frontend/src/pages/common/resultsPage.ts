@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError } from "../../api/client";
 import { navigate, useLocation } from "../../router";
-import { patchUrl } from "./urlState";
+import { patchUrl } from "../../state/urlState";
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

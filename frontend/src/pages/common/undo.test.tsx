@@ -1,7 +1,7 @@
 import { act, renderHook } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { plural, resultsSummary } from "./counts";
-import { describeAccepted, quoteQuery, useAcceptUndo } from "./undo";
+import { describeAccepted, quoteQuery, useAcceptUndo } from "../../state/undo";
 import { humanizeEnums } from "../../api/trialVocabulary";
 
 describe("describeAccepted", () => {

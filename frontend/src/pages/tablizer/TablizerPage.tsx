@@ -2,39 +2,28 @@
 import { useCallback, useMemo, useRef, useState, type FormEvent } from "react";
 import { api } from "../../api/client";
 import type { Article, ArticleSearchResponse } from "../../api/types";
-import type { PageChatBinding } from "../../chat/ChatTray";
-import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { plural, resultsSummary } from "../common/counts";
 import { FilterNotice } from "../common/FilterNotice";
-import { applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
+import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
-import { StatsScopeContext } from "../common/charts/statsScope";
-import { StreamSelector, useStreamSelection } from "../common/streamSelection";
-import { columnAccepted, searchAccepted, useAcceptUndo } from "../common/undo";
-import { decodeTablizer, encodeTablizer, useUrlSync, type TablizerUrl } from "../common/urlState";
+import { ResultsLayout } from "../common/ResultsLayout";
+import { useStreamSelection } from "../common/streamSelection";
+import { usePageChat, useResultsUndo } from "../common/usePageChat";
+import { searchAccepted } from "../../state/undo";
+import { useUrlSync } from "../../state/urlState";
+import { decodeTablizer, encodeTablizer, PAGE_SIZES, type TablizerSearch, type TablizerUrl } from "./tablizerUrl";
 import { ArticleDetail } from "./ArticleDetail";
 import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
 import { SnapshotBar } from "./SnapshotBar";
 import { tablizerActions } from "./tablizerActions";
 import { useArticleInsights } from "./useArticleInsights";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
-
-interface SearchRequest {
-  query: string;
-  dateStart: string;
-  dateEnd: string;
-  sort: ArticleSort;
-  page: number;
-  pageSize: number;
-}
-
-const PAGE_SIZES = [25, 50, 100];
 
 const ARTICLES: RowSource<Article> = {
   fetch: (pmid) => api.getArticle(pmid),
@@ -46,7 +35,7 @@ export function TablizerPage() {
   const [form, setForm] = useState({ query: "", dateStart: "", dateEnd: "" });
   const [sort, setSort] = useState<ArticleSort>("relevance");
   const [pageSize, setPageSize] = useState(PAGE_SIZES[0]);
-  const [search, setSearch] = useState<SearchRequest | null>(null);
+  const [search, setSearch] = useState<TablizerSearch | null>(null);
   const [results, setResults] = useState<ArticleSearchResponse | null>(null);
   const { loading, error, setError, run } = useLatestSearch();
   const [snapshots, setSnapshots] = useState<Snapshot[]>([]);
@@ -59,7 +48,7 @@ export function TablizerPage() {
   const nextSnapshot = useRef(1);
 
   /** Runs a search; resolves to its result count (null when it did not run or failed). */
-  const runSearch = useCallback(async (req: SearchRequest): Promise<number | null> => {
+  const runSearch = useCallback(async (req: TablizerSearch): Promise<number | null> => {
     if (!req.query.trim()) {
       setError("Enter a query to search PubMed.");
       return null;
@@ -133,8 +122,9 @@ export function TablizerPage() {
   const live = !comparison && !viewedSnapshot;
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
-  const undo = useAcceptUndo(
-    () => ({ form, sort, pageSize, search, results, selected, selectedSnapshotId, compare, columnIds: ai.columns.map((c) => c.id) }),
+  const undo = useResultsUndo(
+    ai,
+    () => ({ form, sort, pageSize, search, results, selected, selectedSnapshotId, compare }),
     (s) => {
       setForm(s.form);
       setSort(s.sort);
@@ -144,12 +134,10 @@ export function TablizerPage() {
       setSelected(s.selected);
       setSelectedSnapshotId(s.selectedSnapshotId);
       setCompare(s.compare);
-      for (const c of ai.columns) if (!s.columnIds.includes(c.id)) ai.remove(c.id);
     },
   );
 
-  const contextRef = useRef<Record<string, unknown>>({});
-  contextRef.current = buildTablizerContext({
+  const context = buildTablizerContext({
     query: form.query,
     dateStart: form.dateStart,
     dateEnd: form.dateEnd,
@@ -166,14 +154,10 @@ export function TablizerPage() {
     viewerPmid: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
-  if (undo.lastAccepted) contextRef.current = { ...contextRef.current, last_accepted: undo.lastAccepted };
 
   const formRef = useRef(form);
   formRef.current = form;
-  const binding: PageChatBinding = {
-    app: "tablizer",
-    getContext: () => contextRef.current,
-    payloadHandlers: {
+  const binding = usePageChat({ app: "tablizer", context, undo, ai, insights: insights.payloadHandlers, handlers: {
       pubmed_query_suggestion: async (data) => {
         const query = typeof data.query === "string" ? data.query.trim() : "";
         if (!query) throw new Error("The suggestion has no query.");
@@ -190,12 +174,6 @@ export function TablizerPage() {
           return searchAccepted("pubmed_query_suggestion", query, count, previous);
         });
       },
-      ai_column_suggestion: (data) =>
-        undo.accept(async () => {
-          ai.addSuggestion(data);
-          return columnAccepted(columnFromPayload(data).name);
-        }),
-      ...insights.payloadHandlers,
     },
     clientActions: tablizerActions({
       runQuery: (query) => {
@@ -210,7 +188,7 @@ export function TablizerPage() {
       previousPage: search && search.page > 1 ? () => goToPage(search.page - 1) : undefined,
     }),
     onEntity: (kind, id) => (kind === "pmid" ? void openArticle(id) : navigate(`/trialscout?nct=${encodeURIComponent(id)}`)),
-  };
+  });
 
   // The search, its page and the open article live in the URL (reload, Back/Forward, a pasted link).
   useUrlSync<TablizerUrl>({
@@ -254,136 +232,132 @@ export function TablizerPage() {
   const first = total ? (page - 1) * size + 1 : 0;
 
   return (
-    <StatsScopeContext.Provider value={insights.scope}>
-    <WithChat binding={binding}>
-      <div className="page-columns">
-        <div className="page-content" data-testid="tablizer-page">
-          <h1 className="page-title">Tablizer</h1>
-          <StreamSelector
-            selection={streams}
-            loadLabel="Use its PubMed query"
-            canLoad={(s) => Boolean(s.settings?.pubmed_query)}
-            onLoad={(s) => setForm((f) => ({ ...f, query: s.settings.pubmed_query ?? f.query }))}
-          />
-          <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
-            <label className="grow">
-              Query
-              <input
-                data-testid="tablizer-query"
-                type="search"
-                value={form.query}
-                placeholder='e.g. EGFR[MeSH] AND "drug resistance"'
-                onChange={(e) => setForm({ ...form, query: e.target.value })}
-              />
-            </label>
-            <label>
-              From
-              <input data-testid="tablizer-date-start" type="date" value={form.dateStart} onChange={(e) => setForm({ ...form, dateStart: e.target.value })} />
-            </label>
-            <label>
-              To
-              <input data-testid="tablizer-date-end" type="date" value={form.dateEnd} onChange={(e) => setForm({ ...form, dateEnd: e.target.value })} />
-            </label>
-            <label>
-              Sort
-              <select data-testid="tablizer-sort" value={sort} onChange={(e) => setSort(e.target.value as ArticleSort)}>
-                <option value="relevance">Relevance</option>
-                <option value="date">Date</option>
-              </select>
-            </label>
-            <label>
-              Rows
-              <select data-testid="tablizer-page-size" value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
-                {PAGE_SIZES.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <button type="submit" className="primary" data-testid="tablizer-search" disabled={loading}>
-              {loading ? "Searching…" : "Search"}
-            </button>
-          </form>
-          {error && (
-            <p className="error-text" role="alert" data-testid="search-error">
-              {error}
-            </p>
-          )}
-          <SnapshotBar
-            snapshots={snapshots}
-            selectedId={selectedSnapshotId}
-            compare={compare}
-            comparison={comparison}
-            compareGroup={compareGroup}
-            canSave={Boolean(results && results.articles.length)}
-            onSave={saveSnapshot}
-            onSelect={(id) => {
-              setCompare(null);
-              setSelectedSnapshotId(id);
-            }}
-            onRelabel={(id, label) => setSnapshots((list) => list.map((s) => (s.id === id ? { ...s, label } : s)))}
-            onCompare={setCompare}
-            onCompareGroup={setCompareGroup}
-          />
-          <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
-          {rows.length > 0 && (
-            <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} />
-          )}
-          <p className="results-summary" data-testid="results-summary" aria-live="polite">
-            {comparison
-              ? `Comparing snapshots: ${plural(rows.length, "article")} in this group`
-              : viewedSnapshot
-                ? `Snapshot “${viewedSnapshot.label}”: ${plural(viewedSnapshot.articles.length, "article")} (query: ${viewedSnapshot.query})`
-                : results
-                  ? resultsSummary({
-                      total,
-                      first,
-                      loaded: results.articles.length,
-                      visible: rows.length,
-                      filtering: ai.columns.some((c) => c.filter),
-                      one: "result",
-                    })
-                  : "Search PubMed to fill the table."}
-          </p>
-          <AcceptedChange undo={undo} />
-          <FilterNotice ai={ai} visible={rows.length} loaded={baseRows.length} one="article" />
-          {live && results?.query_translation && (
-            <details className="small">
-              <summary>How PubMed read the query</summary>
-              <code>{results.query_translation}</code>
-            </details>
-          )}
-          {results && insights.panel}
-          {rows.length > 0 && (
-            <ArticleTable
-              rows={rows}
-              ai={ai}
-              selected={selected}
-              highlighted={highlighted}
-              onSelect={setSelected}
-              onOpen={(pmid) => void openArticle(pmid)}
-            />
-          )}
-          {live && results && total > size && (
-            <Pager
-              page={page}
-              total={total}
-              pageSize={size}
-              hasNext={page * size < total}
-              loading={loading}
-              onPrev={() => goToPage(page - 1)}
-              onNext={() => goToPage(page + 1)}
-            />
-          )}
-        </div>
-        {viewer && (
+    <ResultsLayout testId="tablizer-page" title="Tablizer" scope={insights.scope} binding={binding}
+      streams={{
+        selection: streams,
+        loadLabel: "Use its PubMed query",
+        canLoad: (s) => Boolean(s.settings?.pubmed_query),
+        onLoad: (s) => setForm((f) => ({ ...f, query: s.settings.pubmed_query ?? f.query })),
+      }}
+      detail={
+        viewer && (
           <DetailPanel title={`PMID ${viewer.id}`} onClose={close}>
             <ArticleDetail article={viewer.item} loading={viewer.loading} error={viewer.error} />
           </DetailPanel>
-        )}
-      </div>
-    </WithChat>
-    </StatsScopeContext.Provider>
+        )
+      }
+    >
+      <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
+        <label className="grow">
+          Query
+          <input
+            data-testid="tablizer-query"
+            type="search"
+            value={form.query}
+            placeholder='e.g. EGFR[MeSH] AND "drug resistance"'
+            onChange={(e) => setForm({ ...form, query: e.target.value })}
+          />
+        </label>
+        <label>
+          From
+          <input data-testid="tablizer-date-start" type="date" value={form.dateStart} onChange={(e) => setForm({ ...form, dateStart: e.target.value })} />
+        </label>
+        <label>
+          To
+          <input data-testid="tablizer-date-end" type="date" value={form.dateEnd} onChange={(e) => setForm({ ...form, dateEnd: e.target.value })} />
+        </label>
+        <label>
+          Sort
+          <select data-testid="tablizer-sort" value={sort} onChange={(e) => setSort(e.target.value as ArticleSort)}>
+            <option value="relevance">Relevance</option>
+            <option value="date">Date</option>
+          </select>
+        </label>
+        <label>
+          Rows
+          <select data-testid="tablizer-page-size" value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" className="primary" data-testid="tablizer-search" disabled={loading}>
+          {loading ? "Searching…" : "Search"}
+        </button>
+      </form>
+      {error && (
+        <p className="error-text" role="alert" data-testid="search-error">
+          {error}
+        </p>
+      )}
+      <SnapshotBar
+        snapshots={snapshots}
+        selectedId={selectedSnapshotId}
+        compare={compare}
+        comparison={comparison}
+        compareGroup={compareGroup}
+        canSave={Boolean(results && results.articles.length)}
+        onSave={saveSnapshot}
+        onSelect={(id) => {
+          setCompare(null);
+          setSelectedSnapshotId(id);
+        }}
+        onRelabel={(id, label) => setSnapshots((list) => list.map((s) => (s.id === id ? { ...s, label } : s)))}
+        onCompare={setCompare}
+        onCompareGroup={setCompareGroup}
+      />
+      <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
+      {rows.length > 0 && (
+        <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} />
+      )}
+      <p className="results-summary" data-testid="results-summary" aria-live="polite">
+        {comparison
+          ? `Comparing snapshots: ${plural(rows.length, "article")} in this group`
+          : viewedSnapshot
+            ? `Snapshot “${viewedSnapshot.label}”: ${plural(viewedSnapshot.articles.length, "article")} (query: ${viewedSnapshot.query})`
+            : results
+              ? resultsSummary({
+                  total,
+                  first,
+                  loaded: results.articles.length,
+                  visible: rows.length,
+                  filtering: ai.columns.some((c) => c.filter),
+                  one: "result",
+                })
+              : "Search PubMed to fill the table."}
+      </p>
+      <AcceptedChange undo={undo} />
+      <FilterNotice ai={ai} visible={rows.length} loaded={baseRows.length} one="article" />
+      {live && results?.query_translation && (
+        <details className="small">
+          <summary>How PubMed read the query</summary>
+          <code>{results.query_translation}</code>
+        </details>
+      )}
+      {results && insights.panel}
+      {rows.length > 0 && (
+        <ArticleTable
+          rows={rows}
+          ai={ai}
+          selected={selected}
+          highlighted={highlighted}
+          onSelect={setSelected}
+          onOpen={(pmid) => void openArticle(pmid)}
+        />
+      )}
+      {live && results && total > size && (
+        <Pager
+          page={page}
+          total={total}
+          pageSize={size}
+          hasNext={page * size < total}
+          loading={loading}
+          onPrev={() => goToPage(page - 1)}
+          onNext={() => goToPage(page + 1)}
+        />
+      )}
+    </ResultsLayout>
   );
 }

@@ -2,15 +2,14 @@
  * Tablizer's charts and table filters: the charts panel over the submitted PubMed search, chips for the
  * filters that narrow the shown rows (a chart click, an accepted `filter_suggestion`), and pinning charts.
  */
-import { useCallback, useMemo, useState, type ReactNode } from "react";
+import { useCallback, useMemo, useState } from "react";
 import type { Article } from "../../api/types";
-import { ChartsPanel, useCharts } from "../common/charts/ChartsPanel";
-import { reportCharts } from "../common/charts/reportCharts";
-import type { ChartSelection } from "../common/charts/ChartView";
-import { facetLabel, valueLabel } from "../common/charts/chartSpec";
-import type { StatsScope } from "../common/charts/statsScope";
-import { FilterChips } from "../common/FilterChips";
-import { applyTableFilters, facetFilter, filterFromSuggestion, useTableFilters } from "../common/tableFilters";
+import { useCharts } from "../../charts/ChartsPanel";
+import type { ChartSelection } from "../../charts/ChartView";
+import { facetLabel, valueLabel } from "../../charts/chartSpec";
+import type { StatsScope } from "../../charts/statsScope";
+import { useInsightsParts } from "../common/insights";
+import { facetFilter, useTableFilters } from "../common/tableFilters";
 import { ARTICLE_FIELD_LABELS, ARTICLE_ROW_FIELDS } from "./articleFilters";
 
 export function useArticleInsights(submitted: { query: string; dateStart: string; dateEnd: string } | null) {
@@ -34,24 +33,10 @@ export function useArticleInsights(submitted: { query: string; dateStart: string
     filters.add(facetFilter(s.facet, facetLabel("tablizer", s.facet), s.value, valueLabel(s.facet, s.value)));
   }, [filters]);
 
-  const narrow = useCallback((rows: Article[]) => applyTableFilters(rows, filters.filters, ARTICLE_ROW_FIELDS),
-                              [filters.filters]);
-
-  const payloadHandlers = {
-    chart: (data: Record<string, unknown>) => charts.pin(data),
-    filter_suggestion: (data: Record<string, unknown>) =>
-      filters.add(filterFromSuggestion(data, ARTICLE_ROW_FIELDS, ARTICLE_FIELD_LABELS)),
-  };
-
-  const panel: ReactNode = (
-    <>
-      <ChartsPanel scope={scope} state={charts} onSelect={onSelect} />
-      <FilterChips filters={filters.filters} onRemove={(f) => filters.remove(f.id)} onClear={filters.clear} />
-      {notice && <p className="muted small" role="status">{notice}</p>}
-    </>
-  );
-  /** The panel's charts as figures, for a report. */
-  const chartFigures = useCallback(() => reportCharts(scope, charts.charts), [scope, charts.charts]);
+  const { payloadHandlers, panel, narrow, chartFigures } = useInsightsParts<Article>({
+    scope, charts, filters, rowFields: ARTICLE_ROW_FIELDS, fieldLabels: ARTICLE_FIELD_LABELS, notice, onSelect,
+    onRemove: (f) => filters.remove(f.id), onClear: filters.clear,
+  });
 
   return { scope, narrow, payloadHandlers, panel, chartFigures };
 }

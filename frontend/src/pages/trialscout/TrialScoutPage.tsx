@@ -3,23 +3,23 @@ import { useCallback, useRef, useState } from "react";
 import { api } from "../../api/client";
 import type { TrialDetail, TrialSummary } from "../../api/types";
 import { TrialDetailView } from "../../cards/TrialDetailView";
-import type { PageChatBinding } from "../../chat/ChatTray";
-import { WithChat } from "../../chat/WithChat";
 import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { resultsSummary } from "../common/counts";
 import { FilterNotice } from "../common/FilterNotice";
-import { applyAIFilters, columnFromPayload, useAIColumns } from "../common/aiColumns";
+import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
-import { StatsScopeContext } from "../common/charts/statsScope";
-import { StreamSelector, useStreamSelection } from "../common/streamSelection";
-import { columnAccepted, searchAccepted, useAcceptUndo } from "../common/undo";
+import { ResultsLayout } from "../common/ResultsLayout";
+import { useStreamSelection } from "../common/streamSelection";
+import { usePageChat, useResultsUndo } from "../common/usePageChat";
+import { searchAccepted } from "../../state/undo";
 import { describeTrialForm } from "./describeForm";
-import { decodeTrialScout, encodeTrialScout, trialUrlHasSearch, useUrlSync, type TrialScoutUrl } from "../common/urlState";
+import { useUrlSync } from "../../state/urlState";
+import { decodeTrialScout, encodeTrialScout, trialUrlHasSearch, type TrialScoutUrl } from "./trialscoutUrl";
 import {
   buildTrialScoutContext,
   emptyTrialForm,
@@ -108,20 +108,19 @@ export function TrialScoutPage() {
   const rows = insights.narrow(applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id));
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
-  const undo = useAcceptUndo(
-    () => ({ form, paging, results, sort, selected, columnIds: ai.columns.map((c) => c.id) }),
+  const undo = useResultsUndo(
+    ai,
+    () => ({ form, paging, results, sort, selected }),
     (s) => {
       setForm(s.form);
       setPaging(s.paging);
       setResults(s.results);
       setSort(s.sort);
       setSelected(s.selected);
-      for (const c of ai.columns) if (!s.columnIds.includes(c.id)) ai.remove(c.id);
     },
   );
 
-  const contextRef = useRef<Record<string, unknown>>({});
-  contextRef.current = buildTrialScoutContext({
+  const context = buildTrialScoutContext({
     form,
     totalMatched: results ? results.total : null,
     rows,
@@ -133,14 +132,10 @@ export function TrialScoutPage() {
     viewerNctId: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
-  if (undo.lastAccepted) contextRef.current = { ...contextRef.current, last_accepted: undo.lastAccepted };
 
   const formRef = useRef(form);
   formRef.current = form;
-  const binding: PageChatBinding = {
-    app: "trialscout",
-    getContext: () => contextRef.current,
-    payloadHandlers: {
+  const binding = usePageChat({ app: "trialscout", context, undo, ai, insights: insights.payloadHandlers, handlers: {
       trial_search_suggestion: async (data) => {
         const next = formFromSuggestion(data);
         const previous = paging && results ? { query: describeTrialForm(paging.form), count: results.total } : null;
@@ -150,12 +145,6 @@ export function TrialScoutPage() {
           return searchAccepted("trial_search_suggestion", describeTrialForm(next), count, previous);
         });
       },
-      ai_column_suggestion: (data) =>
-        undo.accept(async () => {
-          ai.addSuggestion(data);
-          return columnAccepted(columnFromPayload(data).name);
-        }),
-      ...insights.payloadHandlers,
     },
     clientActions: trialscoutActions({
       runSearch: () => search(formRef.current),
@@ -165,7 +154,7 @@ export function TrialScoutPage() {
       previousPage: paging && paging.index > 0 ? prevPage : undefined,
     }),
     onEntity: (kind, id) => (kind === "nct" ? void openTrial(id) : navigate(`/tablizer?pmid=${encodeURIComponent(id)}`)),
-  };
+  });
 
   // The search, its page, the sort and the open trial live in the URL (reload, Back/Forward, a pasted link).
   useUrlSync<TrialScoutUrl>({
@@ -206,82 +195,15 @@ export function TrialScoutPage() {
   const first = (pageNumber - 1) * PAGE_SIZE + 1;
 
   return (
-    <StatsScopeContext.Provider value={insights.scope}>
-    <WithChat binding={binding}>
-      <div className="page-columns">
-        <div className="page-content" data-testid="trialscout-page">
-          <h1 className="page-title">TrialScout</h1>
-          <StreamSelector
-            selection={streams}
-            loadLabel="Use its trial search"
-            canLoad={(s) => Boolean(s.settings?.trial_search)}
-            onLoad={(s) => setForm(formFromSuggestion(s.settings.trial_search ?? {}))}
-          />
-          <TrialSearchForm
-            form={form}
-            loading={loading}
-            onChange={setForm}
-            onSubmit={() => {
-              undo.forget();
-              void search(form);
-            }}
-            onClear={() => setForm(emptyTrialForm)}
-          />
-          {error && (
-            <p className="error-text" role="alert" data-testid="search-error">
-              {error}
-            </p>
-          )}
-          <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
-          {rows.length > 0 && (
-            <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} />
-          )}
-          <p className="results-summary" data-testid="results-summary" aria-live="polite">
-            {results
-              ? resultsSummary({
-                  total: results.total,
-                  first,
-                  loaded: results.trials.length,
-                  visible: rows.length,
-                  filtering: ai.columns.some((c) => c.filter),
-                  one: "trial",
-                })
-              : "Search ClinicalTrials.gov to fill the table."}
-          </p>
-          <AcceptedChange undo={undo} />
-          <FilterNotice ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} one="trial" />
-          {results && insights.panel}
-          {results && results.trials.length === 0 && (
-            <p className="muted" data-testid="no-results-hint">
-              No trials match every filter. Try fewer filters: any phase or status, a broader condition, or
-              intervention synonyms.
-            </p>
-          )}
-          {rows.length > 0 && (
-            <TrialTable
-              rows={rows}
-              ai={ai}
-              sort={sort}
-              selected={selected}
-              highlighted={highlighted}
-              onSort={onSort}
-              onSelect={setSelected}
-              onOpen={(id) => void openTrial(id)}
-            />
-          )}
-          {results && (pageNumber > 1 || results.nextToken) && (
-            <Pager
-              page={pageNumber}
-              total={results.total}
-              pageSize={PAGE_SIZE}
-              hasNext={Boolean(results.nextToken)}
-              loading={loading}
-              onPrev={prevPage}
-              onNext={nextPage}
-            />
-          )}
-        </div>
-        {viewer && (
+    <ResultsLayout testId="trialscout-page" title="TrialScout" scope={insights.scope} binding={binding}
+      streams={{
+        selection: streams,
+        loadLabel: "Use its trial search",
+        canLoad: (s) => Boolean(s.settings?.trial_search),
+        onLoad: (s) => setForm(formFromSuggestion(s.settings.trial_search ?? {})),
+      }}
+      detail={
+        viewer && (
           <DetailPanel title={viewer.id} onClose={close}>
             {viewer.item ? (
               <TrialDetailView data={viewer.item} onEntity={binding.onEntity} />
@@ -295,9 +217,72 @@ export function TrialScoutPage() {
               </p>
             )}
           </DetailPanel>
-        )}
-      </div>
-    </WithChat>
-    </StatsScopeContext.Provider>
+        )
+      }
+    >
+      <TrialSearchForm
+        form={form}
+        loading={loading}
+        onChange={setForm}
+        onSubmit={() => {
+          undo.forget();
+          void search(form);
+        }}
+        onClear={() => setForm(emptyTrialForm)}
+      />
+      {error && (
+        <p className="error-text" role="alert" data-testid="search-error">
+          {error}
+        </p>
+      )}
+      <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
+      {rows.length > 0 && (
+        <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} />
+      )}
+      <p className="results-summary" data-testid="results-summary" aria-live="polite">
+        {results
+          ? resultsSummary({
+              total: results.total,
+              first,
+              loaded: results.trials.length,
+              visible: rows.length,
+              filtering: ai.columns.some((c) => c.filter),
+              one: "trial",
+            })
+          : "Search ClinicalTrials.gov to fill the table."}
+      </p>
+      <AcceptedChange undo={undo} />
+      <FilterNotice ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} one="trial" />
+      {results && insights.panel}
+      {results && results.trials.length === 0 && (
+        <p className="muted" data-testid="no-results-hint">
+          No trials match every filter. Try fewer filters: any phase or status, a broader condition, or
+          intervention synonyms.
+        </p>
+      )}
+      {rows.length > 0 && (
+        <TrialTable
+          rows={rows}
+          ai={ai}
+          sort={sort}
+          selected={selected}
+          highlighted={highlighted}
+          onSort={onSort}
+          onSelect={setSelected}
+          onOpen={(id) => void openTrial(id)}
+        />
+      )}
+      {results && (pageNumber > 1 || results.nextToken) && (
+        <Pager
+          page={pageNumber}
+          total={results.total}
+          pageSize={PAGE_SIZE}
+          hasNext={Boolean(results.nextToken)}
+          loading={loading}
+          onPrev={prevPage}
+          onNext={nextPage}
+        />
+      )}
+    </ResultsLayout>
   );
 }

@@ -4,8 +4,8 @@
  * they cover the whole result set and the table re-runs the search.
  */
 import type { TrialSummary } from "../../api/types";
-import type { ChartSelection } from "../common/charts/ChartView";
-import { facetLabel, valueLabel } from "../common/charts/chartSpec";
+import type { ChartSelection } from "../../charts/ChartView";
+import { facetLabel, valueLabel } from "../../charts/chartSpec";
 import { facetFilter, type RowFields, type TableFilter } from "../common/tableFilters";
 import { trialSearchParams, type TrialForm } from "./trialscoutContext";
 

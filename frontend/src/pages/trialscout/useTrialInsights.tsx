@@ -3,14 +3,13 @@
  * the submitted search, the filter chips, the rows the filters keep, and Accept for `chart` and
  * `filter_suggestion` cards.
  */
-import { useCallback, useMemo, useState, type ReactNode } from "react";
+import { useCallback, useMemo, useState } from "react";
 import type { TrialSummary } from "../../api/types";
-import { ChartsPanel, useCharts } from "../common/charts/ChartsPanel";
-import { reportCharts } from "../common/charts/reportCharts";
-import type { ChartSelection } from "../common/charts/ChartView";
-import type { StatsScope } from "../common/charts/statsScope";
-import { FilterChips } from "../common/FilterChips";
-import { applyTableFilters, filterFromSuggestion, useTableFilters, type TableFilter } from "../common/tableFilters";
+import { useCharts } from "../../charts/ChartsPanel";
+import type { ChartSelection } from "../../charts/ChartView";
+import type { StatsScope } from "../../charts/statsScope";
+import { useInsightsParts } from "../common/insights";
+import { useTableFilters, type TableFilter } from "../common/tableFilters";
 import { TRIAL_FIELD_LABELS, TRIAL_ROW_FIELDS, trialChartFilter, trialStatsSearch } from "./trialFilters";
 import type { TrialForm } from "./trialscoutContext";
 
@@ -57,25 +56,9 @@ export function useTrialInsights({ submitted, currentForm, setForm, search }: {
     }
   }, [filters, undos, applySearch, currentForm]);
 
-  const narrow = useCallback((rows: TrialSummary[]) => applyTableFilters(rows, filters.filters, TRIAL_ROW_FIELDS),
-                              [filters.filters]);
-
-  const payloadHandlers = {
-    chart: (data: Record<string, unknown>) => charts.pin(data),
-    filter_suggestion: (data: Record<string, unknown>) =>
-      filters.add(filterFromSuggestion(data, TRIAL_ROW_FIELDS, TRIAL_FIELD_LABELS)),
-  };
-
-  const panel: ReactNode = (
-    <>
-      <ChartsPanel scope={scope} state={charts} onSelect={onSelect} />
-      <FilterChips filters={filters.filters} onRemove={remove} />
-      {notice && <p className="muted small" role="status">{notice}</p>}
-    </>
-  );
-
-  /** The panel's charts as figures, for a report. */
-  const chartFigures = useCallback(() => reportCharts(scope, charts.charts), [scope, charts.charts]);
+  const { payloadHandlers, panel, narrow, chartFigures } = useInsightsParts<TrialSummary>({
+    scope, charts, filters, rowFields: TRIAL_ROW_FIELDS, fieldLabels: TRIAL_FIELD_LABELS, notice, onSelect, onRemove: remove,
+  });
 
   return { scope, narrow, payloadHandlers, panel, filters: filters.filters, chartFigures };
 }

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api } from "../../api/client";
 import type { UsageGroup, UsageReport } from "../../api/types";
-import { chartTheme } from "../common/charts/theme";
+import { chartTheme } from "../../charts/theme";
 import { formatUsd, tokensOf, usageOption, usageSeries, type UsageMetric } from "./usageChart";
 
 const DAY = 86_400_000;
@@ -21,7 +21,7 @@ function UsageChart({ report, metric }: { report: UsageReport; metric: UsageMetr
     let disposed = false;
     const resize = () => chart?.resize();
     (async () => {
-      const { echarts } = await import("../common/charts/echartsSetup");
+      const { echarts } = await import("../../charts/echartsSetup");
       if (disposed || !ref.current) return;
       chart = echarts.init(ref.current, null, { renderer: "canvas" }) as unknown as Chart;
       chart.setOption(usageOption(usageSeries(report, metric), metric, chartTheme()), true);

@@ -2,7 +2,7 @@
  * The usage page's figures: per day, one stacked series per model, in estimated dollars or in tokens; and
  * the ECharts option that draws them (the charts panel's ECharts and theme, imported as they are).
  */
-import type { ChartTheme } from "../common/charts/theme";
+import type { ChartTheme } from "../../charts/theme";
 import type { UsageReport, UsageRow } from "../../api/types";
 
 export type UsageMetric = "cost" | "tokens";

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { StatsResponse } from "../../../api/types";
+import type { StatsResponse } from "../api/types";
 import type { ChartData } from "./chartOption";
 import type { ChartSpec } from "./chartSpec";
 import { fetchStats, type StatsScope } from "./statsScope";

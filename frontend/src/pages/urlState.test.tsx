@@ -1,18 +1,9 @@
 import { act, render } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { emptyTrialForm } from "../trialscout/trialscoutContext";
-import {
-  chatFromUrl,
-  decodeTablizer,
-  decodeTrialScout,
-  encodeChat,
-  encodeTablizer,
-  encodeTrialScout,
-  patchUrl,
-  useUrlSync,
-  type TablizerUrl,
-  type UrlPatch,
-} from "./urlState";
+import { chatFromUrl, encodeChat, patchUrl, useUrlSync, type UrlPatch } from "../state/urlState";
+import { decodeTablizer, encodeTablizer, type TablizerUrl } from "./tablizer/tablizerUrl";
+import { emptyTrialForm } from "./trialscout/trialscoutContext";
+import { decodeTrialScout, encodeTrialScout } from "./trialscout/trialscoutUrl";
 
 const params = (patch: UrlPatch) => {
   const p = new URLSearchParams();

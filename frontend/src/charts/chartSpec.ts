@@ -9,7 +9,7 @@ import {
   sponsorClassLabel,
   statusLabel,
   studyTypeLabel,
-} from "../../../api/trialVocabulary";
+} from "../api/trialVocabulary";
 
 export type ChartKind = "bar" | "stacked_bar" | "pie" | "donut" | "histogram" | "timeline" | "map";
 export type StatsApp = "trialscout" | "tablizer";

@@ -1,23 +1,12 @@
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import type { FacetStats, StatsResponse } from "../../../api/types";
-import { ChartCard } from "../../../cards/ChartCard";
-import { cardFor } from "../../../cards/registry";
+import { phases, stats } from "../test/stats";
 import { buildOption, chartRows } from "./chartOption";
 import { chartFromPayload } from "./chartSpec";
 import { ChartView } from "./ChartView";
-import { StatsScopeContext, type StatsScope } from "./statsScope";
+import type { StatsScope } from "./statsScope";
 
-const phases: FacetStats = {
-  facet: "phase", label: "Phase", kind: "categorical", multi_valued: true, distinct: 3, missing: 4, basis: 40,
-  other: 0, sampled: false, note: null,
-  buckets: [{ value: "PHASE2", count: 20 }, { value: "PHASE3", count: 12 }, { value: "EARLY_PHASE1", count: 1 }],
-};
 const theme = { text: "#111", muted: "#555", border: "#ccc", panel: "#fff", palette: ["#1f5fbf", "#e69f00"] };
-
-function stats(facet: FacetStats): StatsResponse {
-  return { source: "offline", total: facet.basis, filters: {}, facets: [facet], sampled: false, note: null };
-}
 
 describe("chart options", () => {
   it("label enums readably and keep the raw value for clicks", () => {
@@ -51,7 +40,7 @@ describe("chart options", () => {
 describe("ChartView", () => {
   it("fetches the page's statistics and lists them in a table view whose rows filter", async () => {
     const trialStats = vi.fn().mockResolvedValue(stats(phases));
-    const { api } = await import("../../../api/client");
+    const { api } = await import("../api/client");
     vi.spyOn(api, "trialStats").mockImplementation(trialStats);
     const onSelect = vi.fn();
     const scope: StatsScope = { app: "trialscout", search: { condition: "melanoma" } };
@@ -65,22 +54,5 @@ describe("ChartView", () => {
     expect(table.textContent).not.toContain("PHASE3");
     fireEvent.click(within(table).getByText("Phase 3"));
     expect(onSelect).toHaveBeenCalledWith({ facet: "phase", value: "PHASE3" });
-  });
-
-  it("a chart card is registered, draws inline from the scope and accepts", async () => {
-    const { api } = await import("../../../api/client");
-    vi.spyOn(api, "trialStats").mockResolvedValue(stats(phases));
-    expect(cardFor("chart")).toBe(ChartCard);
-    const onAccept = vi.fn();
-    render(
-      <StatsScopeContext.Provider value={{ app: "trialscout", search: { condition: "x" } }}>
-        <ChartCard payload={{ id: "p", type: "chart", source: "llm", data: { kind: "bar", facet: "phase", title: "Trials by phase" } }}
-                   onAccept={onAccept} onDismiss={vi.fn()} />
-      </StatsScopeContext.Provider>,
-    );
-    await waitFor(() => expect(screen.getByTestId("chart-footnote")).toBeTruthy());
-    expect(screen.getAllByText("Trials by phase").length).toBeGreaterThan(0);
-    fireEvent.click(screen.getByTestId("card-accept"));
-    await waitFor(() => expect(onAccept).toHaveBeenCalled());
   });
 });

@@ -3,7 +3,7 @@
  * the library loads only when a chart is drawn. Every data item carries its raw facet value (`raw`)
  * so a click filters by the registered value, while axes and tooltips show readable labels.
  */
-import type { FacetStats } from "../../../api/types";
+import type { FacetStats } from "../api/types";
 import { valueLabel, type ChartKind } from "./chartSpec";
 import type { ChartTheme } from "./theme";
 import { mapCountryName } from "./countries";

@@ -3,7 +3,7 @@
  * from the stats route as the panel draws them, with readable labels. A report draws its charts itself
  * (inline SVG, PDF bars), so it needs the numbers, not the canvas.
  */
-import type { ReportChart } from "../../../api/types";
+import type { ReportChart } from "../api/types";
 import { chartRows } from "./chartOption";
 import { chartTitle, type ChartSpec } from "./chartSpec";
 import { fetchStats, type StatsScope } from "./statsScope";

@@ -4,8 +4,8 @@
  * figures as the charts panel beside the table.
  */
 import { createContext, useContext } from "react";
-import { api } from "../../../api/client";
-import type { StatsResponse } from "../../../api/types";
+import { api } from "../api/client";
+import type { StatsResponse } from "../api/types";
 import type { StatsApp } from "./chartSpec";
 
 export interface StatsScope {

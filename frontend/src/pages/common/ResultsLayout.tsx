@@ -1,0 +1,36 @@
+/**
+ * The frame of a results page (Tablizer, TrialScout): the statistics scope its charts read, the chat tray
+ * bound to the page, the page's column (title, research stream selector, then its own content) and the
+ * detail panel beside it.
+ */
+import type { ComponentProps, ReactNode } from "react";
+import type { PageChatBinding } from "../../chat/ChatTray";
+import { WithChat } from "../../chat/WithChat";
+import { StatsScopeContext, type StatsScope } from "../../charts/statsScope";
+import { StreamSelector } from "./streamSelection";
+
+export function ResultsLayout({ testId, title, scope, binding, streams, detail, children }: {
+  testId: string;
+  title: string;
+  scope: StatsScope;
+  binding: PageChatBinding;
+  streams: ComponentProps<typeof StreamSelector>;
+  /** The detail panel, when a row is open. */
+  detail: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <StatsScopeContext.Provider value={scope}>
+      <WithChat binding={binding}>
+        <div className="page-columns">
+          <div className="page-content" data-testid={testId}>
+            <h1 className="page-title">{title}</h1>
+            <StreamSelector {...streams} />
+            {children}
+          </div>
+          {detail}
+        </div>
+      </WithChat>
+    </StatsScopeContext.Provider>
+  );
+}
