@@ -46,7 +46,7 @@ async def get_ai_columns(request: Request) -> AiColumnService:
     service: AiColumnService | None = getattr(state, "ai_columns", None)
     if service is None:
         service = AiColumnService(state.db, state.llm, state.sources,
-                                  concurrency=state.settings.ai_column_concurrency)
+                                  concurrency=state.settings.ai_column_concurrency, quotas=state.quotas)
         state.ai_columns = service
     return service
 

@@ -99,6 +99,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     app.state.chat = ChatService(db, llm, sources=app.state.sources,
                                  limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
     app.state.quotas = Quotas(db, settings)
+    app.state.chat.admit_stream = app.state.quotas.admit_stream
     set_context_budget(settings.context_token_budget)  # what every page's context_builder fits into
 
     _error_handlers(app)

@@ -25,8 +25,9 @@ router = APIRouter(prefix="/api/ai-columns", tags=["ai-columns"], responses=erro
 async def evaluate(body: EvaluateRequest, user: CurrentUser, columns: AiColumnsDep,
                    request: Request) -> EventSourceResponse:
     """Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
-    `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 over the user's
-    runs per minute. Results are cached per user: another user's run of the same column is never served
-    to you."""
-    await request.app.state.quotas.admit_ai_column_run(user.id)
-    return events_response(columns.run(body, user.id))
+    `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 when the user's
+    daily token budget is spent (each row's model call counts in it), or over their runs or rows a
+    minute, or runs at once. Results are cached per user: another user's run of the same column is never
+    served to you."""
+    slot = await request.app.state.quotas.admit_ai_column_run(user.id, len(body.ids))
+    return events_response(columns.run(body, user.id, slot))

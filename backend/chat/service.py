@@ -130,6 +130,7 @@ class ChatService:
         self.closing = False
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.admit_stream: Callable[[Any, int], None] = lambda _s, _user_id: None  # the app's Quotas.admit_stream
 
     # -- begin ---------------------------------------------------------------------------------------
     def prepare_prompt(self, s: Any, context: Mapping[str, Any]) -> tuple[
@@ -177,6 +178,7 @@ class ChatService:
             if not turns.claim(s, conv.id, turn_id, self.presence):
                 raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
             turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
+        self.admit_stream(s, user_id)  # the stream cap, counted with this claim in its transaction (429)
         if req.config is not None:
             config.apply(self.llm, conv, req.config)
         settings = config.effective(self.llm, conv)
