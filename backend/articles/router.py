@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import ValidationError
 
-from backend.deps import CurrentUser, SourcesDep
+from backend.deps import CurrentUser, SearchingUser, SourcesDep
 from backend.errors import InvalidInput, error_responses
 from backend.routing import OneHopRoute
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, checked_pmid
@@ -15,8 +15,8 @@ router = APIRouter(prefix="/api/articles", tags=["articles"], responses=error_re
                    route_class=OneHopRoute)
 
 
-@router.get("/search")
-async def search(sources: SourcesDep, user: CurrentUser, q: str = "", date_start: str | None = None,
+@router.get("/search", responses=error_responses(429))
+async def search(sources: SourcesDep, user: SearchingUser, q: str = "", date_start: str | None = None,
                  date_end: str | None = None, sort: str = "relevance", page: int = 1,
                  page_size: int = 20) -> ArticleSearchPage:
     try:

@@ -18,6 +18,7 @@ from backend.ai_columns.schemas import ID_KEY, AiColumn, App
 MAX_ROWS = 5000
 MAX_REPORT_ROWS = 500
 MAX_CELL = 20_000
+MAX_REPORT_CELL = 2_000  # a report lays every cell out on a page: it keeps at most this much of one
 
 Cell = str | int | float | bool | list[str] | None
 
@@ -83,7 +84,9 @@ class ReportRequest(TableRequest):
 
     title: str = Field(min_length=1, max_length=200)
     query: str | None = Field(None, max_length=2000)  # what the page searched, as the user would say it
+    columns: list[TableColumn] = Field(min_length=1, max_length=24)
     rows: list[dict[str, Cell]] = Field(min_length=1, max_length=MAX_REPORT_ROWS)
+    ai_columns: list[AiColumn] = Field(default_factory=list, max_length=10)
     charts: list[ReportChart] = Field(default_factory=list, max_length=12)
     summary: str | None = Field(None, max_length=50_000)
     conversation_id: int | None = Field(None, ge=1)

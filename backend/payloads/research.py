@@ -89,7 +89,8 @@ AI_COLUMN: {"name": "Primary Endpoint", "criteria": "What is the primary endpoin
 few words (e.g., 'Overall Survival', 'Progression-Free Survival', 'ORR').", "type": "text", "explanation": \
 "Extracts the primary endpoint of each trial so you can compare them"}""",
     schema={"type": "object", "required": ["name", "criteria", "type"], "additionalProperties": False,
-            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80},
+            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80,
+                                    "pattern": "^ *[^ =+@\t\r\n-]"},  # not a spreadsheet formula
                            "criteria": {"type": "string", "minLength": 1, "maxLength": 2000},
                            "type": {"enum": ["boolean", "text"]},
                            "explanation": {"type": "string"}}},

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import ValidationError
 
-from backend.deps import CurrentUser, SourcesDep
+from backend.deps import CurrentUser, SearchingUser, SourcesDep
 from backend.errors import InvalidInput, error_responses
 from backend.routing import OneHopRoute
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
@@ -17,9 +17,9 @@ router = APIRouter(prefix="/api/trials", tags=["trials"], responses=error_respon
                    route_class=OneHopRoute)
 
 
-@router.get("/search")
+@router.get("/search", responses=error_responses(429))
 async def search(
-    sources: SourcesDep, user: CurrentUser,
+    sources: SourcesDep, user: SearchingUser,
     condition: str | None = None, intervention: str | None = None, sponsor: str | None = None,
     eligibility_keywords: str | None = None,
     phase: Annotated[list[str] | None, Query()] = None, status: Annotated[list[str] | None, Query()] = None,
