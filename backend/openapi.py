@@ -10,6 +10,7 @@ union with `event_stream` (so every event model is in `components.schemas`), fil
 from __future__ import annotations
 
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI
@@ -38,6 +39,11 @@ def describe_event_streams(app: FastAPI) -> None:
                 content = operation.get("responses", {}).get("200", {}).get("content", {})
                 if content.get(EVENT_STREAM) == {} and "application/json" in content:
                     content[EVENT_STREAM] = content.pop("application/json")
+                if "requestBody" in operation:  # backend/body_limits.py, and a body that is not JSON
+                    for status in ("400", "413"):
+                        operation["responses"].setdefault(status, {
+                            "description": HTTPStatus(int(status)).phrase,
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}})
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]

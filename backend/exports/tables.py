@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from backend.ai_columns.schemas import ID_KEY
 from backend.ai_columns.service import StoredResult, stored_results
-from backend.exports.schemas import Cell, TableRequest
+from backend.exports.schemas import TableRequest, text_of
 from backend.sources.models import normalize_nct_id, normalize_pmid
 from backend.text import clip, looks_like_formula
 
@@ -40,16 +40,6 @@ class Table:
     ids: list[str]  # each row's normalized id
     links: list[str]  # each row's page on PubMed / ClinicalTrials.gov
     id_column: int | None  # the column showing the id, linked to that page in the XLSX
-
-
-def text_of(value: Cell) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "Yes" if value else "No"
-    if isinstance(value, list):
-        return "; ".join(str(v) for v in value)
-    return str(value)
 
 
 def record_link(app: str, item_id: str) -> str:

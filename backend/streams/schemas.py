@@ -11,7 +11,7 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from backend.db.ids import DbId
@@ -99,10 +99,17 @@ class _Body(BaseModel):
         return _checked(value, "note", MAX_NOTE, multiline=False)
 
 
+# The limits as the API document states them (the validators clean the text first: controls out, trimmed).
+_PRINTABLE = r"[^\s\x00-\x1f\x7f-\x9f]"
+NAME = Field(json_schema_extra={"minLength": 1, "maxLength": MAX_NAME, "pattern": _PRINTABLE})
+DESCRIPTION = Field(None, json_schema_extra={"maxLength": MAX_DESCRIPTION})
+INSTRUCTIONS = Field(None, json_schema_extra={"maxLength": MAX_INSTRUCTIONS})
+
+
 class StreamCreate(_Body):
-    name: str
-    description: str | None = None
-    chat_instructions: str | None = None
+    name: str = NAME
+    description: str | None = DESCRIPTION
+    chat_instructions: str | None = INSTRUCTIONS
     note: str | None = None
     settings: StreamSettings | None = None
 
@@ -116,12 +123,12 @@ class StreamUpdate(_Body):
     """Only the keys sent are changed. `chat_instructions: null` or "" clears them (a new version too);
     `settings` replaces the whole settings object; `note` goes with an instructions change."""
 
-    name: str | None = None
-    description: str | None = None
-    chat_instructions: str | None = None
-    note: str | None = None
+    name: str = Field(None, json_schema_extra=NAME.json_schema_extra)  # type: ignore[assignment]  # absent, never null
+    description: str | None = DESCRIPTION
+    chat_instructions: str | None = INSTRUCTIONS
+    note: str | None = Field(None, json_schema_extra={"maxLength": MAX_NOTE})
     settings: StreamSettings | None = None
-    archived: bool | None = None
+    archived: bool = None  # type: ignore[assignment]  # absent, never null
     expected_version_id: DbId | None = None  # optimistic lock: 409 if someone saved a newer version first
 
     @field_validator("name")
