@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import JsonDict
 
 from backend.agent.schemas import WireEvent
 from backend.ai_columns.schemas import ID_KEY, AiColumn, App
@@ -42,9 +43,9 @@ class TableColumn(BaseModel):
 
 
 # A row's id as the API document states it: present, and not null, blank or an empty list.
-_ID_CELL = {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": "^\\s*$"},
+_ID_CELL: JsonDict = {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": "^\\s*$"},
                               {"type": "array", "maxItems": 0}]}}
-_ROWS_HAVE_IDS = {"allOf": [
+_ROWS_HAVE_IDS: JsonDict = {"allOf": [
     {"if": {"properties": {"app": {"const": app}}, "required": ["app"]},
      "then": {"properties": {"rows": {"items": {"required": [key], "properties": {key: _ID_CELL}}}}}}
     for app, key in ID_KEY.items()]}

@@ -40,8 +40,7 @@ ENROLLMENT_BINS: tuple[tuple[int, int | None], ...] = (
 MAX_FILTER_VALUES = 50
 # Filters as the API document states them: a facet that can be filtered on, 1 to 50 values of 1 to 300 characters
 # with something besides spaces (enrollment is binned: its buckets are not values to filter by).
-TrialFilterFacet = Literal["phase", "status", "study_type", "sponsor_class", "sponsor", "start_year", "condition",
-                           "intervention_type", "country"]
+TRIAL_FILTERS = tuple(f for f in TRIAL_FACETS if f != "enrollment")
 FilterValues = Annotated[list[Annotated[str, Field(min_length=1, max_length=300, pattern=r"\S")]],
                          Field(min_length=1, max_length=MAX_FILTER_VALUES)]
 S = TypeVar("S", "TrialSearchFields", "ArticleSearchFields")
@@ -110,8 +109,8 @@ class TrialSearchFields(BaseModel):
 class TrialStatsRequest(_Request):
     search: TrialSearchFields = Field(default_factory=TrialSearchFields)
     facets: list[TrialFacet] = Field(default_factory=lambda: list(TRIAL_FACETS), min_length=1)
-    filters: dict[TrialFilterFacet, FilterValues] = Field(default_factory=dict,
-                                                          description="facet -> values (OR), facets AND")
+    filters: dict[str, FilterValues] = Field(default_factory=dict, description="facet -> values (OR), facets AND",
+                                             json_schema_extra={"propertyNames": {"enum": list(TRIAL_FILTERS)}})
 
     @field_validator("filters")
     @classmethod
@@ -137,8 +136,8 @@ class ArticleSearchFields(BaseModel):
 class ArticleStatsRequest(_Request):
     search: ArticleSearchFields
     facets: list[ArticleFacet] = Field(default_factory=lambda: list(ARTICLE_FACETS), min_length=1)
-    filters: dict[ArticleFacet, FilterValues] = Field(default_factory=dict,
-                                                       description="facet -> values (OR), facets AND")
+    filters: dict[str, FilterValues] = Field(default_factory=dict, description="facet -> values (OR), facets AND",
+                                             json_schema_extra={"propertyNames": {"enum": list(ARTICLE_FACETS)}})
 
     @field_validator("filters")
     @classmethod
