@@ -31,6 +31,7 @@ from backend.text import clip, looks_like_formula
 
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_XLSX_CELL = 32_767
+TOP, WRAPPED, BOLD = Alignment(vertical="top"), Alignment(vertical="top", wrap_text=True), Font(bold=True)
 
 
 @dataclass
@@ -99,8 +100,8 @@ def _text_cell(ws: WriteOnlyWorksheet, value: str, *, bold: bool = False, link: 
         cell.hyperlink = link
         cell.style = "Hyperlink"
     if bold:
-        cell.font = Font(bold=True)
-    cell.alignment = Alignment(vertical="top", wrap_text=len(cell.value or "") > 60)
+        cell.font = BOLD
+    cell.alignment = WRAPPED if len(cell.value or "") > 60 else TOP
     return cell
 
 
