@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
 from backend.sources.models import ArticleSearchParams, OverallStatus, Phase, Sex, TrialSearchParams
 
@@ -41,8 +41,9 @@ MAX_FILTER_VALUES = 50
 # Filters as the API document states them: a facet that can be filtered on, 1 to 50 values of 1 to 300 characters
 # with something besides spaces (enrollment is binned: its buckets are not values to filter by).
 TRIAL_FILTERS = tuple(f for f in TRIAL_FACETS if f != "enrollment")
-FilterValues = Annotated[list[Annotated[str, Field(min_length=1, max_length=300, pattern=r"\S")]],
-                         Field(min_length=1, max_length=MAX_FILTER_VALUES)]
+FilterValues = Annotated[list[str], WithJsonSchema({
+    "type": "array", "minItems": 1, "maxItems": MAX_FILTER_VALUES,
+    "items": {"type": "string", "minLength": 1, "maxLength": 300, "pattern": r"\S"}})]  # checked by _check_filters
 S = TypeVar("S", "TrialSearchFields", "ArticleSearchFields")
 
 

@@ -234,9 +234,17 @@ class OfflineIndex:
     trials: Records[TrialDetail] = field(init=False, repr=False)
     articles: Records[Article] = field(init=False, repr=False)
 
+    _uri: str = field(init=False, repr=False)
+
     def __post_init__(self) -> None:
         self.trials = Records(self, "trials", "nct_id", TrialDetail)
         self.articles = Records(self, "articles", "pmid", Article)
+        # Threads open their connections later, by this descriptor where the system names one: a newer build
+        # replacing the file (another version of the code starting) must not leave a new thread without it.
+        fd = os.open(self.path, os.O_RDONLY)
+        weakref.finalize(self, os.close, fd)
+        by_fd = Path(f"/proc/self/fd/{fd}")
+        self._uri = f"{(by_fd if by_fd.exists() else self.path.resolve()).as_uri()}?mode=ro&immutable=1"
 
     def trial_summaries(self, nct_ids: Sequence[str]) -> list[TrialSummary]:
         return self.trials.many(nct_ids, column="summary", model=TrialSummary)
@@ -244,7 +252,7 @@ class OfflineIndex:
     def _conn(self) -> sqlite3.Connection:
         local = self._thread
         if local.conn is None:
-            local.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+            local.conn = sqlite3.connect(self._uri, uri=True)
             local.conn.set_progress_handler(lambda: time.monotonic() > local.deadline, PROGRESS_STEPS)
         return local.conn
 
