@@ -8,12 +8,12 @@ the file; a changed corpus or parser gets a new key, a new build, and the stale 
 Processes that start together (several workers, `make run` beside `make test`) must not build
 over each other: a builder holds an exclusive `flock` on `offline-index.lock`, checks again that
 nobody finished first, writes a temp file and `os.replace`s it into place, so a reader only ever
-sees a complete index. Once open it is read-only (`immutable=1`): each thread that queries it opens
-its own connection (no lock between them; SQLite releases the GIL while it runs a statement), and a
-statement running longer than `max_seconds` is interrupted (SQLite's progress handler) and answered as
-`SearchTooSlow`. Async callers run their work through `off_loop`, in a few threads of the index's own,
-so a slow search never holds the event loop nor the threads every other request shares. Rows hold
-what filters and ranking need plus the parsed records as JSON, so memory stays small: records are read by id.
+sees a complete index. Once open it is read-only (`immutable=1`), read through a pool of connections
+(no lock between them; SQLite releases the GIL while it runs a statement), and a statement running
+longer than `max_seconds` is interrupted (SQLite's progress handler) and answered as `SearchTooSlow`.
+Async callers run their work through `off_loop`, in a few threads of the index's own, so a slow search
+never holds the event loop nor the threads every other request shares. Rows hold what filters and
+ranking need plus the parsed records as JSON, so memory stays small: records are read by id.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import asyncio
 import fcntl
 import hashlib
 import os
+import queue
 import sqlite3
 import threading
 import time
@@ -220,9 +221,13 @@ class Records(Mapping[str, M], Generic[M]):
         return [parse(zlib.decompress(rows[k])) for k in keys if k in rows]
 
 
-class _Thread(threading.local):
-    conn: sqlite3.Connection | None = None
-    deadline: float = 0.0  # time.monotonic() past which the running statement is interrupted
+class _Connection:
+    """One read-only connection with its statement's time cap (`deadline`, a time.monotonic())."""
+
+    def __init__(self, uri: str, steps: int = PROGRESS_STEPS) -> None:
+        self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self.deadline = 0.0
+        self.conn.set_progress_handler(lambda: time.monotonic() > self.deadline, steps)
 
 
 @dataclass
@@ -230,42 +235,35 @@ class OfflineIndex:
     path: Path
     build_seconds: float = 0.0  # 0.0: opened from the cache, not built by this call
     max_seconds: float = 5.0  # a statement's time cap (COLLEAGUE_OFFLINE_QUERY_SECONDS)
-    _thread: _Thread = field(default_factory=_Thread, repr=False)
+    connections: int = QUERY_THREADS + 2  # off_loop's threads, and a few blocking callers besides
+    _pool: queue.SimpleQueue[_Connection] = field(default_factory=queue.SimpleQueue, repr=False)
     trials: Records[TrialDetail] = field(init=False, repr=False)
     articles: Records[Article] = field(init=False, repr=False)
-
-    _uri: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.trials = Records(self, "trials", "nct_id", TrialDetail)
         self.articles = Records(self, "articles", "pmid", Article)
-        # Threads open their connections later, by this descriptor where the system names one: a newer build
-        # replacing the file (another version of the code starting) must not leave a new thread without it.
-        fd = os.open(self.path, os.O_RDONLY)
-        weakref.finalize(self, os.close, fd)
-        by_fd = Path(f"/proc/self/fd/{fd}")
-        self._uri = f"{(by_fd if by_fd.exists() else self.path.resolve()).as_uri()}?mode=ro&immutable=1"
+        # All opened now: an open connection keeps reading the file after a newer build replaced it (another
+        # version of the code starting), where a connection opened later would find it gone.
+        uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+        for _ in range(self.connections):
+            self._pool.put(_Connection(uri))
 
     def trial_summaries(self, nct_ids: Sequence[str]) -> list[TrialSummary]:
         return self.trials.many(nct_ids, column="summary", model=TrialSummary)
 
-    def _conn(self) -> sqlite3.Connection:
-        local = self._thread
-        if local.conn is None:
-            local.conn = sqlite3.connect(self._uri, uri=True)
-            local.conn.set_progress_handler(lambda: time.monotonic() > local.deadline, PROGRESS_STEPS)
-        return local.conn
-
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """The statement's rows, on this thread's own connection, within `max_seconds` (else SearchTooSlow)."""
-        conn = self._conn()
-        self._thread.deadline = time.monotonic() + self.max_seconds
+        """The statement's rows on a free connection of the pool, within `max_seconds` (else SearchTooSlow)."""
+        connection = self._pool.get()
         try:
-            return conn.execute(sql, args).fetchall()
+            connection.deadline = time.monotonic() + self.max_seconds
+            return connection.conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError as exc:
             if str(exc) == "interrupted":
                 raise SearchTooSlow(self.max_seconds) from None
             raise
+        finally:
+            self._pool.put(connection)
 
 
 _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
