@@ -74,14 +74,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {out}")
         return 0
     if args.command == "create-user":
-        from backend.auth.service import create_user
+        from backend.auth.service import check_password, create_user
         from backend.db.session import Database
         from backend.errors import AppError
         password = args.password or os.environ.get("COLLEAGUE_PASSWORD") or getpass.getpass("Password: ")
+        role = "admin" if args.admin else "user"
+        try:
+            check_password(password, role)
+        except AppError as err:
+            print(f"error: {err.detail}", file=sys.stderr)
+            return 1
         db = Database(settings.database_url)
         try:
             with db.session() as s:
-                user = create_user(s, args.username, password, "admin" if args.admin else "user")
+                user = create_user(s, args.username, password, role)
                 print(f"created {user.role} {user.username!r} (id {user.id})")
         except AppError as err:
             print(f"error: {err.detail}", file=sys.stderr)

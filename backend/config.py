@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     colleague_sources: Literal["offline", "live"] = Field(default="offline", alias="COLLEAGUE_SOURCES")
     # The offline corpus's search index, built on first use and cached here (rebuilt when the data changes).
     offline_index_dir: Path = Field(default=PROJECT_ROOT / "var", alias="COLLEAGUE_OFFLINE_INDEX_DIR")
+    # A statement over the offline index running longer is stopped and its search answered 422.
+    offline_query_seconds: float = Field(default=5.0, gt=0, le=60, alias="COLLEAGUE_OFFLINE_QUERY_SECONDS")
     ncbi_api_key: str | None = Field(default=None, alias="NCBI_API_KEY")
     # Pause between streamed chunks of the demo model, so the UI visibly streams; tests set 0.
     demo_delay_ms: int = Field(default=20, alias="COLLEAGUE_DEMO_DELAY_MS")
@@ -50,6 +52,13 @@ class Settings(BaseSettings):
     max_concurrent_streams: int = Field(default=3, ge=0, alias="COLLEAGUE_MAX_CONCURRENT_STREAMS")
     turns_per_minute: int = Field(default=20, ge=0, alias="COLLEAGUE_TURNS_PER_MINUTE")
     ai_column_runs_per_minute: int = Field(default=30, ge=0, alias="COLLEAGUE_AI_COLUMN_RUNS_PER_MINUTE")
+    # Rows (model calls, cached ones included) a user's AI column runs may ask for a minute, and runs at once
+    # (per worker).
+    ai_column_rows_per_minute: int = Field(default=2_000, ge=0, alias="COLLEAGUE_AI_COLUMN_ROWS_PER_MINUTE")
+    max_concurrent_ai_column_runs: int = Field(default=2, ge=0, alias="COLLEAGUE_MAX_CONCURRENT_AI_COLUMN_RUNS")
+    # Trial and article searches and statistics, and exports and reports, a user may ask for a minute.
+    searches_per_minute: int = Field(default=120, ge=0, alias="COLLEAGUE_SEARCHES_PER_MINUTE")
+    exports_per_minute: int = Field(default=20, ge=0, alias="COLLEAGUE_EXPORTS_PER_MINUTE")
     daily_token_budget: int = Field(default=2_000_000, ge=0, alias="COLLEAGUE_DAILY_TOKEN_BUDGET")
     # How much of the system prompt a page's context may take (estimated at 4 characters per token).
     context_token_budget: int = Field(default=8_000, ge=500, alias="COLLEAGUE_CONTEXT_TOKEN_BUDGET")

@@ -18,12 +18,14 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from pydantic import BaseModel
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from backend.agent.llm import LLM, make_llm
 from backend.agent.state import LoopLimits
 from backend.ai_columns.router import router as ai_columns_router
 from backend.articles.router import router as articles_router
 from backend.auth.router import router as auth_router
+from backend.body_limits import BodyLimit
 from backend.chat.router import resume_router
 from backend.chat.router import router as chat_router
 from backend.chat.service import ChatService
@@ -95,6 +97,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     chat = ChatService(db, llm, sources=sources, limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)
+    app.add_middleware(BodyLimit)  # bodies capped per route, and unread without a session (body_limits.py)
     app.add_middleware(WebSecurity)  # CSP and friends on every response; cross-site writes refused
     app.state.settings = settings
     app.state.db = db
@@ -102,6 +105,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     app.state.sources = sources
     app.state.chat = chat  # the routes' `ChatDep` (chat/router.py)
     app.state.quotas = Quotas(db, settings)
+    app.state.chat.admit_stream = app.state.quotas.admit_stream
     set_context_budget(settings.context_token_budget)  # what every page's context_builder fits into
 
     _error_handlers(app)
@@ -113,6 +117,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     describe_payloads(app, REGISTRY.payloads.values())  # the payload models the cards render
 
     app.add_api_route("/api/health", health, methods=["GET"], response_model_exclude_none=True)
+    app.add_api_route("/api/{path:path}", no_such_method, methods=list(ANY_METHOD), include_in_schema=False)
     app.add_api_route("/{path:path}", spa, methods=["GET"], include_in_schema=False)  # last: the fallback
     return app
 
@@ -179,11 +184,35 @@ def _error_handlers(app: FastAPI) -> None:
         return respond(500, ErrorBody(error="internal_error", detail="Something went wrong on our side."))
 
 
-async def spa(request: Request, path: str) -> Any:
-    """The built frontend: a file of it, else its index.html (the SPA routes itself); API paths 404."""
-    if path.startswith("api/") or path == "api":
-        body = ErrorBody(error="not_found", detail=f"No route /{path}.")
+ANY_METHOD = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _allowed(request: Request) -> list[str]:
+    """The methods some route (not a fallback) takes at this request's path, asked of the router itself."""
+    found = []
+    for method in ANY_METHOD:
+        scope = {**request.scope, "method": method}
+        for route in request.app.router.routes:
+            if getattr(route, "endpoint", None) not in (no_such_method, spa) and route.matches(scope)[0] == Match.FULL:
+                found.append(method)
+                break
+    return found
+
+
+async def no_such_method(request: Request, path: str) -> JSONResponse:
+    """An API path no route took with this method: 405 with every method its routes have in `Allow`
+    (Starlette names only the first route's, and a GET fell to the SPA's fallback), else 404."""
+    allowed = _allowed(request)
+    if not allowed:
+        body = ErrorBody(error="not_found", detail=f"No route /api/{path}.")
         return JSONResponse(body.model_dump(exclude_none=True), status_code=404)
+    body = ErrorBody(error="method_not_allowed",
+                     detail=f"{request.method} is not allowed here; this path takes {', '.join(allowed)}.")
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=405, headers={"Allow": ", ".join(allowed)})
+
+
+async def spa(request: Request, path: str) -> Any:
+    """The built frontend: a file of it, else its index.html (the SPA routes itself)."""
     dist = request.app.state.settings.frontend_dist
     candidate = (dist / path).resolve()
     if path and candidate.is_file() and dist.resolve() in candidate.parents:

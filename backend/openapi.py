@@ -14,6 +14,7 @@ all payload types (`PayloadTypeName`) and of those the user accepts or dismisses
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from http import HTTPStatus
 from typing import Annotated, Any, Literal, Union
 
 from fastapi import FastAPI
@@ -46,6 +47,11 @@ def describe_event_streams(app: FastAPI) -> None:
                 content = operation.get("responses", {}).get("200", {}).get("content", {})
                 if content.get(EVENT_STREAM) == {} and "application/json" in content:
                     content[EVENT_STREAM] = content.pop("application/json")
+                if "requestBody" in operation:  # backend/body_limits.py, and a body that is not JSON
+                    for status in ("400", "413"):
+                        operation["responses"].setdefault(status, {
+                            "description": HTTPStatus(int(status)).phrase,
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}})
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]

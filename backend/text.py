@@ -1,6 +1,14 @@
-"""Clipping text to a budget: the one truncation rule for titles, tool results and labels."""
+"""Clipping text to a budget: the one truncation rule for titles, tool results and labels; and what makes a
+spreadsheet cell run as a formula."""
 
 from __future__ import annotations
+
+# A cell starting with one of these is a formula (or becomes one) in Excel, LibreOffice or Sheets.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def looks_like_formula(text: str) -> bool:
+    return text.lstrip(" ").startswith(FORMULA_START)
 
 
 def clip(text: str | None, limit: int, *, note: str = "…", squash: bool = False) -> str:

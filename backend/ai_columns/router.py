@@ -26,7 +26,7 @@ async def ai_columns(request: Request) -> AiColumnService:
     service: AiColumnService | None = getattr(state, "ai_columns", None)
     if service is None:
         service = AiColumnService(state.db, state.llm, state.sources,
-                                  concurrency=state.settings.ai_column_concurrency)
+                                  concurrency=state.settings.ai_column_concurrency, quotas=state.quotas)
         state.ai_columns = service
     return service
 
@@ -40,8 +40,9 @@ AiColumnsDep = Annotated[AiColumnService, Depends(ai_columns)]
 async def evaluate(body: EvaluateRequest, user: CurrentUser, columns: AiColumnsDep,
                    request: Request) -> EventSourceResponse:
     """Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
-    `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 over the user's
-    runs per minute. Results are cached per user: another user's run of the same column is never served
-    to you."""
-    await request.app.state.quotas.admit_ai_column_run(user.id)
-    return events_response(columns.run(body, user.id))
+    `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 when the user's
+    daily token budget is spent (each row's model call counts in it), or over their runs or rows a
+    minute, or runs at once. Results are cached per user: another user's run of the same column is never
+    served to you."""
+    slot = await request.app.state.quotas.admit_ai_column_run(user.id, len(body.ids))
+    return events_response(columns.run(body, user.id, slot))

@@ -14,8 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from backend.agent.schemas import WireEvent
 from backend.sources.models import normalize_nct_id, normalize_pmid
+from backend.text import looks_like_formula
 
 MAX_IDS = 500
+NAME_PATTERN = r"^\s*[^\s=+@-]"  # something besides spaces, and not a formula's first character
 MAX_ITEMS_BYTES = 2_000_000
 App = Literal["trialscout", "tablizer"]
 ColumnType = Literal["boolean", "text"]
@@ -27,9 +29,18 @@ class AiColumn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
 
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200, json_schema_extra={"pattern": NAME_PATTERN},
+                      description="Not starting like a spreadsheet formula (=, +, -, @): it heads exported columns")
     criteria: str = Field(min_length=1, max_length=4000)
     type: ColumnType
+
+    @field_validator("name")
+    @classmethod
+    def _not_a_formula(cls, value: str) -> str:
+        if looks_like_formula(value):
+            raise ValueError(f"an AI column's name can't start with {value[0]!r}: a spreadsheet would run the "
+                             "exported column's heading as a formula")
+        return value
 
 
 class EvaluateRequest(BaseModel):

@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ from backend.db.models import AiColumnResult
 from backend.db.session import Database
 from backend.errors import AppError, UpstreamError
 from backend.observability.observe import ai_column_row
+from backend.quotas import ColumnRunSlot, Quotas
 from backend.sources import Sources
 from backend.sources.models import Article, TrialDetail
 
@@ -152,17 +154,28 @@ class CacheKey:
 class _Evaluated:
     event: RowEvaluated | RowFailed | ColumnFailed
     cache: dict[str, Any] | None = None  # the row to store, for usable evaluations only
+    usage: dict[str, int] | None = None  # what the model call cost, usable or not: the user's daily budget
 
 
 class AiColumnService:
-    def __init__(self, db: Database, llm: LLM, sources: Sources, concurrency: int = 8) -> None:
+    def __init__(self, db: Database, llm: LLM, sources: Sources, concurrency: int = 8,
+                 quotas: Quotas | None = None) -> None:
         self.db = db
         self.llm = llm
         self.sources = sources
         self.concurrency = concurrency
+        self.quotas = quotas  # each row's model call is spent from the user's daily budget
         self.running = 0  # column runs in progress in this process (their tasks included)
 
-    async def run(self, req: EvaluateRequest, user_id: int) -> AsyncIterator[ColumnEvent]:
+    def run(self, req: EvaluateRequest, user_id: int, slot: ColumnRunSlot | None = None) -> AsyncIterator[ColumnEvent]:
+        """The run's events (`_run`); `slot`, its place under the user's concurrent-runs cap, is released when
+        the run ends, or when its events are dropped without ever being read (a client gone before the start)."""
+        events = self._run(req, user_id, slot)
+        if slot is not None:
+            weakref.finalize(events, slot.release)
+        return events
+
+    async def _run(self, req: EvaluateRequest, user_id: int, slot: ColumnRunSlot | None) -> AsyncIterator[ColumnEvent]:
         """Yield `progress`, then `row`/`row_error` (each followed by `progress`) as rows finish, then
         `complete`; or `error` when the column cannot run. Only `user_id`'s own cached results are reused."""
         column, total = req.column, len(req.ids)
@@ -213,6 +226,8 @@ class AiColumnService:
                 with anyio.CancelScope(shield=True):
                     await asyncio.gather(*tasks, return_exceptions=True)
             self.running -= 1
+            if slot is not None:
+                slot.release()
 
     @staticmethod
     def _counted(tally: Tally, event: RowEvaluated | RowFailed, total: int) -> list[ColumnEvent]:
@@ -262,9 +277,9 @@ class AiColumnService:
             outcome = _Evaluated(RowFailed(id=item_id, message="Internal error while evaluating this row."))
         ai_column_row("evaluated" if isinstance(outcome.event, RowEvaluated) else "failed")
         queue.put_nowait(outcome)
-        if outcome.cache is not None:
+        if outcome.cache is not None or (outcome.usage and self.quotas):
             try:
-                await anyio.to_thread.run_sync(self._save, key, item_id, outcome.cache)
+                await anyio.to_thread.run_sync(self._save, key, item_id, outcome)
             except Exception:
                 log.exception("caching the AI column result for %s failed", item_id)
 
@@ -291,9 +306,9 @@ class AiColumnService:
         event = RowEvaluated(id=item_id, value=value, display=display, reasoning=reasoning, evidence=evidence,
                              cached=False, model=model, parse_error=parse_error)
         # An unusable reply is shown (UNKNOWN, with why) but not kept: the next run asks again.
-        cache = None if parse_error else {"value": value, "reasoning": reasoning, "evidence": evidence,
-                                          "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
-        return _Evaluated(event, cache)
+        cost = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+        cache = None if parse_error else {"value": value, "reasoning": reasoning, "evidence": evidence, **cost}
+        return _Evaluated(event, cache, cost)
 
     # -- cache ---------------------------------------------------------------------------------------
     def _cached(self, key: CacheKey, ids: list[str]) -> dict[str, RowEvaluated]:
@@ -307,7 +322,12 @@ class AiColumnService:
                 model=r.model, display=(DISPLAY.get(r.value or "", "Unknown") if key.column_type == "boolean"
                                         else r.value or "Unknown")) for r in rows}
 
-    def _save(self, key: CacheKey, item_id: str, values: dict[str, Any]) -> None:
+    def _save(self, key: CacheKey, item_id: str, outcome: _Evaluated) -> None:
+        if outcome.usage and self.quotas:
+            self.quotas.spend(key.user_id, outcome.usage)
+        if outcome.cache is None:
+            return
+        values = outcome.cache
         dialect = self.db.engine.dialect.name
         insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
         statement = insert(AiColumnResult).values(

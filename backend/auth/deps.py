@@ -54,6 +54,20 @@ async def admin_user(user: Annotated[CurrentUserInfo, Depends(current_user)]) ->
     return user
 
 
+async def searching_user(request: Request, user: Annotated[CurrentUserInfo, Depends(current_user)]) -> CurrentUserInfo:
+    """The signed-in user, within their searches and statistics a minute (429 beyond)."""
+    await request.app.state.quotas.admit_search(user.id)
+    return user
+
+
+async def exporting_user(request: Request, user: Annotated[CurrentUserInfo, Depends(current_user)]) -> CurrentUserInfo:
+    """The signed-in user, within their exports and reports a minute (429 beyond)."""
+    await request.app.state.quotas.admit_export(user.id)
+    return user
+
+
 SessionToken = Annotated[str, Depends(signed_in)]
 CurrentUser = Annotated[CurrentUserInfo, Depends(current_user)]
 AdminUser = Annotated[CurrentUserInfo, Depends(admin_user)]
+SearchingUser = Annotated[CurrentUserInfo, Depends(searching_user)]
+ExportingUser = Annotated[CurrentUserInfo, Depends(exporting_user)]

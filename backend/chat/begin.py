@@ -76,16 +76,18 @@ class Begun:
 
 
 def begin(db: Database, llm: LLM, sources: Sources | None, worker: WorkerPresence,
-          sender: Callable[[], int], req: ChatRequest, key: str | None) -> Begun:
+          sender: Callable[[], int], req: ChatRequest, key: str | None,
+          admit: Callable[[Session, int], None] = lambda _s, _user_id: None) -> Begun:
     """Blocking: run in a thread. `sender` checks who sends and returns their user id (its refusals, and
-    this one's 404, 409 and 422, are raised before the first byte)."""
+    this one's 404, 409 and 422, are raised before the first byte). `admit` refuses a turn beyond the
+    user's stream cap, in the transaction that claims the conversation (`backend.quotas.streams`)."""
     user_id = sender()
     fingerprint = _fingerprint(req)
     try:
         with db.session() as s:
             if key and (seen := turns.by_key(s, user_id, key)) is not None:
                 return _same_request(seen, fingerprint)
-            turn = _open(s, llm, sources, worker, user_id, req, key, fingerprint)
+            turn = _open(s, llm, sources, worker, user_id, req, key, fingerprint, admit)
             return Begun(turn.turn_id, turn)
     except (IntegrityError, Conflict):
         if not key:
@@ -98,7 +100,7 @@ def begin(db: Database, llm: LLM, sources: Sources | None, worker: WorkerPresenc
 
 
 def _open(s: Session, llm: LLM, sources: Sources | None, worker: WorkerPresence, user_id: int,
-          req: ChatRequest, key: str | None, fingerprint: str) -> Turn:
+          req: ChatRequest, key: str | None, fingerprint: str, admit: Callable[[Session, int], None]) -> Turn:
     context = req.context
     turn_id = uuid.uuid4().hex
     prompt = prepare_prompt(s, context)
@@ -113,6 +115,7 @@ def _open(s: Session, llm: LLM, sources: Sources | None, worker: WorkerPresence,
         if not turns.claim(s, conv.id, turn_id, worker):
             raise Conflict("A turn is already running in this conversation; stop it or wait for it to end.")
         turns.interrupt_stale(s, conv.id)  # a turn whose worker died leaves its progress, marked
+    admit(s, user_id)  # the stream cap, counted with this claim in its transaction (429)
     if req.config is not None:
         config.apply(llm, conv, req.config)
     settings = config.effective(llm, conv)

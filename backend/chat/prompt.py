@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -82,9 +83,12 @@ class SystemPrompt:
         return f"{self.stable}\n\n{self.page_context}"
 
 
+_FENCE_TAG = re.compile(r"<(/?)(page_context)", re.IGNORECASE)
+
+
 def _fence(text: str) -> str:
-    # The page's text may not close our fence early: neutralise anything that looks like our tags.
-    return text.replace("<page_context", "<\u200bpage_context").replace("</page_context", "<\u200b/page_context")
+    # The page's text may not close our fence early: neutralise anything that looks like our tags, in any case.
+    return _FENCE_TAG.sub("<\u200b\\1\\2", text)
 
 
 def _client_action(action: ClientAction) -> str:

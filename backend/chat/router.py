@@ -14,7 +14,7 @@ from backend.chat.service import ChatService
 from backend.chat.sse import sse_response
 from backend.conversations import config
 from backend.conversations.schemas import ChatModels
-from backend.db.ids import DbId
+from backend.db.ids import DbId, as_db_id
 from backend.db.session import Database
 from backend.deps import DbDep
 from backend.errors import Forbidden, error_responses
@@ -71,7 +71,7 @@ async def stream(body: ChatRequest, token: SessionToken, db: DbDep, chat: ChatDe
         user = authenticate(db, token)
         if body.context.get(STREAM_DRAFT_KEY) is not None and not user.is_admin:
             raise Forbidden("Only admins can try draft stream instructions.")
-        quotas.admit_turn(user.id)  # 429 + Retry-After: streams, rate, daily budget
+        quotas.admit_turn(user.id)  # 429 + Retry-After: rate, daily budget (the stream cap: where the turn claims)
         return user.id
 
     return sse_response(await chat.submit(sender, body, idempotency_key), chat.close_readers)
@@ -84,7 +84,7 @@ async def resume(conversation_id: DbId, token: SessionToken, db: DbDep, chat: Ch
                  last_event_id: Annotated[str | None, Header(max_length=20)] = None) -> EventSourceResponse:
     """Attach to the conversation's running or latest turn: the events after `Last-Event-ID` (all of
     them without it), then live ones until the terminal event. Never starts a generation."""
-    after = int(last_event_id) if last_event_id and last_event_id.strip().isdigit() else 0
+    after = as_db_id(last_event_id) or 0  # ASCII digits only: "²" is a digit to str.isdigit, not to int()
     frames = await chat.resume(lambda: authenticate(db, token).id, conversation_id, min(after, 10**9))
     return sse_response(frames, chat.close_readers)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 import anyio
+from sqlalchemy.orm import Session
 
 from backend.agent.llm import LLM
 from backend.agent.state import LoopLimits
@@ -41,6 +42,7 @@ class ChatService:
         self.supervisor = Supervisor(db, llm, sources, limits or LoopLimits())
         # The supervisor's, named here for who holds the service (the lifespan, tests' tuning).
         self.limits, self.saves, self.presence = self.supervisor.limits, self.supervisor.saves, self.supervisor.presence
+        self.admit_stream: Callable[[Session, int], None] = lambda _s, _user_id: None  # the app's Quotas.admit_stream
 
     @property
     def poll_seconds(self) -> float:
@@ -62,7 +64,7 @@ class ChatService:
         return self.read(begun.turn_id, 0)
 
     def _begin(self, sender: Callable[[], int], req: ChatRequest, key: str | None) -> Begun:
-        return begin(self.db, self.llm, self.sources, self.presence, sender, req, key)
+        return begin(self.db, self.llm, self.sources, self.presence, sender, req, key, self.admit_stream)
 
     async def resume(self, sender: Callable[[], int], conversation_id: int, after: int) -> AsyncIterator[Frame]:
         """A reader of the conversation's running or latest turn, from the event after `after` (`sender` as

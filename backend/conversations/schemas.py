@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -8,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from backend.agent.schemas import Decision, PublicExtras
 from backend.db.ids import DbId
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ufeff]")
 MIN_MAX_TOKENS, MAX_MAX_TOKENS = 256, 64_000  # an answer's length limit; 64k is Sonnet's and Haiku's output cap
 DEFAULT_MAX_TOKENS = 16_384
 
@@ -39,15 +41,15 @@ class ConversationDetail(ConversationRead):
 
 
 class ConversationUpdate(BaseModel):
-    title: str = Field(min_length=1, max_length=255)
+    # Something printable besides spaces (control characters are dropped, runs of spaces made one).
+    title: str = Field(min_length=1, max_length=255, pattern=r"[^\s\x00-\x1f\x7f-\x9f\ufeff]")
 
-    @field_validator("title")
+    @field_validator("title", mode="before")
     @classmethod
-    def _strip(cls, value: str) -> str:
-        value = " ".join(value.split())
-        if not value:
-            raise ValueError("title must not be blank")
-        return value
+    def _strip(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        return " ".join(CONTROL.sub(" ", value).split())
 
 
 class RewindCreate(BaseModel):

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from backend.agent.schemas import Card, PublicExtras
 from backend.conversations.service import get_owned
+from backend.exports.inert import inert_markdown
 from backend.exports.render import Source, Step, bar_chart_svg, card_label, sources, steps, templates
 from backend.exports.schemas import ChartPoint
 
@@ -125,21 +126,24 @@ def _quote(text: str) -> str:
 
 
 def to_markdown(c: ConversationExport) -> str:
-    out = [f"# {c.title}", "", f"*{c.app} conversation exported from Colleague on {c.exported_at}*", ""]
+    """The conversation as Markdown; every text that came from a person or a model is made inert (its
+    images as text, its raw HTML escaped), so a viewer rendering the file loads nothing."""
+    md = inert_markdown
+    out = [f"# {md(c.title)}", "", f"*{c.app} conversation exported from Colleague on {c.exported_at}*", ""]
     for turn in c.turns:
         out += [f"## {turn.author} · {turn.when}", ""]
         if turn.role == "user":
-            out += [_quote(turn.text), ""]
+            out += [_quote(md(turn.text)), ""]
             continue
-        out += [f"- {step.line()}" for step in turn.steps] + ([""] if turn.steps else [])
-        out += [turn.text.strip() or "*(no text)*", ""]
+        out += [f"- {md(step.line())}" for step in turn.steps] + ([""] if turn.steps else [])
+        out += [md(turn.text.strip()) or "*(no text)*", ""]
         for card in turn.cards:
-            decision = f" — **{card.decision}**" if card.decision else " — not decided"
-            out.append(f"- **{card.label}**{': ' + card.summary if card.summary else ''}{decision}")
+            decision = f" — **{md(card.decision)}**" if card.decision else " — not decided"
+            out.append(f"- **{card.label}**{': ' + md(card.summary) if card.summary else ''}{decision}")
         if turn.cards:
             out.append("")
         if turn.status != "complete":
-            out += [f"*This answer was {turn.status}{': ' + turn.error if turn.error else ''}.*", ""]
+            out += [f"*This answer was {turn.status}{': ' + md(turn.error) if turn.error else ''}.*", ""]
     if c.sources:
         out += ["## Sources", ""] + [f"- [{s.label}]({s.url})" for s in c.sources] + [""]
     return "\n".join(out)

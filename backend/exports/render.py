@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
 from backend.agent.schemas import Card, ToolCall
+from backend.exports.inert import DOCUMENT_POLICY, image_rule
 from backend.exports.schemas import ChartPoint
 from backend.text import clip
 
@@ -46,7 +47,9 @@ CARD_LABELS = {
 
 @cache
 def markdown() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
+    md.add_render_rule("image", image_rule)  # an image is text: nothing loads when the file opens
+    return md
 
 
 def markdown_html(text: str) -> Markup:
@@ -58,6 +61,7 @@ def templates() -> Environment:
     env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["markdown"] = markdown_html
+    env.globals["document_policy"] = DOCUMENT_POLICY
     return env
 
 

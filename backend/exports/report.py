@@ -29,7 +29,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, LongTable, Paragraph, SimpleDocTemplate, Spacer, TableStyle
 
 from backend.exports.render import Source, bar_chart_svg, markdown, sources, templates
-from backend.exports.schemas import ReportChart
+from backend.exports.schemas import MAX_REPORT_CELL, ReportChart
 from backend.exports.tables import Table
 from backend.text import clip
 
@@ -86,6 +86,8 @@ class ReportView:
 
 def view(title: str, app: str, query: str | None, summary: str | None, table: Table, ai_columns: list[str],
          charts: Sequence[ReportChart]) -> ReportView:
+    """The report of `table`, each cell kept to MAX_REPORT_CELL characters (the HTML and PDF lay every one out)."""
+    table.rows = [[clip(cell, MAX_REPORT_CELL) for cell in row] for row in table.rows]
     base = len(table.header) - 3 * len(ai_columns)
     found = sources([summary or ""]) + [Source(i, link) for i, link in zip(table.ids, table.links, strict=True)]
     unique = list({s.url: s for s in found}.values())

@@ -5,6 +5,10 @@
     POST /api/reports                                build a shortlist report (SSE: report_progress…, report_ready)
     GET  /api/reports                                the user's reports, newest first
     GET  /api/reports/{id}/html | /pdf               one report
+    DELETE /api/reports/{id}                         delete one report
+
+Building any of them counts against the user's exports a minute (429 beyond); a stored report is capped
+in size (`MAX_REPORT_BYTES`, its HTML and PDF together): a larger one fails its build with a clear error.
 """
 
 from __future__ import annotations
@@ -13,14 +17,15 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Annotated, Literal
+from urllib.parse import quote
 
 import anyio
 from fastapi import APIRouter, Response
 from pydantic import Field
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sse_starlette import EventSourceResponse
 
-from backend.auth.deps import CurrentUser
+from backend.auth.deps import CurrentUser, ExportingUser
 from backend.chat.sse import events_response
 from backend.conversations.service import get_owned
 from backend.db.ids import DbId
@@ -43,6 +48,7 @@ from backend.routing import OneHopRoute
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["exports"], responses=error_responses(401, 422), route_class=OneHopRoute)
+BUILT = error_responses(429)  # over the user's exports a minute
 OWNED = error_responses(404)
 MEDIA = {"csv": "text/csv; charset=utf-8",
          "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -54,15 +60,25 @@ DOCUMENT_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:
                    "form-action 'none'; frame-ancestors 'none'; sandbox allow-popups allow-popups-to-escape-sandbox")
 
 
+MAX_REPORT_BYTES = 20_000_000
+
+
 def _slug(text: str) -> str:
     cleaned = "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
     return "-".join(part for part in cleaned.split("-") if part)[:60] or "export"
 
 
+def disposition(kind: str, name: str, inline: bool = False) -> str:
+    """RFC 6266: the UTF-8 name as `filename*`, and an ASCII one for clients that only read `filename`
+    (a header is Latin-1: a title in another script as `filename` was a 500)."""
+    slug, suffix = _slug(name), SUFFIX[kind]
+    ascii_slug = _slug(slug.encode("ascii", "ignore").decode())
+    return (f'{"inline" if inline else "attachment"}; filename="{ascii_slug}.{suffix}"; '
+            f"filename*=UTF-8''{quote(f'{slug}.{suffix}', safe='')}")
+
+
 def _file(body: bytes | str, kind: str, name: str, inline: bool = False) -> Response:
-    disposition = "inline" if inline else "attachment"
-    headers = {"Content-Disposition": f'{disposition}; filename="{_slug(name)}.{SUFFIX[kind]}"',
-               "Cache-Control": "private, no-store"}
+    headers = {"Content-Disposition": disposition(kind, name, inline), "Cache-Control": "private, no-store"}
     if kind in ("html", "markdown"):
         headers["Content-Security-Policy"] = DOCUMENT_POLICY
     return Response(body, media_type=MEDIA[kind], headers=headers)
@@ -72,8 +88,8 @@ def _file_responses(*kinds: str) -> dict[int | str, dict[str, object]]:
     return {200: {"description": "The file", "content": {MEDIA[k]: {} for k in kinds}}}
 
 
-@router.post("/api/exports/table", response_class=Response, responses={**_file_responses("csv", "xlsx")})
-def export_table(body: TableRequest, user: CurrentUser, db: DbDep,
+@router.post("/api/exports/table", response_class=Response, responses={**_file_responses("csv", "xlsx"), **BUILT})
+def export_table(body: TableRequest, user: ExportingUser, db: DbDep,
                  format: Literal["csv", "xlsx"] = "csv") -> Response:
     """The table as the page shows it (its columns and rows in order), each AI column as verdict,
     reasoning and evidence from the user's own stored results."""
@@ -85,8 +101,8 @@ def export_table(body: TableRequest, user: CurrentUser, db: DbDep,
 
 
 @router.get("/api/conversations/{conversation_id}/export", response_class=Response,
-            responses={**_file_responses("markdown", "html"), **OWNED}, tags=["conversations"])
-def export_conversation(conversation_id: DbId, user: CurrentUser, db: DbDep,
+            responses={**_file_responses("markdown", "html"), **OWNED, **BUILT}, tags=["conversations"])
+def export_conversation(conversation_id: DbId, user: ExportingUser, db: DbDep,
                         format: Literal["markdown", "html"] = "markdown") -> Response:
     with db.session() as s:
         export = conversation.load(s, user.id, conversation_id)
@@ -133,6 +149,12 @@ async def build_report(db: Database, user_id: int, req: ReportRequest) -> AsyncI
         yield ReportProgress(step="Drawing the PDF", done=2, total=total)
         pdf = await anyio.to_thread.run_sync(report.to_pdf, view)
         yield ReportProgress(step="Saving", done=3, total=total)
+        size = len(html.encode()) + len(pdf)
+        if size > MAX_REPORT_BYTES:
+            yield ReportFailed(message=f"This report would take {size / 1e6:.1f} MB, over the "
+                               f"{MAX_REPORT_BYTES / 1e6:.0f} MB a report may; select fewer rows or AI columns.",
+                               code="too_large", retryable=False)
+            return
 
         def save() -> ReportRead:
             with db.session() as s:
@@ -155,8 +177,8 @@ async def build_report(db: Database, user_id: int, req: ReportRequest) -> AsyncI
 
 @router.post("/api/reports", response_class=EventSourceResponse, tags=["reports"],
              responses={200: event_stream(Annotated[ReportEvent, Field(discriminator="type")],
-                                           "The build's progress, then `report_ready` (or `error`)")})
-async def create_report(body: ReportRequest, user: CurrentUser, db: DbDep) -> EventSourceResponse:
+                                           "The build's progress, then `report_ready` (or `error`)"), **BUILT})
+async def create_report(body: ReportRequest, user: ExportingUser, db: DbDep) -> EventSourceResponse:
     """Build a shortlist report: `report_progress` while it builds, then `report_ready` with its links."""
     return events_response(build_report(db, user.id, body))
 
@@ -189,3 +211,14 @@ def report_html(report_id: DbId, user: CurrentUser, db: DbDep, download: bool = 
 def report_pdf(report_id: DbId, user: CurrentUser, db: DbDep, download: bool = False) -> Response:
     row = _owned(db, user.id, report_id)
     return _file(row.pdf, "pdf", row.title, inline=not download)
+
+
+@router.delete("/api/reports/{report_id}", status_code=204, response_class=Response, tags=["reports"],
+               responses=OWNED)
+def delete_report(report_id: DbId, user: CurrentUser, db: DbDep) -> Response:
+    """Delete one of your reports (its HTML and PDF); another user's is a 404."""
+    with db.session() as s:
+        gone = s.execute(delete(Report).where(Report.id == report_id, Report.user_id == user.id))
+        if gone.rowcount != 1:  # type: ignore[attr-defined]
+            raise NotFound(f"Report {report_id} not found.")
+    return Response(status_code=204)

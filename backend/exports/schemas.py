@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import JsonDict
 
 from backend.agent.schemas import WireEvent
 from backend.ai_columns.schemas import ID_KEY, AiColumn, App
@@ -18,8 +19,20 @@ from backend.ai_columns.schemas import ID_KEY, AiColumn, App
 MAX_ROWS = 5000
 MAX_REPORT_ROWS = 500
 MAX_CELL = 20_000
+MAX_REPORT_CELL = 2_000  # a report lays every cell out on a page: it keeps at most this much of one
 
 Cell = str | int | float | bool | list[str] | None
+
+
+def text_of(value: Cell) -> str:
+    """A cell as the files show it."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value)
+    return str(value)
 
 
 class TableColumn(BaseModel):
@@ -29,11 +42,20 @@ class TableColumn(BaseModel):
     label: str = Field(min_length=1, max_length=200)
 
 
+# A row's id as the API document states it: present, and not null, blank or an empty list.
+_ID_CELL: JsonDict = {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": "^\\s*$"},
+                              {"type": "array", "maxItems": 0}]}}
+_ROWS_HAVE_IDS: JsonDict = {"allOf": [
+    {"if": {"properties": {"app": {"const": app}}, "required": ["app"]},
+     "then": {"properties": {"rows": {"items": {"required": [key], "properties": {key: _ID_CELL}}}}}}
+    for app, key in ID_KEY.items()]}
+
+
 class TableRequest(BaseModel):
     """A results table as shown: `columns` in display order, `rows` in display order (filters and sort
     applied), each row carrying the app's id key (`pmid` or `nct_id`)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_ROWS_HAVE_IDS)
 
     app: App
     columns: list[TableColumn] = Field(min_length=1, max_length=40)
@@ -53,7 +75,7 @@ class TableRequest(BaseModel):
     @model_validator(mode="after")
     def _rows_have_ids(self) -> TableRequest:
         key = ID_KEY[self.app]
-        missing = [i for i, row in enumerate(self.rows) if not str(row.get(key) or "").strip()]
+        missing = [i for i, row in enumerate(self.rows) if row.get(key) is None or not text_of(row[key]).strip()]
         if missing:
             raise ValueError(f"every row needs its {key!r}; rows {missing[:5]} have none")
         return self
@@ -83,7 +105,9 @@ class ReportRequest(TableRequest):
 
     title: str = Field(min_length=1, max_length=200)
     query: str | None = Field(None, max_length=2000)  # what the page searched, as the user would say it
+    columns: list[TableColumn] = Field(min_length=1, max_length=24)
     rows: list[dict[str, Cell]] = Field(min_length=1, max_length=MAX_REPORT_ROWS)
+    ai_columns: list[AiColumn] = Field(default_factory=list, max_length=10)
     charts: list[ReportChart] = Field(default_factory=list, max_length=12)
     summary: str | None = Field(None, max_length=50_000)
     conversation_id: int | None = Field(None, ge=1)

@@ -80,7 +80,8 @@ few words (e.g., 'Overall Survival', 'Progression-Free Survival', 'ORR').", "typ
 "Extracts the primary endpoint of each trial so you can compare them"}""")
 class AIColumnSuggestion(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=80, description="Column display name")
+    name: str = Field(min_length=1, max_length=80, pattern=r"^ *[^ =+@\t\r\n-]",
+                      description="Column display name (never a spreadsheet formula)")
     criteria: str = Field(min_length=1, max_length=2000, description="The criteria prompt for the AI to evaluate")
     type: Literal["boolean", "text"] = Field(examples=["boolean"])
     explanation: str | Omitted = Field(None, description="What this column will help identify")

@@ -13,9 +13,10 @@ sliding-window strategies would need multi-row read-then-write sequences that ar
 SQLite without a table lock, so they are not offered here.
 
 The stream cap and the token budget are not rate limits: they count what the database already knows
-(live turn leases; the `daily_usage` row that a saved turn adds to). See `service.py`.
+(live turn leases, `streams.py`; the `daily_usage` row that saved turns and other model calls add to).
+See `service.py`, which also says how a feature that calls the model counts against the budget.
 """
 
-from backend.quotas.service import Quotas, record_usage
+from backend.quotas.service import ColumnRunSlot, Quotas, record_usage
 
-__all__ = ["Quotas", "record_usage"]
+__all__ = ["ColumnRunSlot", "Quotas", "record_usage"]

@@ -26,7 +26,13 @@ OverallStatus = Literal[
 Sex = Literal["ALL", "FEMALE", "MALE"]
 StudyType = Literal["INTERVENTIONAL", "OBSERVATIONAL"]
 
+# What the search fields accept beyond their length, stated in the API document (the grammar itself can't be
+# a JSON schema): malformed syntax or a search over these bounds is a 422 naming what to change.
+QUERY_RULES = ("Search syntax: words, \"quoted phrases\", word* prefixes (at least 3 letters, at most 6 in a "
+               "search), AND / OR / NOT, parentheses (balanced, at most 12 deep), [field] tags; at most 40 terms in "
+               "a search. Malformed or larger searches are refused (422) with what to change.")
 NCT_ID = re.compile(r"^NCT0*([1-9]\d{0,7})$", re.IGNORECASE)
+NCT_ID_PATTERN = "^[Nn][Cc][Tt]0*[1-9][0-9]{0,7}$"  # NCT_ID for the API document (which has no flags)
 PMID = re.compile(r"^[1-9]\d{0,9}$")
 
 

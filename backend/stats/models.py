@@ -9,9 +9,9 @@ whether it is exact or was computed from a sample (live sources), so nothing sam
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
 from backend.sources.models import ArticleSearchParams, OverallStatus, Phase, Sex, TrialSearchParams
 
@@ -38,6 +38,12 @@ ENROLLMENT_BINS: tuple[tuple[int, int | None], ...] = (
     (0, 10), (10, 50), (50, 100), (100, 250), (250, 500), (500, 1000), (1000, 5000), (5000, None))
 
 MAX_FILTER_VALUES = 50
+# Filters as the API document states them: a facet that can be filtered on, 1 to 50 values of 1 to 300 characters
+# with something besides spaces (enrollment is binned: its buckets are not values to filter by).
+TRIAL_FILTERS = tuple(f for f in TRIAL_FACETS if f != "enrollment")
+FilterValues = Annotated[list[str], WithJsonSchema({
+    "type": "array", "minItems": 1, "maxItems": MAX_FILTER_VALUES,
+    "items": {"type": "string", "minLength": 1, "maxLength": 300, "pattern": r"\S"}})]  # checked by _check_filters
 S = TypeVar("S", "TrialSearchFields", "ArticleSearchFields")
 
 
@@ -104,7 +110,8 @@ class TrialSearchFields(BaseModel):
 class TrialStatsRequest(_Request):
     search: TrialSearchFields = Field(default_factory=TrialSearchFields)
     facets: list[TrialFacet] = Field(default_factory=lambda: list(TRIAL_FACETS), min_length=1)
-    filters: dict[str, list[str]] = Field(default_factory=dict, description="facet -> values (OR), facets AND")
+    filters: dict[str, FilterValues] = Field(default_factory=dict, description="facet -> values (OR), facets AND",
+                                             json_schema_extra={"propertyNames": {"enum": list(TRIAL_FILTERS)}})
 
     @field_validator("filters")
     @classmethod
@@ -130,7 +137,8 @@ class ArticleSearchFields(BaseModel):
 class ArticleStatsRequest(_Request):
     search: ArticleSearchFields
     facets: list[ArticleFacet] = Field(default_factory=lambda: list(ARTICLE_FACETS), min_length=1)
-    filters: dict[str, list[str]] = Field(default_factory=dict, description="facet -> values (OR), facets AND")
+    filters: dict[str, FilterValues] = Field(default_factory=dict, description="facet -> values (OR), facets AND",
+                                             json_schema_extra={"propertyNames": {"enum": list(ARTICLE_FACETS)}})
 
     @field_validator("filters")
     @classmethod

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from backend.db.ids import DbId
@@ -99,10 +99,18 @@ class _Body(BaseModel):
         return _checked(value, "note", MAX_NOTE, multiline=False)
 
 
+# The limits as the API document states them (the validators clean the text first: controls out, trimmed).
+_PRINTABLE = r"[^\s\x00-\x1f\x7f-\x9f]"
+NAME = Field(json_schema_extra={"minLength": 1, "maxLength": MAX_NAME, "pattern": _PRINTABLE})
+DESCRIPTION = Field(None, json_schema_extra={"maxLength": MAX_DESCRIPTION})
+INSTRUCTIONS = Field(None, json_schema_extra={"maxLength": MAX_INSTRUCTIONS})
+NOT_NULL_NAME = WithJsonSchema({"type": "string", "minLength": 1, "maxLength": MAX_NAME, "pattern": _PRINTABLE})
+
+
 class StreamCreate(_Body):
-    name: str
-    description: str | None = None
-    chat_instructions: str | None = None
+    name: str = NAME
+    description: str | None = DESCRIPTION
+    chat_instructions: str | None = INSTRUCTIONS
     note: str | None = None
     settings: StreamSettings | None = None
 
@@ -116,12 +124,12 @@ class StreamUpdate(_Body):
     """Only the keys sent are changed. `chat_instructions: null` or "" clears them (a new version too);
     `settings` replaces the whole settings object; `note` goes with an instructions change."""
 
-    name: str | None = None
-    description: str | None = None
-    chat_instructions: str | None = None
-    note: str | None = None
+    name: Annotated[str | None, NOT_NULL_NAME] = None  # absent or a name, never null (the validators say so)
+    description: str | None = DESCRIPTION
+    chat_instructions: str | None = INSTRUCTIONS
+    note: str | None = Field(None, json_schema_extra={"maxLength": MAX_NOTE})
     settings: StreamSettings | None = None
-    archived: bool | None = None
+    archived: Annotated[bool | None, WithJsonSchema({"type": "boolean"})] = None
     expected_version_id: DbId | None = None  # optimistic lock: 409 if someone saved a newer version first
 
     @field_validator("name")

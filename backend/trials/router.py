@@ -4,28 +4,47 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
-from backend.auth.deps import CurrentUser
+from backend.auth.deps import CurrentUser, SearchingUser
 from backend.deps import SourcesDep
 from backend.errors import error_responses, invalid_input
 from backend.routing import OneHopRoute
-from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
+from backend.sources.models import (
+    NCT_ID_PATTERN,
+    QUERY_RULES,
+    OverallStatus,
+    Phase,
+    Sex,
+    StudyType,
+    TrialDetail,
+    TrialSearchPage,
+    TrialSearchParams,
+    checked_nct_id,
+)
 
 # 502/503: the live ClinicalTrials.gov answered badly or not at all (never with the offline corpus).
 router = APIRouter(prefix="/api/trials", tags=["trials"], responses=error_responses(401, 422, 502, 503),
                    route_class=OneHopRoute)
 
 
-@router.get("/search")
+Text = Annotated[str | None, Query(max_length=500, description=QUERY_RULES)]
+
+
+@router.get("/search", responses=error_responses(429))
 async def search(
-    sources: SourcesDep, user: CurrentUser,
-    condition: str | None = None, intervention: str | None = None, sponsor: str | None = None,
-    eligibility_keywords: str | None = None,
-    phase: Annotated[list[str] | None, Query()] = None, status: Annotated[list[str] | None, Query()] = None,
-    location: str | None = None, sex: str | None = None, study_type: str | None = None,
-    min_age: int | None = None, max_age: int | None = None,
-    page_size: int = 25, page_token: str | None = None,
+    sources: SourcesDep, user: SearchingUser,
+    condition: Text = None, intervention: Text = None,
+    sponsor: Annotated[str | None, Query(max_length=200, description=QUERY_RULES)] = None,
+    eligibility_keywords: Text = None,
+    phase: Annotated[list[Phase] | None, Query()] = None, status: Annotated[list[OverallStatus] | None, Query()] = None,
+    location: Annotated[str | None, Query(max_length=200, description=QUERY_RULES)] = None,
+    sex: Sex | None = None, study_type: StudyType | None = None,
+    min_age: Annotated[int | None, Query(ge=0, le=120)] = None,
+    max_age: Annotated[int | None, Query(ge=0, le=120)] = None,
+    page_size: Annotated[int, Query(ge=1, le=100)] = 25,
+    page_token: Annotated[str | None, Query(max_length=2000, description="next_page_token of the page before, as "
+                                                                          "it was handed out")] = None,
 ) -> TrialSearchPage:
     raw: dict[str, Any] = {
         "condition": condition, "intervention": intervention, "sponsor": sponsor,
@@ -38,5 +57,7 @@ async def search(
 
 
 @router.get("/{nct_id}", responses=error_responses(404))
-async def get_trial(nct_id: str, sources: SourcesDep, user: CurrentUser) -> TrialDetail:
+async def get_trial(nct_id: Annotated[str, Path(pattern=NCT_ID_PATTERN, description="An NCT id: NCT and up to 8 "
+                                                 "digits, any case (nct1234 is NCT00001234)")],
+                    sources: SourcesDep, user: CurrentUser) -> TrialDetail:
     return await sources.trials.get_trial_by_nct_id(checked_nct_id(nct_id))

@@ -113,9 +113,11 @@ def test_decisions_are_stored_and_told_to_the_model(alice: TestClient, fake_llm:
 
 def test_bad_chat_requests_are_422(alice: TestClient) -> None:
     for body in ({"message": ""}, {"message": "   "}, {"context": {}}, {"message": "x", "app": "nope"},
-                 {"message": "x", "context": {"blob": "y" * 2_100_000}}):
+                 {"message": "x", "context": {"blob": "y" * 300_000}}):
         r = alice.post("/api/chat/stream", json=body)
         assert r.status_code == 422 and r.json()["error"] == "invalid_input", body
+    r = alice.post("/api/chat/stream", json={"message": "x", "context": {"blob": "y" * 2_100_000}})
+    assert r.status_code == 413 and "larger than this route accepts (1 MB)" in r.json()["detail"]
 
 
 def test_login_logout(app: Any, alice: TestClient) -> None:

@@ -8,7 +8,7 @@ import io
 from typing import Any
 
 import pytest
-from backend.agent.demo.wire import Reply
+from backend.demo.wire import Reply
 from playwright.sync_api import expect
 
 from tests.browser.harness import Journey

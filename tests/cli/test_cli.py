@@ -24,16 +24,18 @@ def run(args: list[str], db_url: str, **env: str) -> subprocess.CompletedProcess
 def test_migrate_and_create_users(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     assert run(["migrate"], url).returncode == 0
-    made = run(["create-user", "grace", "--admin"], url, COLLEAGUE_PASSWORD="hopper-pw")
+    short = run(["create-user", "grace", "--admin", "--password", "1234"], url)
+    assert short.returncode == 1 and "at least 12 characters" in short.stderr
+    made = run(["create-user", "grace", "--admin"], url, COLLEAGUE_PASSWORD="hopper-pw-2026")
     assert made.returncode == 0 and "created admin 'grace'" in made.stdout
-    again = run(["create-user", "grace", "--password", "x1234"], url)
+    again = run(["create-user", "grace", "--password", "x1234-long-enough"], url)
     assert again.returncode == 1 and "already exists" in again.stderr
     engine = sa.create_engine(url)
     with engine.connect() as conn:
         rows = conn.execute(sa.text("SELECT username, role, password_hash FROM users")).all()
     engine.dispose()
     assert [(r.username, r.role) for r in rows] == [("grace", "admin")]
-    assert rows[0].password_hash.startswith("$argon2") and "hopper-pw" not in rows[0].password_hash
+    assert rows[0].password_hash.startswith("$argon2") and "hopper-pw-2026" not in rows[0].password_hash
 
 
 def test_serve_with_two_workers_starts_on_a_fresh_database_in_demo_mode(tmp_path: Path) -> None:

@@ -4,16 +4,18 @@ with `Retry-After` and the app's `{error, detail}` body, sent before any stream 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
 from backend.db.base import utcnow
-from backend.db.models import DailyUsage, User
+from backend.db.models import Conversation, DailyUsage, User
 from backend.db.session import Database
 from backend.demo.wire import Reply
 from backend.main import create_app
@@ -109,6 +111,30 @@ def test_a_stream_over_the_cap_is_refused_across_workers(workers: Any, fake_llm:
         assert [e.event for e in second_events][-1] == "complete"
 
 
+def test_simultaneous_sends_cannot_pass_the_stream_cap_together(workers: Any, fake_llm: FakeAnthropic) -> None:
+    """Eight sends released at the same moment on two workers, with a cap of 2: at most two turns run,
+    the rest are 429 before any byte (counted before the claim, in another transaction, all of them ran)."""
+    w = workers(COLLEAGUE_MAX_CONCURRENT_STREAMS=2)
+    alice_1, alice_2 = w.sign_in("alice")
+    fake_llm.default = Script.slow("Still writing. ")
+    start = threading.Barrier(8)
+    statuses: list[int] = []
+
+    def send(client: TestClient) -> None:
+        start.wait(timeout=10)
+        with client.stream("POST", "/api/chat/stream", json=TURN) as r:
+            statuses.append(r.status_code)  # a turn admitted goes on without its reader (durable)
+
+    threads = [threading.Thread(target=send, args=(c,)) for c in [alice_1, alice_2] * 4]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(statuses) == [200, 200] + [429] * 6, statuses
+    with w.db.session() as s:  # a refused send left no conversation behind
+        assert s.scalar(select(func.count()).select_from(Conversation)) == 2
+
+
 def test_turns_over_the_rate_are_refused_before_the_model(workers: Any, fake_llm: FakeAnthropic) -> None:
     w = workers(COLLEAGUE_TURNS_PER_MINUTE=3)
     alice_1, alice_2 = w.sign_in("alice")
@@ -188,3 +214,61 @@ def test_usage_of_saved_turns_is_counted_per_day(workers: Any, fake_llm: FakeAnt
     with db.session() as s:
         [row] = s.query(DailyUsage).all()
         assert (row.day, row.turns, row.input_tokens, row.output_tokens) == (utcnow().date(), 2, 3_000, 20)
+
+
+VERDICT = '{"answer": "yes", "reasoning": "It says so.", "evidence": []}'
+TRIALS = ["NCT00000102", "NCT00000104", "NCT00000105"]
+
+
+def column_run(ids: list[str], criteria: str = "The trial has a docetaxel arm") -> dict[str, Any]:
+    return {"column": {"name": "Docetaxel arm", "criteria": criteria, "type": "boolean"}, "app": "trialscout",
+            "ids": ids}
+
+
+def test_ai_column_rows_are_spent_from_the_daily_budget(workers: Any, fake_llm: FakeAnthropic, db: Database) -> None:
+    """Each row's model call counts in the day's tokens (not as a turn); a spent budget refuses the next run and
+    the next turn before any model call."""
+    w = workers(COLLEAGUE_DAILY_TOKEN_BUDGET=10_000)
+    alice, _ = w.sign_in("alice")
+    costly = Reply.text(VERDICT)
+    costly.input_tokens, costly.output_tokens = 3_000, 500
+    fake_llm.default = Script.answer(costly)
+    r = alice.post("/api/ai-columns/evaluate", json=column_run(TRIALS))
+    assert r.status_code == 200 and '"type": "complete"' in r.text.replace('"type":"complete"', '"type": "complete"')
+    assert len(fake_llm.requests) == 3
+    with db.session() as s:
+        [row] = s.query(DailyUsage).all()
+        assert (row.turns, row.input_tokens, row.output_tokens) == (0, 9_000, 1_500)
+
+    assert_refused(alice.post("/api/ai-columns/evaluate", json=column_run(TRIALS, "Another criterion")),
+                   "today's token budget (10,500 of 10,000 tokens)")
+    assert_refused(alice.post("/api/chat/stream", json=TURN), "today's token budget")
+    assert len(fake_llm.requests) == 3
+
+
+def test_ai_column_rows_a_minute_are_limited(workers: Any, fake_llm: FakeAnthropic) -> None:
+    w = workers(COLLEAGUE_AI_COLUMN_ROWS_PER_MINUTE=4)
+    alice_1, alice_2 = w.sign_in("alice")
+    fake_llm.default = Script.text(VERDICT)
+    assert alice_1.post("/api/ai-columns/evaluate", json=column_run(TRIALS)).status_code == 200
+    assert_refused(alice_2.post("/api/ai-columns/evaluate", json=column_run(TRIALS[:2], "Other")),
+                   "Too many AI column rows", "at most 4 a minute (2 asked)")
+    assert alice_2.post("/api/ai-columns/evaluate", json=column_run(TRIALS[:1], "Other")).status_code == 200
+
+
+def test_ai_column_runs_at_once_are_capped(workers: Any, fake_llm: FakeAnthropic) -> None:
+    w = workers(COLLEAGUE_MAX_CONCURRENT_AI_COLUMN_RUNS=1)
+    alice, _ = w.sign_in("alice")
+    bob, _ = w.sign_in("bob")
+    fake_llm.script(Script.answer(Reply.text(VERDICT), delay=1.0))
+    fake_llm.default = Script.text(VERDICT)
+    with alice.stream("POST", "/api/ai-columns/evaluate", json=column_run(TRIALS[:1])) as running:
+        assert running.status_code == 200
+        events = parse_lines(running.iter_lines())
+        assert next(events).event == "progress"  # the run has started: its model call is pending
+        assert_refused(alice.post("/api/ai-columns/evaluate", json=column_run(TRIALS[1:2], "Other")),
+                       "1 AI columns running", "1 at once")
+        assert bob.post("/api/ai-columns/evaluate", json=column_run(TRIALS[1:2], "Other")).status_code == 200
+        assert [e.event for e in events][-1] == "complete"
+    r = alice.post("/api/ai-columns/evaluate", json=column_run(TRIALS[1:2], "Other"))
+    assert r.status_code == 200

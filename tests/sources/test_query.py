@@ -93,7 +93,7 @@ def test_translation_reads_like_pubmed() -> None:
 
 @pytest.mark.parametrize("query", [
     '(EGFR[MeSH] OR "epidermal growth factor receptor") AND (resistance OR resistant)',
-    'a OR "b c"* NOT d[ti] AND (e OR f g)[tiab]', "x - (y OR -)", "AREA[Phase](NA OR PHASE2) AND z",
+    'a OR "b cel"* NOT d[ti] AND (e OR f g)[tiab]', "x - (y OR -)", "AREA[Phase](NA OR PHASE2) AND z",
     "she said \"it's\" [au]", "α-synuclein AND ß-catenin",
 ])
 def test_generated_expressions_are_valid_fts5(query: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from backend.errors import InvalidInput
 from backend.sources.models import Article, ArticleSearchPage, ArticleSearchParams, ArticleSummary, checked_pmid
-from backend.sources.offline.index import ARTICLE_WEIGHTS
+from backend.sources.offline.index import ARTICLE_WEIGHTS, OfflineIndex, off_loop
 from backend.sources.offline.query import Columns, Node, QuerySyntaxError, parse_query, to_fts, to_text
 from backend.sources.offline.source import OfflineSource
 from backend.sources.pmc import FullText, FullTextMissing
@@ -75,36 +75,14 @@ class OfflinePubMedService(OfflineSource):
                if article.pmcid else " has no PubMed Central id on record.")))
 
     async def search_articles(self, params: ArticleSearchParams) -> ArticleSearchPage:
-        index = await self._get_index()
-        tree = _parse(params.query)
-        where, args = build_article_filter(params)
-        sql = f"FROM articles a JOIN articles_fts ON articles_fts.rowid = a.rowid WHERE {' AND '.join(where)}"
-        order = (f"bm25(articles_fts, {', '.join(map(str, ARTICLE_WEIGHTS))}), a.pmid DESC"
-                 if params.sort == "relevance" else "a.date_lo IS NULL, a.date_lo DESC, a.pmid DESC")
-        try:
-            total = index.query(f"SELECT count(*) {sql}", args)[0][0]
-            rows = index.query(f"SELECT a.pmid {sql} ORDER BY {order} LIMIT ? OFFSET ?",
-                               [*args, params.page_size, (params.page - 1) * params.page_size])
-        except sqlite3.OperationalError as exc:  # an FTS5 expression the parser let through
-            raise InvalidInput(f"Could not run the query {params.query!r} offline: {exc}") from exc
-        return ArticleSearchPage(
-            articles=index.articles.many([pmid for (pmid,) in rows]),
-            total_count=total,
-            query_translation=to_text(tree, "All Fields"),
-            page=params.page,
-            page_size=params.page_size,
-        )
+        return await off_loop(_search, await self._get_index(), params)
 
     async def get_article(self, pmid: str) -> Article:
-        index = await self._get_index()
-        key = checked_pmid(pmid)
-        return self._record(index.articles, key, f"No PubMed article with PMID {key} in the offline corpus "
-                                                 f"({len(index.articles)} articles)")
+        return await off_loop(_article, await self._get_index(), checked_pmid(pmid))
 
     async def get_articles(self, pmids: Sequence[str]) -> list[Article]:
-        index = await self._get_index()
         wanted = dict.fromkeys(checked_pmid(p) for p in pmids)
-        return index.articles.many(list(wanted))
+        return await off_loop(_articles, await self._get_index(), list(wanted))
 
     async def get_article_summaries(self, pmids: Sequence[str]) -> list[ArticleSummary]:
         return [
@@ -112,3 +90,34 @@ class OfflinePubMedService(OfflineSource):
                            pub_date=a.pub_date, year=a.year, doi=a.doi, publication_types=a.publication_types)
             for a in await self.get_articles(pmids)
         ]
+
+
+# Blocking: each runs in the index's threads (`off_loop`).
+def _search(index: OfflineIndex, params: ArticleSearchParams) -> ArticleSearchPage:
+    tree = _parse(params.query)
+    where, args = build_article_filter(params)
+    sql = f"FROM articles a JOIN articles_fts ON articles_fts.rowid = a.rowid WHERE {' AND '.join(where)}"
+    order = (f"bm25(articles_fts, {', '.join(map(str, ARTICLE_WEIGHTS))}), a.pmid DESC"
+             if params.sort == "relevance" else "a.date_lo IS NULL, a.date_lo DESC, a.pmid DESC")
+    try:
+        total = index.query(f"SELECT count(*) {sql}", args)[0][0]
+        rows = index.query(f"SELECT a.pmid {sql} ORDER BY {order} LIMIT ? OFFSET ?",
+                           [*args, params.page_size, (params.page - 1) * params.page_size])
+    except sqlite3.OperationalError as exc:  # an FTS5 expression the parser let through
+        raise InvalidInput(f"Could not run the query {params.query!r} offline: {exc}") from exc
+    return ArticleSearchPage(
+        articles=index.articles.many([pmid for (pmid,) in rows]),
+        total_count=total,
+        query_translation=to_text(tree, "All Fields"),
+        page=params.page,
+        page_size=params.page_size,
+    )
+
+
+def _article(index: OfflineIndex, key: str) -> Article:
+    return OfflineSource._record(index.articles, key, f"No PubMed article with PMID {key} in the offline corpus "
+                                                      f"({len(index.articles)} articles)")
+
+
+def _articles(index: OfflineIndex, keys: list[str]) -> list[Article]:
+    return index.articles.many(keys)

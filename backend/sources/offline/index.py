@@ -8,8 +8,11 @@ the file; a changed corpus or parser gets a new key, a new build, and the stale 
 Processes that start together (several workers, `make run` beside `make test`) must not build
 over each other: a builder holds an exclusive `flock` on `offline-index.lock`, checks again that
 nobody finished first, writes a temp file and `os.replace`s it into place, so a reader only ever
-sees a complete index. Once open it is read-only (`immutable=1`): each process keeps one
-connection, serialised by a lock because it is shared across threads. Rows hold what filters and
+sees a complete index. Once open it is read-only (`immutable=1`), read through a pool of connections
+(no lock between them; SQLite releases the GIL while it runs a statement), and a statement running
+longer than `max_seconds` is interrupted (SQLite's progress handler) and answered as `SearchTooSlow`.
+Async callers run their work through `off_loop`, in a few threads of the index's own, so a slow search
+never holds the event loop nor the threads every other request shares. Rows hold what filters and
 ranking need plus the parsed records as JSON, so memory stays small: records are read by id.
 """
 
@@ -19,18 +22,22 @@ import asyncio
 import fcntl
 import hashlib
 import os
+import queue
 import sqlite3
 import threading
 import time
+import weakref
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import anyio
 from pydantic import BaseModel
 from tqdm import tqdm
 
+from backend.errors import InvalidInput
 from backend.sources import ctgov_records, models, pubmed_records
 from backend.sources.ctgov_records import age_in_years
 from backend.sources.models import Article, TrialDetail, TrialSummary
@@ -51,6 +58,17 @@ _CODE = (Path(__file__), Path(corpus.__file__), Path(facets.__file__), Path(ctgo
          Path(pubmed_records.__file__), Path(models.__file__))
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+QUERY_THREADS = 4  # offline queries at once per process (per event loop); more wait their turn
+PROGRESS_STEPS = 2000  # SQLite VM steps between two looks at the clock (~0.1 ms each)
+
+
+class SearchTooSlow(InvalidInput):
+    """A statement over the index ran past its time cap: the search is too broad to answer offline."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"This search took longer than {seconds:g} s to run and was stopped. Make it narrower: "
+                         "fewer OR-ed words, and longer wildcard prefixes (resist*, not r*).")
 
 
 def cache_key(data_dir: Path = DATA_DIR) -> str:
@@ -203,27 +221,62 @@ class Records(Mapping[str, M], Generic[M]):
         return [parse(zlib.decompress(rows[k])) for k in keys if k in rows]
 
 
+class _Connection:
+    """One read-only connection with its statement's time cap (`deadline`, a time.monotonic())."""
+
+    def __init__(self, uri: str, steps: int = PROGRESS_STEPS) -> None:
+        self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self.deadline = 0.0
+        self.conn.set_progress_handler(lambda: time.monotonic() > self.deadline, steps)
+
+
 @dataclass
 class OfflineIndex:
     path: Path
     build_seconds: float = 0.0  # 0.0: opened from the cache, not built by this call
-    conn: sqlite3.Connection = field(init=False, repr=False)
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    max_seconds: float = 5.0  # a statement's time cap (COLLEAGUE_OFFLINE_QUERY_SECONDS)
+    connections: int = QUERY_THREADS + 2  # off_loop's threads, and a few blocking callers besides
+    _pool: queue.SimpleQueue[_Connection] = field(default_factory=queue.SimpleQueue, repr=False)
     trials: Records[TrialDetail] = field(init=False, repr=False)
     articles: Records[Article] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True,
-                                    check_same_thread=False)
         self.trials = Records(self, "trials", "nct_id", TrialDetail)
         self.articles = Records(self, "articles", "pmid", Article)
+        # All opened now: an open connection keeps reading the file after a newer build replaced it (another
+        # version of the code starting), where a connection opened later would find it gone.
+        uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+        for _ in range(self.connections):
+            self._pool.put(_Connection(uri))
 
     def trial_summaries(self, nct_ids: Sequence[str]) -> list[TrialSummary]:
         return self.trials.many(nct_ids, column="summary", model=TrialSummary)
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self.lock:
-            return self.conn.execute(sql, args).fetchall()
+        """The statement's rows on a free connection of the pool, within `max_seconds` (else SearchTooSlow)."""
+        connection = self._pool.get()
+        try:
+            connection.deadline = time.monotonic() + self.max_seconds
+            return connection.conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if str(exc) == "interrupted":
+                raise SearchTooSlow(self.max_seconds) from None
+            raise
+        finally:
+            self._pool.put(connection)
+
+
+_limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
+
+
+async def off_loop(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` in one of the offline index's threads (at most QUERY_THREADS at once per event loop), so a
+    long query neither blocks the loop nor takes the threads that database work and other requests use."""
+    loop = asyncio.get_running_loop()
+    limiter = _limiters.get(loop)
+    if limiter is None:
+        limiter = _limiters[loop] = anyio.CapacityLimiter(QUERY_THREADS)
+    return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
 
 
 def open_index(data_dir: Path = DATA_DIR, cache_dir: Path | None = None, *, progress: bool = True) -> OfflineIndex:
@@ -262,10 +315,13 @@ def get_index() -> OfflineIndex:
     if _shared is None:
         with _shared_lock:
             if _shared is None:
-                _shared = open_index()
+                from backend.config import get_settings
+                index = open_index()
+                index.max_seconds = get_settings().offline_query_seconds
+                _shared = index
     return _shared
 
 
 async def aget_index() -> OfflineIndex:
     """Like `get_index`, but the first open runs in a worker thread, off the event loop."""
-    return _shared if _shared is not None else await asyncio.to_thread(get_index)
+    return _shared if _shared is not None else await off_loop(get_index)

@@ -9,7 +9,10 @@ full-text search; they are dropped as non-constraining. Precedence differs: PubM
 left to right, Essie binds NOT tighter than AND tighter than OR.
 
 Malformed input (unbalanced parentheses or quotes, a dangling operator) raises `QuerySyntaxError`
-with the position and a hint, which the services turn into a 422.
+with the position and a hint, which the services turn into a 422. So does a query that would cost more
+than a search should: nested deeper than `MAX_DEPTH`, more than `MAX_TERMS` terms, more than
+`MAX_PREFIXES` wildcard terms, or a wildcard on fewer than `MIN_PREFIX` characters (`a*` expands to
+every word starting with a: thousands of terms, seconds of work for one query).
 """
 
 from __future__ import annotations
@@ -20,6 +23,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Columns = tuple[str, ...] | None  # None = every column of the table
+
+
+MAX_DEPTH = 12  # parentheses and AREA[...] prefixes inside each other
+MAX_TERMS = 40
+MAX_PREFIXES = 6
+MIN_PREFIX = 3
 
 
 class QuerySyntaxError(ValueError):
@@ -118,6 +127,7 @@ class _Parser:
         self.tokens = _tokenize(text)
         self.pos = 0
         self.syntax = syntax
+        self.depth = 0
 
     def _peek(self) -> _Token | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -172,17 +182,14 @@ class _Parser:
             raise QuerySyntaxError(f"field tag [{tok.value}] at position {tok.pos + 1} must follow a term")
         if tok.kind == "drop":
             return DROPPED
-        if tok.kind == "area":
-            return _tag(self._operand(), f"AREA[{tok.value}]")
-        if tok.kind == "(":
-            if (nxt := self._peek()) is not None and nxt.kind == ")":
-                raise QuerySyntaxError(f"empty parentheses at position {tok.pos + 1}")
-            node = self._expr()
-            close = self._peek()
-            if close is None or close.kind != ")":
-                raise QuerySyntaxError(f"the ( at position {tok.pos + 1} is never closed")
-            self.pos += 1
-            return _tag(node, self._take_tag())
+        if tok.kind in ("area", "("):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise QuerySyntaxError(f"nested more than {MAX_DEPTH} levels deep at position {tok.pos + 1}")
+            try:
+                return self._nested(tok)
+            finally:
+                self.depth -= 1
         if tok.kind == "phrase":
             prefix = self._take_star()
             return _term(tok.value, self._take_tag(), quoted=True, prefix=prefix)
@@ -191,6 +198,18 @@ class _Parser:
             return _term(" ".join(tok.words), tag, quoted=len(tok.words) > 1)
         terms = [_term(w.rstrip("*"), None, prefix=w.endswith("*")) for w in tok.words]
         return terms[0] if len(terms) == 1 else Bool("AND", tuple(terms))
+
+    def _nested(self, tok: _Token) -> Node:
+        if tok.kind == "area":
+            return _tag(self._operand(), f"AREA[{tok.value}]")
+        if (nxt := self._peek()) is not None and nxt.kind == ")":
+            raise QuerySyntaxError(f"empty parentheses at position {tok.pos + 1}")
+        node = self._expr()
+        close = self._peek()
+        if close is None or close.kind != ")":
+            raise QuerySyntaxError(f"the ( at position {tok.pos + 1} is never closed")
+        self.pos += 1
+        return _tag(node, self._take_tag())
 
     def _take_tag(self) -> str | None:
         if (tok := self._peek()) is not None and tok.kind == "tag":
@@ -244,7 +263,29 @@ def parse_query(text: str, syntax: Literal["pubmed", "essie"] = "pubmed") -> Nod
     """Parse a search string; `DROPPED` means nothing searchable was left."""
     if not text.strip():
         return DROPPED
-    return _Parser(text, syntax).parse()
+    node = _Parser(text, syntax).parse()
+    check_cost([node])
+    return node
+
+
+def terms_of(node: Node) -> list[Term]:
+    if isinstance(node, Term):
+        return [node]
+    return [t for item in node.items for t in terms_of(item)] if isinstance(node, Bool) else []
+
+
+def check_cost(trees: list[Node]) -> None:
+    """QuerySyntaxError when the queries together (a search's several fields) have too many terms or
+    wildcards, or a wildcard too short to narrow anything."""
+    terms = [t for tree in trees for t in terms_of(tree)]
+    prefixes = [t for t in terms if t.prefix]
+    if short := [t for t in prefixes if sum(ch.isalnum() for ch in t.text) < MIN_PREFIX]:
+        raise QuerySyntaxError(f"the wildcard {short[0].text}* is too short: give at least {MIN_PREFIX} letters "
+                               "before a *")
+    if len(prefixes) > MAX_PREFIXES:
+        raise QuerySyntaxError(f"{len(prefixes)} wildcard terms; at most {MAX_PREFIXES} are allowed in one search")
+    if len(terms) > MAX_TERMS:
+        raise QuerySyntaxError(f"{len(terms)} search terms; at most {MAX_TERMS} are allowed in one search")
 
 
 def _columns(tag: str | None, fields: Mapping[str, Columns], default: Columns) -> Columns:

@@ -16,8 +16,8 @@ from typing import Any
 
 from backend.errors import InvalidInput
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
-from backend.sources.offline.index import TRIAL_WEIGHTS
-from backend.sources.offline.query import Columns, QuerySyntaxError, parse_query, to_fts
+from backend.sources.offline.index import TRIAL_WEIGHTS, OfflineIndex, off_loop
+from backend.sources.offline.query import Columns, QuerySyntaxError, check_cost, parse_query, to_fts
 from backend.sources.offline.source import OfflineSource
 from backend.sources.paging import decode_page_token, encode_page_token
 
@@ -51,17 +51,22 @@ def _fingerprint(params: TrialSearchParams) -> str:
 
 def build_trial_filter(params: TrialSearchParams) -> tuple[str | None, list[str], list[Any]]:
     """(FTS5 MATCH expression or None, SQL conditions on `t`, their arguments)."""
-    matches = []
+    matches, trees = [], []
     for name, columns in _SCOPES:
         value = getattr(params, name)
         if not value:
             continue
         try:
-            expression = to_fts(parse_query(value, "essie"), TRIAL_FIELDS, columns)
+            tree = parse_query(value, "essie")
         except QuerySyntaxError as exc:
             raise InvalidInput(f"Could not read {name} {value!r}: {exc}") from exc
-        if expression:
+        trees.append(tree)
+        if expression := to_fts(tree, TRIAL_FIELDS, columns):
             matches.append(expression)
+    try:
+        check_cost(trees)  # each field passed alone; together they are one search
+    except QuerySyntaxError as exc:
+        raise InvalidInput(f"This search is too costly to run: {exc}") from exc
     where: list[str] = []
     args: list[Any] = []
     if params.status:
@@ -90,44 +95,54 @@ class OfflineClinicalTrialsService(OfflineSource):
     """Same interface as `ClinicalTrialsService`, over the embedded corpus."""
 
     async def search_trials(self, params: TrialSearchParams) -> TrialSearchPage:
-        index = await self._get_index()
-        fingerprint = _fingerprint(params)
-        offset = 0
-        if params.page_token:
-            state = decode_page_token(params.page_token)
-            if state.get("q") != fingerprint or not isinstance(state.get("o"), int) or state["o"] < 0:
-                raise InvalidInput("page_token belongs to a different search; start again from page one")
-            offset = state["o"]
-
-        match, where, args = build_trial_filter(params)
-        source = "trials t"
-        if match:
-            source += " JOIN trials_fts ON trials_fts.rowid = t.rowid"
-            where.insert(0, "trials_fts MATCH ?")
-            args.insert(0, match)
-        sql = f"FROM {source}" + (f" WHERE {' AND '.join(where)}" if where else "")
-        order = (f"bm25(trials_fts, {', '.join(map(str, TRIAL_WEIGHTS))}), t.nct_id" if match
-                 else "t.start_date IS NULL, t.start_date DESC, t.nct_id")
-        try:
-            total = index.query(f"SELECT count(*) {sql}", args)[0][0]
-            rows = index.query(f"SELECT t.nct_id {sql} ORDER BY {order} LIMIT ? OFFSET ?",
-                               [*args, params.page_size, offset])
-        except sqlite3.OperationalError as exc:  # an FTS5 expression the parser let through
-            raise InvalidInput(f"Could not run this search offline: {exc}") from exc
-
-        trials = index.trial_summaries([nct_id for (nct_id,) in rows])
-        following = offset + len(trials)
-        more = following < total and bool(trials)
-        token = encode_page_token({"o": following, "q": fingerprint}) if more else None
-        return TrialSearchPage(trials=trials, total_count=total, next_page_token=token)
+        return await off_loop(_search, await self._get_index(), params)
 
     async def get_trial_by_nct_id(self, nct_id: str) -> TrialDetail:
-        index = await self._get_index()
-        key = checked_nct_id(nct_id)
-        return self._record(index.trials, key, f"No trial {key} in the offline corpus ({len(index.trials)} trials)")
+        return await off_loop(_trial, await self._get_index(), checked_nct_id(nct_id))
 
     async def get_trials_by_nct_ids(self, nct_ids: Sequence[str]) -> list[TrialDetail]:
-        index = await self._get_index()
         wanted = dict.fromkeys(checked_nct_id(i) for i in nct_ids)
-        return index.trials.many(list(wanted))
+        return await off_loop(_trials, await self._get_index(), list(wanted))
+
+
+# Blocking: each runs in the index's threads (`off_loop`).
+def _search(index: OfflineIndex, params: TrialSearchParams) -> TrialSearchPage:
+    fingerprint = _fingerprint(params)
+    offset = 0
+    if params.page_token:
+        state = decode_page_token(params.page_token)
+        if state.get("q") != fingerprint or not isinstance(state.get("o"), int) or state["o"] < 0:
+            raise InvalidInput("page_token belongs to a different search; start again from page one")
+        offset = state["o"]
+
+    match, where, args = build_trial_filter(params)
+    source = "trials t"
+    if match:
+        source += " JOIN trials_fts ON trials_fts.rowid = t.rowid"
+        where.insert(0, "trials_fts MATCH ?")
+        args.insert(0, match)
+    sql = f"FROM {source}" + (f" WHERE {' AND '.join(where)}" if where else "")
+    order = (f"bm25(trials_fts, {', '.join(map(str, TRIAL_WEIGHTS))}), t.nct_id" if match
+             else "t.start_date IS NULL, t.start_date DESC, t.nct_id")
+    try:
+        total = index.query(f"SELECT count(*) {sql}", args)[0][0]
+        rows = index.query(f"SELECT t.nct_id {sql} ORDER BY {order} LIMIT ? OFFSET ?",
+                           [*args, params.page_size, offset])
+    except sqlite3.OperationalError as exc:  # an FTS5 expression the parser let through
+        raise InvalidInput(f"Could not run this search offline: {exc}") from exc
+
+    trials = index.trial_summaries([nct_id for (nct_id,) in rows])
+    following = offset + len(trials)
+    more = following < total and bool(trials)
+    token = encode_page_token({"o": following, "q": fingerprint}) if more else None
+    return TrialSearchPage(trials=trials, total_count=total, next_page_token=token)
+
+
+def _trial(index: OfflineIndex, key: str) -> TrialDetail:
+    missing = f"No trial {key} in the offline corpus ({len(index.trials)} trials)"
+    return OfflineSource._record(index.trials, key, missing)
+
+
+def _trials(index: OfflineIndex, keys: list[str]) -> list[TrialDetail]:
+    return index.trials.many(keys)
 

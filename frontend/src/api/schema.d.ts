@@ -56,9 +56,10 @@ export interface paths {
         /**
          * Evaluate
          * @description Rows stream back as they finish (`row` / `row_error`, each followed by `progress`), then `complete`;
-         *     `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 over the user's
-         *     runs per minute. Results are cached per user: another user's run of the same column is never served
-         *     to you.
+         *     `error` when the column cannot run. Bad input is a 422 before any byte is sent; 429 when the user's
+         *     daily token budget is spent (each row's model call counts in it), or over their runs or rows a
+         *     minute, or runs at once. Results are cached per user: another user's run of the same column is never
+         *     served to you.
          */
         post: operations["evaluate_api_ai_columns_evaluate_post"];
         delete?: never;
@@ -480,6 +481,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reports/{report_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Report
+         * @description Delete one of your reports (its HTML and PDF); another user's is a 404.
+         */
+        delete: operations["delete_report_api_reports__report_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reports/{report_id}/html": {
         parameters: {
             query?: never;
@@ -693,7 +714,7 @@ export interface components {
             explanation?: string;
             /**
              * Name
-             * @description Column display name
+             * @description Column display name (never a spreadsheet formula)
              */
             name: string;
             /**
@@ -735,7 +756,10 @@ export interface components {
         AiColumn: {
             /** Criteria */
             criteria: string;
-            /** Name */
+            /**
+             * Name
+             * @description Not starting like a spreadsheet formula (=, +, -, @): it heads exported columns
+             */
             name: string;
             /**
              * Type
@@ -1800,7 +1824,7 @@ export interface components {
             summary?: string | null;
             /** Title */
             title: string;
-        };
+        } & (unknown & unknown);
         /** RetrievalProposal */
         RetrievalProposal: {
             /** Pubmed Query */
@@ -2095,7 +2119,7 @@ export interface components {
          */
         StreamUpdate: {
             /** Archived */
-            archived?: boolean | null;
+            archived?: boolean;
             /** Chat Instructions */
             chat_instructions?: string | null;
             /** Description */
@@ -2103,7 +2127,7 @@ export interface components {
             /** Expected Version Id */
             expected_version_id?: number | null;
             /** Name */
-            name?: string | null;
+            name?: string;
             /** Note */
             note?: string | null;
             settings?: components["schemas"]["StreamSettings"] | null;
@@ -2170,7 +2194,7 @@ export interface components {
             rows: {
                 [key: string]: string | number | boolean | string[] | null;
             }[];
-        };
+        } & (unknown & unknown);
         /** TextDelta */
         TextDelta: {
             /** Text */
@@ -3017,6 +3041,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -3039,11 +3072,15 @@ export interface operations {
     };
     search_api_articles_search_get: {
         parameters: {
-            query?: {
-                q?: string;
+            query: {
+                /** @description Search syntax: words, "quoted phrases", word* prefixes (at least 3 letters, at most 6 in a search), AND / OR / NOT, parentheses (balanced, at most 12 deep), [field] tags; at most 40 terms in a search. Malformed or larger searches are refused (422) with what to change. */
+                q: string;
+                /** @description YYYY-MM-DD; date_start not after date_end */
                 date_start?: string | null;
+                /** @description YYYY-MM-DD; date_start not after date_end */
                 date_end?: string | null;
-                sort?: string;
+                sort?: "relevance" | "date";
+                /** @description PubMed pages through 10,000 results */
                 page?: number;
                 page_size?: number;
             };
@@ -3080,6 +3117,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Bad Gateway */
             502: {
                 headers: {
@@ -3105,6 +3151,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A PubMed id: digits */
                 pmid: string;
             };
             cookie?: never;
@@ -3200,6 +3247,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3447,6 +3503,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -3520,6 +3585,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3737,6 +3811,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -3850,6 +3933,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -3912,6 +4004,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     decide_api_conversations__conversation_id__payloads__payload_id__decision_post: {
@@ -3960,6 +4061,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4032,6 +4142,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4179,6 +4298,15 @@ export interface operations {
                     "text/csv; charset=utf-8": unknown;
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4188,8 +4316,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4308,8 +4454,83 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ReportProgress"] | components["schemas"]["ReportReady"] | components["schemas"]["ReportFailed"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_report_api_reports__report_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                report_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4472,8 +4693,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4541,8 +4780,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4661,6 +4918,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4792,6 +5058,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5001,6 +5276,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -5015,18 +5299,24 @@ export interface operations {
     search_api_trials_search_get: {
         parameters: {
             query?: {
+                /** @description Search syntax: words, "quoted phrases", word* prefixes (at least 3 letters, at most 6 in a search), AND / OR / NOT, parentheses (balanced, at most 12 deep), [field] tags; at most 40 terms in a search. Malformed or larger searches are refused (422) with what to change. */
                 condition?: string | null;
+                /** @description Search syntax: words, "quoted phrases", word* prefixes (at least 3 letters, at most 6 in a search), AND / OR / NOT, parentheses (balanced, at most 12 deep), [field] tags; at most 40 terms in a search. Malformed or larger searches are refused (422) with what to change. */
                 intervention?: string | null;
+                /** @description Search syntax: words, "quoted phrases", word* prefixes (at least 3 letters, at most 6 in a search), AND / OR / NOT, parentheses (balanced, at most 12 deep), [field] tags; at most 40 terms in a search. Malformed or larger searches are refused (422) with what to change. */
                 sponsor?: string | null;
+                /** @description Search syntax: words, "quoted phrases", word* prefixes (at least 3 letters, at most 6 in a search), AND / OR / NOT, parentheses (balanced, at most 12 deep), [field] tags; at most 40 terms in a search. Malformed or larger searches are refused (422) with what to change. */
                 eligibility_keywords?: string | null;
-                phase?: string[] | null;
-                status?: string[] | null;
+                phase?: ("EARLY_PHASE1" | "PHASE1" | "PHASE2" | "PHASE3" | "PHASE4" | "NA")[] | null;
+                status?: ("RECRUITING" | "ACTIVE_NOT_RECRUITING" | "COMPLETED" | "NOT_YET_RECRUITING" | "TERMINATED" | "WITHDRAWN" | "SUSPENDED" | "ENROLLING_BY_INVITATION" | "UNKNOWN" | "AVAILABLE" | "NO_LONGER_AVAILABLE" | "TEMPORARILY_NOT_AVAILABLE" | "APPROVED_FOR_MARKETING" | "WITHHELD")[] | null;
+                /** @description Search syntax: words, "quoted phrases", word* prefixes (at least 3 letters, at most 6 in a search), AND / OR / NOT, parentheses (balanced, at most 12 deep), [field] tags; at most 40 terms in a search. Malformed or larger searches are refused (422) with what to change. */
                 location?: string | null;
-                sex?: string | null;
-                study_type?: string | null;
+                sex?: ("ALL" | "FEMALE" | "MALE") | null;
+                study_type?: ("INTERVENTIONAL" | "OBSERVATIONAL") | null;
                 min_age?: number | null;
                 max_age?: number | null;
                 page_size?: number;
+                /** @description next_page_token of the page before, as it was handed out */
                 page_token?: string | null;
             };
             header?: never;
@@ -5062,6 +5352,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Bad Gateway */
             502: {
                 headers: {
@@ -5087,6 +5386,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An NCT id: NCT and up to 8 digits, any case (nct1234 is NCT00001234) */
                 nct_id: string;
             };
             cookie?: never;
