@@ -70,7 +70,8 @@ class UsageReport(BaseModel):
     rows: list[UsageRow]  # one per day, user and model with usage
 
 
-Start = Annotated[date | None, Query(description="first UTC day (default: 29 days before `end`)")]
+Start = Annotated[date | None, Query(description="first UTC day (default: 29 days before `end`); not after "
+                                                 "`end`, and the period at most 366 days")]
 End = Annotated[date | None, Query(description="last UTC day, included (default: today)")]
 
 

@@ -2900,7 +2900,7 @@ export interface operations {
     usage_report_api_admin_usage_get: {
         parameters: {
             query?: {
-                /** @description first UTC day (default: 29 days before `end`) */
+                /** @description first UTC day (default: 29 days before `end`); not after `end`, and the period at most 366 days */
                 start?: string | null;
                 /** @description last UTC day, included (default: today) */
                 end?: string | null;
@@ -2952,7 +2952,7 @@ export interface operations {
     usage_csv_api_admin_usage_export_csv_get: {
         parameters: {
             query?: {
-                /** @description first UTC day (default: 29 days before `end`) */
+                /** @description first UTC day (default: 29 days before `end`); not after `end`, and the period at most 366 days */
                 start?: string | null;
                 /** @description last UTC day, included (default: today) */
                 end?: string | null;
