@@ -8,8 +8,9 @@ whether it is exact or was computed from a sample (live sources), so nothing sam
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -155,6 +156,20 @@ class FacetStats(BaseModel):
     sampled: bool = Field(False, description="Counted over a sample of the result set, not all of it")
     basis: int = Field(description="How many records these counts are over (the total unless sampled)")
     note: str | None = None
+
+    @classmethod
+    def of(cls, facet: str, buckets: list[Bucket], **figures: Any) -> FacetStats:
+        """`facet`'s figures, with its label, kind and whether it is multi-valued from the tables above."""
+        return cls(facet=facet, label=FACET_LABELS[facet], kind=FACET_KINDS.get(facet, "categorical"),
+                   multi_valued=facet in MULTI_VALUED, buckets=buckets, **figures)
+
+    @classmethod
+    def enrollment(cls, counts: Mapping[str, int], basis: int, **figures: Any) -> FacetStats:
+        """The enrollment histogram of `counts` (records per bin key) over `basis` records."""
+        buckets = [Bucket(value=key, count=int(counts.get(key, 0)))
+                   for key in (bin_key(low, high) for low, high in ENROLLMENT_BINS)]
+        return cls.of("enrollment", buckets, distinct=sum(1 for b in buckets if b.count),
+                      missing=basis - sum(b.count for b in buckets), basis=basis, **figures)
 
 
 class StatsResponse(BaseModel):
