@@ -8,9 +8,9 @@ import io
 from typing import Any
 
 import pytest
-from backend.agent.demo.wire import Reply
 from playwright.sync_api import expect
 
+from backend.demo.wire import Reply
 from tests.browser.harness import Journey
 from tests.browser.test_streams import _sign_in_as_admin
 from tests.fakes.anthropic_server import FakeAnthropic, Script
