@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -39,7 +39,6 @@ ENROLLMENT_BINS: tuple[tuple[int, int | None], ...] = (
     (0, 10), (10, 50), (50, 100), (100, 250), (250, 500), (500, 1000), (1000, 5000), (5000, None))
 
 MAX_FILTER_VALUES = 50
-S = TypeVar("S", "TrialSearchFields", "ArticleSearchFields")
 
 
 def enrollment_bin(count: int) -> str:
@@ -57,6 +56,12 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
 
     limit: int = Field(12, ge=1, le=100, description="Buckets per categorical facet; the rest are 'other'")
+    FACETS: ClassVar[tuple[str, ...]] = ()  # the facets of the request's records: what `filters` may name
+
+    @field_validator("filters", check_fields=False)
+    @classmethod
+    def _filters(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return _check_filters(value, cls.FACETS)
 
 
 def _check_filters(filters: dict[str, list[str]], allowed: tuple[str, ...]) -> dict[str, list[str]]:
@@ -69,19 +74,26 @@ def _check_filters(filters: dict[str, list[str]], allowed: tuple[str, ...]) -> d
     return filters
 
 
-def _checked(fields: S) -> S:
-    """The search must be one the table's search accepts (e.g. ages in order): the same message, as a 422."""
-    try:
-        fields.to_params()
-    except ValidationError as exc:
-        raise ValueError("; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())) from None
-    return fields
-
-
-class TrialSearchFields(BaseModel):
-    """A trial search without its paging: what TrialScout's form holds."""
+class _SearchFields(BaseModel):
+    """A page's search without its paging."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
+
+    @model_validator(mode="after")
+    def _valid_search(self) -> Self:
+        """The search must be one the table's search accepts (e.g. ages in order): the same message, as a 422."""
+        try:
+            self.to_params()
+        except ValidationError as exc:
+            raise ValueError("; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())) from None
+        return self
+
+    def to_params(self) -> BaseModel:
+        raise NotImplementedError
+
+
+class TrialSearchFields(_SearchFields):
+    """A trial search without its paging: what TrialScout's form holds."""
 
     condition: str | None = Field(None, max_length=500)
     intervention: str | None = Field(None, max_length=500)
@@ -94,10 +106,6 @@ class TrialSearchFields(BaseModel):
     min_age: int | None = Field(None, ge=0, le=120)
     max_age: int | None = Field(None, ge=0, le=120)
 
-    @model_validator(mode="after")
-    def _valid_search(self) -> TrialSearchFields:
-        return _checked(self)
-
     def to_params(self) -> TrialSearchParams:
         return TrialSearchParams(**self.model_dump(exclude_none=True))
 
@@ -106,23 +114,13 @@ class TrialStatsRequest(_Request):
     search: TrialSearchFields = Field(default_factory=TrialSearchFields)
     facets: list[TrialFacet] = Field(default_factory=lambda: list(TRIAL_FACETS), min_length=1)
     filters: dict[str, list[str]] = Field(default_factory=dict, description="facet -> values (OR), facets AND")
-
-    @field_validator("filters")
-    @classmethod
-    def _filters(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        return _check_filters(value, TRIAL_FACETS)
+    FACETS = TRIAL_FACETS
 
 
-class ArticleSearchFields(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
-
+class ArticleSearchFields(_SearchFields):
     query: str = Field(min_length=1, max_length=2000)
     date_start: date | None = None
     date_end: date | None = None
-
-    @model_validator(mode="after")
-    def _valid_search(self) -> ArticleSearchFields:
-        return _checked(self)
 
     def to_params(self) -> ArticleSearchParams:
         return ArticleSearchParams(**self.model_dump(exclude_none=True))
@@ -132,11 +130,7 @@ class ArticleStatsRequest(_Request):
     search: ArticleSearchFields
     facets: list[ArticleFacet] = Field(default_factory=lambda: list(ARTICLE_FACETS), min_length=1)
     filters: dict[str, list[str]] = Field(default_factory=dict, description="facet -> values (OR), facets AND")
-
-    @field_validator("filters")
-    @classmethod
-    def _filters(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        return _check_filters(value, ARTICLE_FACETS)
+    FACETS = ARTICLE_FACETS
 
 
 class Bucket(BaseModel):
