@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from backend.asgi import HttpMiddleware
 
 CONTENT_SECURITY_POLICY = ("default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
                            "img-src 'self' data:; form-action 'self'")
@@ -67,16 +69,10 @@ def cross_site_reason(method: str, headers: dict[bytes, bytes]) -> str | None:
     return None
 
 
-class WebSecurity:
+class WebSecurity(HttpMiddleware):
     """ASGI middleware: security headers on every response; cross-site state-changing requests refused."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         extra = _headers_for(scope.get("path", ""))
 
         async def send_with_headers(message: Message) -> None:

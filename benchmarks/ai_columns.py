@@ -14,36 +14,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import httpx
-import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backend.auth.service import ensure_user  # noqa: E402
-from backend.config import Settings  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
 from backend.demo.wire import Reply  # noqa: E402
-from backend.main import create_app  # noqa: E402
 from backend.sources.models import TrialSearchParams  # noqa: E402
+from benchmarks.harness import bench_app, serve  # noqa: E402
 from tests.fakes.anthropic_server import (
     Script,  # noqa: E402
     start_fake_anthropic,  # noqa: E402
 )
 
 VERDICT = json.dumps({"answer": "yes", "reasoning": "The record says so.", "evidence": ["Docetaxel"]})
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def column(client: httpx.AsyncClient, ids: list[str], criteria: str) -> tuple[float, float, dict]:
@@ -74,21 +63,10 @@ async def main() -> None:
     db_url = args.database_url or f"sqlite:///{tempfile.mkdtemp()}/bench.db"
     upgrade(db_url)
     fake, stop_fake = start_fake_anthropic()
-    settings = Settings(DATABASE_URL=db_url, ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=fake.url,
-                        # one user drives the load: per-user quotas off
-                        COLLEAGUE_MAX_CONCURRENT_STREAMS=0, COLLEAGUE_TURNS_PER_MINUTE=0,
-                        COLLEAGUE_AI_COLUMN_RUNS_PER_MINUTE=0, COLLEAGUE_DAILY_TOKEN_BUDGET=0)
-    app = create_app(settings)
-    with app.state.db.session() as s:
-        ensure_user(s, "bench", "bench-pw", "user")
+    app = bench_app(db_url, fake.url)
     page = await app.state.sources.trials.search_trials(TrialSearchParams(condition="cancer", page_size=100))
     ids = [t.nct_id for t in page.trials][: args.rows]
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        await asyncio.sleep(0.05)
+    port, server, thread = await serve(app)
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=300) as client:
         r = await client.post("/api/auth/login", json={"username": "bench", "password": "bench-pw"})
         r.raise_for_status()

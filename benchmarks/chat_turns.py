@@ -10,35 +10,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import anthropic
 import httpx
-import uvicorn
 from sqlalchemy import event
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backend.auth.service import ensure_user  # noqa: E402
-from backend.config import Settings  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
 from backend.demo.wire import Reply  # noqa: E402
-from backend.main import create_app  # noqa: E402
+from benchmarks.harness import bench_app, serve  # noqa: E402
 from tests.fakes.anthropic_server import Script, start_fake_anthropic  # noqa: E402
 
 ANSWER = "EGFR resistance usually arises through T790M, C797S or MET amplification. " * 4
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def direct_ttft(base_url: str, n: int = 20) -> float:
@@ -92,25 +81,14 @@ async def main() -> None:
     upgrade(db_url)
     fake, stop_fake = start_fake_anthropic()
     fake.default = Script.answer(Reply.text(ANSWER), delay=args.delay)
-    settings = Settings(DATABASE_URL=db_url, ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=fake.url,
-                        # one user drives the load: per-user quotas off
-                        COLLEAGUE_MAX_CONCURRENT_STREAMS=0, COLLEAGUE_TURNS_PER_MINUTE=0,
-                        COLLEAGUE_AI_COLUMN_RUNS_PER_MINUTE=0, COLLEAGUE_DAILY_TOKEN_BUDGET=0)
-    app = create_app(settings)
-    with app.state.db.session() as s:
-        ensure_user(s, "bench", "bench-pw", "user")
+    app = bench_app(db_url, fake.url)
     statements = {"n": 0}
 
     def count(*_args: object) -> None:
         statements["n"] += 1
 
     event.listen(app.state.db.engine, "before_cursor_execute", count)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        await asyncio.sleep(0.05)
+    port, server, thread = await serve(app)
     base = f"http://127.0.0.1:{port}"
     async with httpx.AsyncClient(base_url=base) as c:
         r = await c.post("/api/auth/login", json={"username": "bench", "password": "bench-pw"})

@@ -24,7 +24,6 @@ import asyncio
 import json
 import multiprocessing
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from backend.auth.service import ensure_user  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
 from backend.db.models import Conversation, User  # noqa: E402
 from backend.db.session import Database  # noqa: E402
+from benchmarks.harness import free_port  # noqa: E402
 from benchmarks.relay_vs_colleague import cpu_seconds  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
@@ -241,12 +241,6 @@ def bare_relay(root: Path, model_url: str, fake: subprocess.Popen[str], streams:
     finally:
         proc.kill()
         proc.wait()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def pin(server_pid: int, fake: subprocess.Popen[str]) -> str:

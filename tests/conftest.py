@@ -207,6 +207,14 @@ def admin(app: Any, db: Database) -> Iterator[TestClient]:
 
 
 @pytest.fixture
+def demo(db_url: str, db: Database) -> Iterator[TestClient]:
+    """Signed in to an app with no key: the demo model answers through the real SDK."""
+    client = signed_in(create_app(make_settings(db_url)), db, "dana")
+    yield client
+    client.__exit__(None, None, None)
+
+
+@pytest.fixture
 def test_registry() -> Iterator[None]:
     with fake_page_registered():
         yield

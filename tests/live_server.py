@@ -100,6 +100,16 @@ class LiveServer:
             return ""
 
 
+def stop(process: subprocess.Popen[Any], timeout: float) -> None:
+    """SIGTERM, then SIGKILL if the process has not exited within `timeout` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def login(base_url: str, username: str, password: str = "secret-pw") -> httpx.Client:
     client = httpx.Client(base_url=base_url, timeout=httpx.Timeout(30.0))
     r = client.post("/api/auth/login", json={"username": username, "password": password})

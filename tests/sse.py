@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,3 +56,18 @@ def types(events: list[Event]) -> list[str]:
 
 def text_of(events: list[Event]) -> str:
     return "".join(e.data["text"] for e in events if e.event == "text_delta")
+
+
+def stream_acting_midway(client: Any, body: dict[str, Any], act: Callable[[int], None]) -> tuple[list[Event], int]:
+    """POST /api/chat/stream with `body`, and once two text deltas have arrived run `act(conversation id)` while
+    the turn goes on; the turn's events and its conversation id."""
+    events: list[Event] = []
+    conv_id = 0
+    with client.stream("POST", "/api/chat/stream", json=body) as r:
+        for event in parse_lines(r.iter_lines()):
+            events.append(event)
+            if event.event == "conversation":
+                conv_id = event.data["conversation_id"]
+            if event.event == "text_delta" and sum(e.event == "text_delta" for e in events) == 2:
+                act(conv_id)
+    return events, conv_id

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from backend.db.migrate import upgrade
 from backend.db.session import Database
 from backend.seed import DEMO_STREAMS, seed_demo
+from tests.live_server import stop
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,10 +100,5 @@ def test_two_workers_start_on_a_fresh_demo_database(tmp_path: Path) -> None:
         assert server.poll() is None, log_path.read_text()
         assert all(Path(f"/proc/{pid}").exists() for pid in workers), log_path.read_text()
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, timeout=10)
     assert _counts(url)[0] == ["admin", "demo"]

@@ -12,23 +12,18 @@ import uuid
 import structlog
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from backend.asgi import HttpMiddleware
 from backend.observability import metrics
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
-class ObservedRequests:
+class ObservedRequests(HttpMiddleware):
     """Pure ASGI (a streamed response passes through untouched; its `send`s cost one comparison each)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         given = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"x-request-id"), "")
         request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex[:16]
         tokens = structlog.contextvars.bind_contextvars(request_id=request_id)

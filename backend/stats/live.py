@@ -21,16 +21,12 @@ from backend.sources.models import Article, ArticleSearchParams, TrialDetail
 from backend.sources.offline.facets import article_facet_rows, trial_facet_rows
 from backend.sources.pubmed import PubMedService
 from backend.stats.models import (
-    ENROLLMENT_BINS,
     FACET_KINDS,
-    FACET_LABELS,
-    MULTI_VALUED,
     ArticleStatsRequest,
     Bucket,
     FacetStats,
     StatsResponse,
     TrialStatsRequest,
-    bin_key,
     enrollment_bin,
 )
 
@@ -48,13 +44,11 @@ R = TypeVar("R")
 
 def _counted(facet: str, values: Counter[str], present: int, basis: int, limit: int, *, sampled: bool,
              note: str | None = None) -> FacetStats:
-    kind = FACET_KINDS.get(facet, "categorical")
     ranked = sorted(values.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = sorted(ranked, key=lambda kv: kv[0]) if kind == "timeline" else ranked[:limit]
-    return FacetStats(facet=facet, label=FACET_LABELS[facet], kind=kind, multi_valued=facet in MULTI_VALUED,
-                      buckets=[Bucket(value=v, count=n) for v, n in shown],
-                      other=sum(values.values()) - sum(n for _, n in shown), distinct=len(values),
-                      missing=basis - present, sampled=sampled, basis=basis, note=note)
+    shown = sorted(ranked, key=lambda kv: kv[0]) if FACET_KINDS.get(facet) == "timeline" else ranked[:limit]
+    return FacetStats.of(facet, [Bucket(value=v, count=n) for v, n in shown],
+                         other=sum(values.values()) - sum(n for _, n in shown), distinct=len(values),
+                         missing=basis - present, sampled=sampled, basis=basis, note=note)
 
 
 def _keep(rows: Iterable[tuple[str, str]], filters: dict[str, list[str]]) -> bool:
@@ -75,11 +69,7 @@ async def trial_stats(service: ClinicalTrialsService, request: TrialStatsRequest
     for facet in dict.fromkeys(request.facets):
         if facet == "enrollment":
             counts = Counter(enrollment_bin(t.enrollment) for t in trials if t.enrollment is not None)
-            buckets = [Bucket(value=key, count=counts.get(key, 0))
-                       for key in (bin_key(lo, hi) for lo, hi in ENROLLMENT_BINS)]
-            facets.append(FacetStats(facet=facet, label=FACET_LABELS[facet], kind="histogram", multi_valued=False,
-                                     buckets=buckets, distinct=len(counts), missing=basis - sum(counts.values()),
-                                     sampled=sampled, basis=basis))
+            facets.append(FacetStats.enrollment(counts, basis, sampled=sampled))
             continue
         values, present = _tally(trials, trial_facet_rows, facet)
         facets.append(_counted(facet, values, present, basis, request.limit, sampled=sampled))

@@ -8,8 +8,9 @@ whether it is exact or was computed from a sample (live sources), so nothing sam
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
@@ -44,7 +45,6 @@ TRIAL_FILTERS = tuple(f for f in TRIAL_FACETS if f != "enrollment")
 FilterValues = Annotated[list[str], WithJsonSchema({
     "type": "array", "minItems": 1, "maxItems": MAX_FILTER_VALUES,
     "items": {"type": "string", "minLength": 1, "maxLength": 300, "pattern": r"\S"}})]  # checked by _check_filters
-S = TypeVar("S", "TrialSearchFields", "ArticleSearchFields")
 
 
 def enrollment_bin(count: int) -> str:
@@ -62,6 +62,12 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
 
     limit: int = Field(12, ge=1, le=100, description="Buckets per categorical facet; the rest are 'other'")
+    FACETS: ClassVar[tuple[str, ...]] = ()  # the facets of the request's records: what `filters` may name
+
+    @field_validator("filters", check_fields=False)
+    @classmethod
+    def _filters(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return _check_filters(value, cls.FACETS)
 
 
 def _check_filters(filters: dict[str, list[str]], allowed: tuple[str, ...]) -> dict[str, list[str]]:
@@ -74,19 +80,26 @@ def _check_filters(filters: dict[str, list[str]], allowed: tuple[str, ...]) -> d
     return filters
 
 
-def _checked(fields: S) -> S:
-    """The search must be one the table's search accepts (e.g. ages in order): the same message, as a 422."""
-    try:
-        fields.to_params()
-    except ValidationError as exc:
-        raise ValueError("; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())) from None
-    return fields
-
-
-class TrialSearchFields(BaseModel):
-    """A trial search without its paging: what TrialScout's form holds."""
+class _SearchFields(BaseModel):
+    """A page's search without its paging."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
+
+    @model_validator(mode="after")
+    def _valid_search(self) -> Self:
+        """The search must be one the table's search accepts (e.g. ages in order): the same message, as a 422."""
+        try:
+            self.to_params()
+        except ValidationError as exc:
+            raise ValueError("; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())) from None
+        return self
+
+    def to_params(self) -> BaseModel:
+        raise NotImplementedError
+
+
+class TrialSearchFields(_SearchFields):
+    """A trial search without its paging: what TrialScout's form holds."""
 
     condition: str | None = Field(None, max_length=500)
     intervention: str | None = Field(None, max_length=500)
@@ -99,10 +112,6 @@ class TrialSearchFields(BaseModel):
     min_age: int | None = Field(None, ge=0, le=120)
     max_age: int | None = Field(None, ge=0, le=120)
 
-    @model_validator(mode="after")
-    def _valid_search(self) -> TrialSearchFields:
-        return _checked(self)
-
     def to_params(self) -> TrialSearchParams:
         return TrialSearchParams(**self.model_dump(exclude_none=True))
 
@@ -112,23 +121,13 @@ class TrialStatsRequest(_Request):
     facets: list[TrialFacet] = Field(default_factory=lambda: list(TRIAL_FACETS), min_length=1)
     filters: dict[str, FilterValues] = Field(default_factory=dict, description="facet -> values (OR), facets AND",
                                              json_schema_extra={"propertyNames": {"enum": list(TRIAL_FILTERS)}})
-
-    @field_validator("filters")
-    @classmethod
-    def _filters(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        return _check_filters(value, TRIAL_FACETS)
+    FACETS = TRIAL_FACETS
 
 
-class ArticleSearchFields(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
-
+class ArticleSearchFields(_SearchFields):
     query: str = Field(min_length=1, max_length=2000)
     date_start: date | None = None
     date_end: date | None = None
-
-    @model_validator(mode="after")
-    def _valid_search(self) -> ArticleSearchFields:
-        return _checked(self)
 
     def to_params(self) -> ArticleSearchParams:
         return ArticleSearchParams(**self.model_dump(exclude_none=True))
@@ -139,11 +138,7 @@ class ArticleStatsRequest(_Request):
     facets: list[ArticleFacet] = Field(default_factory=lambda: list(ARTICLE_FACETS), min_length=1)
     filters: dict[str, FilterValues] = Field(default_factory=dict, description="facet -> values (OR), facets AND",
                                              json_schema_extra={"propertyNames": {"enum": list(ARTICLE_FACETS)}})
-
-    @field_validator("filters")
-    @classmethod
-    def _filters(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        return _check_filters(value, ARTICLE_FACETS)
+    FACETS = ARTICLE_FACETS
 
 
 class Bucket(BaseModel):
@@ -163,6 +158,20 @@ class FacetStats(BaseModel):
     sampled: bool = Field(False, description="Counted over a sample of the result set, not all of it")
     basis: int = Field(description="How many records these counts are over (the total unless sampled)")
     note: str | None = None
+
+    @classmethod
+    def of(cls, facet: str, buckets: list[Bucket], **figures: Any) -> FacetStats:
+        """`facet`'s figures, with its label, kind and whether it is multi-valued from the tables above."""
+        return cls(facet=facet, label=FACET_LABELS[facet], kind=FACET_KINDS.get(facet, "categorical"),
+                   multi_valued=facet in MULTI_VALUED, buckets=buckets, **figures)
+
+    @classmethod
+    def enrollment(cls, counts: Mapping[str, int], basis: int, **figures: Any) -> FacetStats:
+        """The enrollment histogram of `counts` (records per bin key) over `basis` records."""
+        buckets = [Bucket(value=key, count=int(counts.get(key, 0)))
+                   for key in (bin_key(low, high) for low, high in ENROLLMENT_BINS)]
+        return cls.of("enrollment", buckets, distinct=sum(1 for b in buckets if b.count),
+                      missing=basis - sum(b.count for b in buckets), basis=basis, **figures)
 
 
 class StatsResponse(BaseModel):

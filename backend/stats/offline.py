@@ -19,7 +19,6 @@ from backend.sources.offline.trials import build_trial_filter
 from backend.stats.models import (
     ENROLLMENT_BINS,
     FACET_KINDS,
-    FACET_LABELS,
     MULTI_VALUED,
     ArticleStatsRequest,
     Bucket,
@@ -96,17 +95,14 @@ def _facet_stats(index: OfflineIndex, table: str, hits: str, args: list[Any], fa
             SELECT f.facet, count(DISTINCT f.rowid) FROM {source}
             WHERE f.facet IN ({", ".join("?" * len(multi))}) {scope} GROUP BY f.facet""", [*args, *multi]))
     for facet, found in by_facet.items():
-        kind = FACET_KINDS.get(facet, "categorical")
-        if kind == "timeline":
+        if FACET_KINDS.get(facet) == "timeline":
             shown = sorted(found, key=lambda r: r[1])
         else:
             shown = sorted((r for r in found if r[3] <= limit), key=lambda r: r[3])
         counted = found[0][5] if found else 0
-        out[facet] = FacetStats(
-            facet=facet, label=FACET_LABELS[facet], kind=kind, multi_valued=facet in MULTI_VALUED,
-            buckets=[Bucket(value=r[1], count=r[2]) for r in shown],
-            other=counted - sum(r[2] for r in shown), distinct=len(found),
-            missing=total - int(present.get(facet, 0)), basis=total)
+        out[facet] = FacetStats.of(facet, [Bucket(value=r[1], count=r[2]) for r in shown],
+                                   other=counted - sum(r[2] for r in shown), distinct=len(found),
+                                   missing=total - int(present.get(facet, 0)), basis=total)
     return out
 
 
@@ -119,11 +115,7 @@ def _enrollment(index: OfflineIndex, hits: str, args: list[Any], total: int) -> 
         {"WITH " + cte.rstrip(", ") if cte else ""}
         SELECT CASE {cases} ELSE '{bin_key(low, None)}' END AS bin, count(*) FROM trial_numbers
         WHERE enrollment IS NOT NULL {scope} GROUP BY bin""", args))
-    buckets = [Bucket(value=bin_key(lo, hi), count=int(counts.get(bin_key(lo, hi), 0))) for lo, hi in ENROLLMENT_BINS]
-    return FacetStats(facet="enrollment", label=FACET_LABELS["enrollment"], kind="histogram", multi_valued=False,
-                      buckets=buckets, distinct=sum(1 for b in buckets if b.count),
-                      missing=total - sum(b.count for b in buckets), basis=total,
-                      note="Participants as registered (actual or anticipated)")
+    return FacetStats.enrollment(counts, total, note="Participants as registered (actual or anticipated)")
 
 
 def _run(index: OfflineIndex, table: str, hits: str, args: list[Any], facets: Sequence[str], limit: int,

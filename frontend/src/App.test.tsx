@@ -1,14 +1,8 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { App, modelLabelOf } from "./App";
-
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-
-function sse(events: Array<Record<string, unknown>>): Response {
-  const text = events.map((e, i) => `id: ${i + 1}\r\nevent: ${e.type}\r\ndata: ${JSON.stringify(e)}\r\n\r\n`).join("");
-  return new Response(text, { headers: { "Content-Type": "text/event-stream" } });
-}
+import { ask, openApp } from "./test/app";
+import { checkAfterEach, json, sse } from "./test/http";
 
 const articles = [1, 2, 3].map((i) => ({ pmid: String(100 + i), title: `Article ${i}`, journal: "J", year: 2020 + i }));
 const trials = [1, 2].map((i) => ({ nct_id: `NCT0000000${i}`, title: `Trial ${i}`, phase: "PHASE3", status: "RECRUITING", enrollment: 10 * i, sponsor: "S" }));
@@ -59,24 +53,7 @@ beforeEach(() => {
   );
 });
 
-afterEach(() => {
-  expect(console.error).not.toHaveBeenCalled();
-  vi.unstubAllGlobals();
-  window.history.replaceState(null, "", "/");
-});
-
-async function openApp(path: string) {
-  window.history.replaceState(null, "", path);
-  render(<App />);
-  await screen.findByTestId("current-user");
-}
-
-async function ask(text: string) {
-  fireEvent.click(screen.getByTestId("chat-toggle"));
-  const input = await screen.findByTestId("chat-input");
-  fireEvent.change(input, { target: { value: text } });
-  fireEvent.keyDown(input, { key: "Enter" });
-}
+checkAfterEach();
 
 describe("App shell", () => {
   it("labels the demo model", () => {

@@ -6,6 +6,7 @@ import pytest
 import sqlalchemy as sa
 
 from backend.db.migrate import downgrade, upgrade
+from tests.db.helpers import upgraded_with_user
 
 ROW = ("INSERT INTO ai_column_results (criteria_hash, column_type, app, item_id, model, value, reasoning, evidence, "
        "input_tokens, output_tokens, created_at) VALUES ('h', 'boolean', 'trialscout', 'NCT06382129', 'm', 'MET', "
@@ -14,11 +15,7 @@ ROW = ("INSERT INTO ai_column_results (criteria_hash, column_type, app, item_id,
 
 
 def test_0003_up_down_up(empty_db: str) -> None:
-    upgrade(empty_db, "0002_conversation_app")
-    engine = sa.create_engine(empty_db)
-    with engine.begin() as conn:
-        conn.execute(sa.text("INSERT INTO users (id, username, password_hash, role, created_at) "
-                             "VALUES (1, 'kept', 'x', 'user', CURRENT_TIMESTAMP)"))
+    engine = upgraded_with_user(empty_db, "0002_conversation_app", "kept")
     assert "ai_column_results" not in sa.inspect(engine).get_table_names()
 
     upgrade(empty_db, "0003_ai_column_results")

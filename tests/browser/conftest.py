@@ -29,6 +29,7 @@ from playwright.sync_api import Browser, ConsoleMessage, expect, sync_playwright
 from tests.browser.harness import LOCAL_HOST, Journey, LiveApp, is_local
 from tests.browser.looks import PHONE, context_options
 from tests.fakes.anthropic_server import FakeAnthropic
+from tests.live_server import stop
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST_INDEX = ROOT / "frontend" / "dist" / "index.html"
@@ -99,12 +100,7 @@ def _start_app(workdir: Path, extra_env: dict[str, str]) -> Iterator[LiveApp]:
         _wait_healthy(app)
         yield app
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        stop(process, timeout=15)
 
 
 @pytest.fixture(scope="package")

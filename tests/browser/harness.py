@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Locator, Page, expect
 
 LOCAL_HOST = "127.0.0.1"
+# Each page's search box and button.
+SEARCH_FORMS = {"tablizer": ("tablizer-query", "tablizer-search"), "trialscout": ("trial-condition", "trial-search")}
 
 
 @dataclass
@@ -81,6 +83,26 @@ class Journey:
         page.get_by_test_id("login-submit").click()
         expect(page.get_by_test_id("current-user")).to_have_text(username)
         expect(page).to_have_url(f"{self.app.url}{path}")
+
+    def search(self, app: str, text: str) -> Locator:
+        """Search `app`'s page (tablizer or trialscout) for `text` by hand; its result rows, once the first shows."""
+        box, button = SEARCH_FORMS[app]
+        self.page.get_by_test_id(box).fill(text)
+        self.page.get_by_test_id(button).click()
+        rows = self.page.get_by_test_id("result-row")
+        expect(rows.first).to_be_visible()
+        return rows
+
+    def sign_in_as_admin(self, path: str) -> None:
+        """Like `sign_in`, for the admin account (the header labels it "admin (admin)")."""
+        page = self.page
+        page.goto(path)
+        expect(page.get_by_test_id("login-username")).to_be_visible()
+        assert urlsplit(page.url).path == "/login"
+        page.get_by_test_id("login-username").fill("admin")
+        page.get_by_test_id("login-password").fill("admin")
+        page.get_by_test_id("login-submit").click()
+        expect(page.get_by_test_id("current-user")).to_have_text("admin (admin)")
 
     def open_chat(self) -> None:
         self.page.get_by_test_id("chat-toggle").click()

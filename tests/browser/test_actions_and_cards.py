@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -63,21 +62,10 @@ def test_offered_actions_act_open_trial_opens_the_detail_and_a_server_action_goe
     j.assert_clean()
 
 
-def _sign_in_as_admin(j: Journey, path: str) -> None:
-    page = j.page
-    page.goto(path)
-    expect(page.get_by_test_id("login-username")).to_be_visible()
-    assert urlsplit(page.url).path == "/login"
-    page.get_by_test_id("login-username").fill("admin")
-    page.get_by_test_id("login-password").fill("admin")
-    page.get_by_test_id("login-submit").click()
-    expect(page.get_by_test_id("current-user")).to_have_text("admin (admin)")
-
-
 def test_accepting_stream_editor_cards_fills_the_editor(scripted_journey: Journey,
                                                          fake_llm: FakeAnthropic) -> None:
     j, page = scripted_journey, scripted_journey.page
-    _sign_in_as_admin(j, "/streams")
+    j.sign_in_as_admin("/streams")
     page.get_by_test_id("stream-item").filter(has_text=STREAM).click()
     expect(page.get_by_test_id("stream-title")).to_have_text(STREAM)
     page.get_by_test_id("stream-tab-retrieval").click()

@@ -19,11 +19,7 @@ SEARCH = {"condition": "melanoma", "status": ["RECRUITING", "NOT_YET_RECRUITING"
 
 
 def _search_trials(j: Journey) -> int:
-    page = j.page
-    page.get_by_test_id("trial-condition").fill("melanoma")
-    page.get_by_test_id("trial-search").click()
-    expect(page.get_by_test_id("result-row").first).to_be_visible()
-    return page.get_by_test_id("result-row").count()
+    return j.search("trialscout", "melanoma").count()
 
 
 def _click_first_bar(chart: Locator) -> None:
@@ -129,10 +125,7 @@ def test_a_bar_click_filters_trialscout_and_the_chip_removes_it(demo_journey: Jo
 def test_a_chart_row_narrows_the_loaded_rows_on_tablizer(demo_journey: Journey) -> None:
     j, page = demo_journey, demo_journey.page
     j.sign_in("/tablizer")
-    page.get_by_test_id("tablizer-query").fill("melanoma")
-    page.get_by_test_id("tablizer-search").click()
-    rows = page.get_by_test_id("result-row")
-    expect(rows.first).to_be_visible()
+    rows = j.search("tablizer", "melanoma")
     loaded = rows.count()
     page.get_by_test_id("charts-toggle").click()
     chart = page.get_by_test_id("chart").first

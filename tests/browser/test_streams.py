@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
@@ -27,16 +27,9 @@ SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "st
 
 
 def _sign_in_as_admin(j: Journey, path: str) -> None:
-    """Like Journey.sign_in, for the admin account (the header labels it "admin (admin)")."""
-    page = j.page
-    page.goto(path)
-    expect(page.get_by_test_id("login-username")).to_be_visible()
-    assert urlsplit(page.url).path == "/login"
-    page.get_by_test_id("login-username").fill("admin")
-    page.get_by_test_id("login-password").fill("admin")
-    page.get_by_test_id("login-submit").click()
-    expect(page.get_by_test_id("current-user")).to_have_text("admin (admin)")
-    expect(page).to_have_url(f"{j.app.url}{path}")
+    """Signed in as admin, back on `path`."""
+    j.sign_in_as_admin(path)
+    expect(j.page).to_have_url(f"{j.app.url}{path}")
 
 
 def test_admin_edits_stream_instructions_and_tablizer_chats_with_them(demo_journey: Journey) -> None:

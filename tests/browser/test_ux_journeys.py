@@ -290,10 +290,7 @@ def test_tablizer_accept_undo_and_the_view_in_the_url(look: Journey, size: dict,
 def test_filtered_counts_say_what_the_ai_column_hides_with_clear(look: Journey, size: dict, scheme: str) -> None:
     j, page = look, look.page
     j.sign_in("/trialscout")
-    page.get_by_test_id("trial-condition").fill("non-small cell lung cancer")
-    page.get_by_test_id("trial-search").click()
-    rows = page.get_by_test_id("result-row")
-    expect(rows.first).to_be_visible()
+    rows = j.search("trialscout", "non-small cell lung cancer")
     loaded = rows.count()
     summary = page.get_by_test_id("results-summary")
     total_text = summary.inner_text().split(" · ")[0]

@@ -14,7 +14,7 @@ from backend.db.session import Database
 from backend.demo.wire import Reply
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.fakes.fake_page import CONTEXT, chat, page_context_of
-from tests.sse import parse_lines, text_of, types
+from tests.sse import parse_lines, stream_acting_midway, text_of, types
 
 pytestmark = pytest.mark.usefixtures("test_registry")
 
@@ -247,14 +247,11 @@ def test_a_client_that_leaves_does_not_stop_the_answer(alice: TestClient, fake_l
 
 def test_stop_keeps_the_partial_answer(alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
     fake_llm.script(Script.slow("Partial. "))
-    events = []
-    with alice.stream("POST", "/api/chat/stream", json={"message": "long one", "context": CONTEXT}) as r:
-        for event in parse_lines(r.iter_lines()):
-            events.append(event)
-            if event.event == "conversation":
-                conv_id = event.data["conversation_id"]
-            if event.event == "text_delta" and sum(e.event == "text_delta" for e in events) == 2:
-                assert alice.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+
+    def stop(conv_id: int) -> None:
+        assert alice.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+
+    events, conv_id = stream_acting_midway(alice, {"message": "long one", "context": CONTEXT}, stop)
     done = events[-1]
     assert done.event == "complete" and done.data["payload"]["status"] == "interrupted"
     assert done.data["payload"]["message"].startswith("Partial.")

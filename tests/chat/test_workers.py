@@ -17,7 +17,7 @@ from backend.db.session import Database
 from backend.main import create_app
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import CONTEXT
-from tests.sse import parse, parse_lines
+from tests.sse import parse, parse_lines, stream_acting_midway
 
 pytestmark = pytest.mark.usefixtures("test_registry")
 
@@ -37,17 +37,14 @@ def other_worker(app: Any, settings: Any, alice: TestClient) -> Any:
 def test_stop_from_another_worker(alice: TestClient, other_worker: TestClient, fake_llm: FakeAnthropic,
                                   db: Database) -> None:
     fake_llm.script(Script.slow("Partial. "))
-    events = []
-    with alice.stream("POST", "/api/chat/stream", json={"message": "long", "context": CONTEXT}) as r:
-        for event in parse_lines(r.iter_lines()):
-            events.append(event)
-            if event.event == "conversation":
-                conv_id = event.data["conversation_id"]
-            if event.event == "text_delta" and sum(e.event == "text_delta" for e in events) == 2:
-                busy = other_worker.post("/api/chat/stream", json={"message": "again", "context": CONTEXT,
-                                                                   "conversation_id": conv_id})
-                assert busy.status_code == 409
-                assert other_worker.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+
+    def busy_then_stop(conv_id: int) -> None:
+        busy = other_worker.post("/api/chat/stream", json={"message": "again", "context": CONTEXT,
+                                                           "conversation_id": conv_id})
+        assert busy.status_code == 409
+        assert other_worker.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+
+    events, conv_id = stream_acting_midway(alice, {"message": "long", "context": CONTEXT}, busy_then_stop)
     assert events[-1].event == "complete" and events[-1].data["payload"]["status"] == "interrupted"
     with db.session() as s:
         conv = s.get(Conversation, conv_id)

@@ -5,14 +5,12 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from backend.db.migrate import downgrade, upgrade
+from tests.db.helpers import upgraded_with_user
 
 
 def test_upgrade_signs_out_plain_token_sessions_and_downgrades(empty_db: str) -> None:
-    upgrade(empty_db, "0004_conversation_active_turn")
-    engine = sa.create_engine(empty_db)
+    engine = upgraded_with_user(empty_db, "0004_conversation_active_turn", "old")
     with engine.begin() as conn:
-        conn.execute(sa.text("INSERT INTO users (id, username, password_hash, role, created_at) "
-                             "VALUES (1, 'old', 'x', 'user', CURRENT_TIMESTAMP)"))
         conn.execute(sa.text("INSERT INTO auth_sessions (token, user_id, created_at, expires_at) "
                              "VALUES ('plain-cookie-value', 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))
     upgrade(empty_db)

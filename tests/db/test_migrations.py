@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from backend.db.migrate import downgrade, upgrade
+from tests.db.helpers import upgraded_with_user
 
 
 def indexes(engine: sa.Engine) -> dict[str, list[str]]:
@@ -12,11 +13,8 @@ def indexes(engine: sa.Engine) -> dict[str, list[str]]:
 
 
 def test_up_down_up_keeps_rows(empty_db: str) -> None:
-    upgrade(empty_db, "0001_initial")
-    engine = sa.create_engine(empty_db)
+    engine = upgraded_with_user(empty_db, "0001_initial", "old")
     with engine.begin() as conn:
-        conn.execute(sa.text("INSERT INTO users (id, username, password_hash, role, created_at) "
-                             "VALUES (1, 'old', 'x', 'user', CURRENT_TIMESTAMP)"))
         conn.execute(sa.text("INSERT INTO conversations (id, user_id, title, created_at, updated_at) "
                              "VALUES (7, 1, 'before apps', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))
         conn.execute(sa.text("INSERT INTO messages (conversation_id, role, content, status, created_at) "

@@ -4,15 +4,10 @@ them, and a search that found nothing is owned on the next turn with something l
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from starlette.testclient import TestClient
 
-from backend.db.session import Database
-from backend.main import create_app
-from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.fake_page import chat, page_context_of
 
@@ -36,14 +31,6 @@ ARTICLES = [
     {"pmid": "100004", "title": "Fourth", "journal": "J Clin Oncol", "year": 2020},
     {"pmid": "100005", "title": "Fifth", "journal": "Lancet Oncol", "year": 2018},
 ]
-
-
-@pytest.fixture
-def demo(db_url: str, db: Database) -> Iterator[TestClient]:
-    app = create_app(make_settings(db_url))  # no key: the demo model answers through the real SDK
-    client = signed_in(app, db, "dana")
-    yield client
-    client.__exit__(None, None, None)
 
 
 def answer(events: list[Any]) -> dict[str, Any]:

@@ -4,15 +4,12 @@ with the scripted fake, over the offline corpus."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from backend.db.session import Database
-from backend.main import create_app
-from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.fakes.fake_page import chat, page_context_of
 from tests.sse import text_of, types
@@ -20,14 +17,6 @@ from tests.sse import text_of, types
 TRIALSCOUT = {"current_page": "trialscout", "condition": "", "phase": [], "status": [], "trials": [],
               "total_matched": 0, "loaded_count": 0, "ai_columns": []}
 TABLIZER = {"current_page": "tablizer", "query": "", "articles": [], "total_matched": 0, "loaded_count": 0}
-
-
-@pytest.fixture
-def demo(db_url: str, db: Database) -> Iterator[TestClient]:
-    app = create_app(make_settings(db_url))  # no key: the demo model answers through the real SDK
-    client = signed_in(app, db, "dana")
-    yield client
-    client.__exit__(None, None, None)
 
 
 def payloads(events: list[Any]) -> list[dict[str, Any]]:

@@ -1,15 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
-import httpx
 import pytest
 
 from backend.sources.clinical_trials import ClinicalTrialsService
 from backend.sources.pubmed import PubMedService
-from backend.sources.throttle import RateLimiter, RetryPolicy
 
-from .fakes import FakeCTGov, FakeEUtils, FakeTime
+from .fakes import FakeCTGov, FakeEUtils, FakeTime, live_service
 from .raw_corpus import RawCorpus, read_raw_corpus
 
 
@@ -36,20 +35,11 @@ def eutils() -> FakeEUtils:
 
 @pytest.fixture
 async def live_trials(ctgov: FakeCTGov, fake_time: FakeTime) -> AsyncIterator[ClinicalTrialsService]:
-    service = ClinicalTrialsService(
-        transport=httpx.MockTransport(ctgov),
-        limiter=RateLimiter(1.5, clock=fake_time.clock, sleep=fake_time.sleep),
-        retry=RetryPolicy(),
-    )
-    yield service
-    await service.aclose()
+    async with aclosing(live_service(ClinicalTrialsService, ctgov, 1.5, fake_time)) as service:
+        yield service
 
 
 @pytest.fixture
 async def live_pubmed(eutils: FakeEUtils, fake_time: FakeTime) -> AsyncIterator[PubMedService]:
-    service = PubMedService(
-        transport=httpx.MockTransport(eutils),
-        limiter=RateLimiter(0.34, clock=fake_time.clock, sleep=fake_time.sleep),
-    )
-    yield service
-    await service.aclose()
+    async with aclosing(live_service(PubMedService, eutils, 0.34, fake_time)) as service:
+        yield service

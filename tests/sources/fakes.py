@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from lxml import etree
 
+from backend.sources.clinical_trials import ClinicalTrialsService
 from backend.sources.ctgov_records import study_nct_id
 from backend.sources.offline.corpus import DATA_DIR, iter_study_records
+from backend.sources.pubmed import PubMedService
+from backend.sources.throttle import RateLimiter
 
 FIXTURES = Path(__file__).with_name("fixtures")
+S = TypeVar("S", ClinicalTrialsService, PubMedService)
 PHELAN_TOKEN = "ZVt07cGHkvI2wRk2CJf6_LLq14bEL8swd7KrgP4dnDeTsPkw"
 
 
@@ -41,6 +46,13 @@ class FakeTime:
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(round(seconds, 6))
         self.now += seconds
+
+
+def live_service(service: type[S], fake: Callable[[httpx.Request], httpx.Response], rate: float,
+                 clock: FakeTime | None = None) -> S:
+    """A live source's client over `fake` (no network), limited to `rate` requests a second on `clock`."""
+    clock = clock or FakeTime()
+    return service(transport=httpx.MockTransport(fake), limiter=RateLimiter(rate, clock=clock.clock, sleep=clock.sleep))
 
 
 @cache

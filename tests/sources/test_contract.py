@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import pytest
@@ -77,14 +78,17 @@ async def test_get_trial_by_nct_id_returns_the_full_record(backend: Backend) -> 
     assert trial.locations_count == len(trial.locations)
 
 
-async def test_unknown_nct_id_is_not_found(backend: Backend) -> None:
-    with pytest.raises(NotFound, match="NCT09999999"):
-        await backend.sources.trials.get_trial_by_nct_id("NCT09999999")
-
-
-async def test_malformed_nct_id_is_invalid_input(backend: Backend) -> None:
-    with pytest.raises(InvalidInput, match="not an NCT id"):
-        await backend.sources.trials.get_trial_by_nct_id("12345")
+@pytest.mark.parametrize(("get", "bad_id", "error", "message"), [
+    (lambda b: b.sources.trials.get_trial_by_nct_id, "NCT09999999", NotFound, "NCT09999999"),
+    (lambda b: b.sources.trials.get_trial_by_nct_id, "12345", InvalidInput, "not an NCT id"),
+    (lambda b: b.sources.pubmed.get_article, "39999999", NotFound, "39999999"),
+    (lambda b: b.sources.pubmed.get_article, "PMC12345", InvalidInput, "not a PubMed id"),
+], ids=["unknown-nct-id", "malformed-nct-id", "unknown-pmid", "malformed-pmid"])
+async def test_unknown_id_is_not_found_and_malformed_id_is_invalid_input(
+        backend: Backend, get: Callable[[Backend], Callable[[str], Awaitable[object]]], bad_id: str,
+        error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        await get(backend)(bad_id)
 
 
 async def test_get_trials_by_nct_ids_keeps_order_and_skips_unknown(backend: Backend) -> None:
@@ -115,16 +119,6 @@ async def test_get_article_parses_the_record(backend: Backend) -> None:
     assert article.year == 2012 and article.journal == "The New England journal of medicine"
     assert "Melanoma" in article.mesh_terms
     assert article.authors[0] == "Flaherty KT"
-
-
-async def test_unknown_pmid_is_not_found(backend: Backend) -> None:
-    with pytest.raises(NotFound, match="39999999"):
-        await backend.sources.pubmed.get_article("39999999")
-
-
-async def test_malformed_pmid_is_invalid_input(backend: Backend) -> None:
-    with pytest.raises(InvalidInput, match="not a PubMed id"):
-        await backend.sources.pubmed.get_article("PMC12345")
 
 
 async def test_get_articles_keeps_order_and_skips_unknown(backend: Backend) -> None:

@@ -3,28 +3,16 @@ set) and proposes a `chart` card; the tool's figures are the statistics route's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
-from backend.db.session import Database
-from backend.main import create_app
 from backend.registry import resolve
 from backend.registry.builtins import load_builtins
-from tests.conftest import make_settings, signed_in
 from tests.sse import Event, parse
 
 CONTEXT = {"current_page": "trialscout", "condition": "melanoma", "status": ["RECRUITING"], "phase": [],
            "trials": [], "loaded_count": 0, "total_matched": 0}
-
-
-@pytest.fixture
-def demo(db_url: str, db: Database) -> Iterator[TestClient]:
-    client = signed_in(create_app(make_settings(db_url)), db, "dora")
-    yield client
-    client.__exit__(None, None, None)
 
 
 def _turn(client: TestClient, message: str, context: dict[str, Any], app: str) -> list[Event]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from datetime import date
 from typing import Any
 
@@ -15,10 +16,9 @@ import pytest
 from backend.sources.clinical_trials import ClinicalTrialsService
 from backend.sources.pubmed import PubMedService
 from backend.sources.pubmed_records import parse_efetch
-from backend.sources.throttle import RateLimiter
 from backend.stats import live
 from backend.stats.models import ArticleStatsRequest, TrialStatsRequest
-from tests.sources.fakes import FakeTime, corpus_studies, efetch_corpus
+from tests.sources.fakes import corpus_studies, efetch_corpus, live_service
 
 
 class PagingCTGov:
@@ -76,20 +76,16 @@ class CountingEUtils:
 
 @pytest.fixture
 async def ctgov() -> AsyncIterator[tuple[ClinicalTrialsService, PagingCTGov]]:
-    fake, clock = PagingCTGov(), FakeTime()
-    service = ClinicalTrialsService(transport=httpx.MockTransport(fake),
-                                    limiter=RateLimiter(1.5, clock=clock.clock, sleep=clock.sleep))
-    yield service, fake
-    await service.aclose()
+    fake = PagingCTGov()
+    async with aclosing(live_service(ClinicalTrialsService, fake, 1.5)) as service:
+        yield service, fake
 
 
 @pytest.fixture
 async def eutils() -> AsyncIterator[tuple[PubMedService, CountingEUtils]]:
-    fake, clock = CountingEUtils(), FakeTime()
-    service = PubMedService(transport=httpx.MockTransport(fake),
-                            limiter=RateLimiter(0.34, clock=clock.clock, sleep=clock.sleep))
-    yield service, fake
-    await service.aclose()
+    fake = CountingEUtils()
+    async with aclosing(live_service(PubMedService, fake, 0.34)) as service:
+        yield service, fake
 
 
 def _counts(body: Any, facet: str) -> dict[str, int]:

@@ -1,5 +1,6 @@
 import { CardShell } from "./CardShell";
 import { asText, displayValue } from "./display";
+import { FieldList } from "./FieldList";
 import type { PayloadCardProps } from "./types";
 
 /** `retrieval_proposal`. Accept fills the stream's retrieval defaults (unsaved). */
@@ -22,14 +23,7 @@ export function RetrievalProposalCard(props: PayloadCardProps<"retrieval_proposa
       {trial.length > 0 && (
         <>
           <p className="small">Trial search (TrialScout)</p>
-          <dl className="fields" data-testid="card-trial-search">
-            {trial.map(([key, value]) => (
-              <div key={key} className="field-row">
-                <dt>{key.replace(/_/g, " ")}</dt>
-                <dd>{displayValue(value)}</dd>
-              </div>
-            ))}
-          </dl>
+          <FieldList testId="card-trial-search" rows={trial.map(([key, value]) => [key.replace(/_/g, " "), displayValue(value)] as const)} />
         </>
       )}
       {reasoning ? <p className="card-explanation">{asText(reasoning)}</p> : null}

@@ -1,6 +1,7 @@
 import { phaseLabel, sexLabel, statusLabel } from "../api/trialVocabulary";
 import { EntityLink, type OpenEntity } from "../entities/EntityLink";
 import { asList, asText, displayValue, formatCount, snapshotLabel } from "./display";
+import { FieldList } from "./FieldList";
 
 const ages = (min: unknown, max: unknown): string =>
   min || max ? `${displayValue(min) || "any"} – ${displayValue(max) || "any"}` : "";
@@ -49,16 +50,7 @@ export function TrialDetailView({
       <p className="trial-detail-title">
         {nctId && <EntityLink kind="nct" id={nctId} onEntity={onEntity} />} {title}
       </p>
-      <dl className="fields">
-        {facts
-          .filter(([, v]) => v)
-          .map(([label, value]) => (
-            <div key={label} className="field-row">
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </div>
-          ))}
-      </dl>
+      <FieldList rows={facts.filter(([, v]) => v)} />
       {!compact && summary && (
         <section>
           <Heading>Summary</Heading>

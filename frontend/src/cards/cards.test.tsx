@@ -18,73 +18,31 @@ import { TrialSearchResultsCard } from "./TrialSearchResultsCard";
 import type { CardProps } from "./types";
 import { ValidationResultsCard } from "./ValidationResultsCard";
 
-const pubmedQuery: Payload = {
-  id: "p1",
-  type: "pubmed_query_suggestion",
-  data: { query: '(EGFR[MeSH]) AND "drug resistance"', explanation: "EGFR resistance in lung cancer", date_start: "2020" },
-  source: "llm",
-};
-const trialSearch: Payload = {
-  id: "p2",
-  type: "trial_search_suggestion",
-  data: {
-    condition: "non-small cell lung cancer",
-    intervention: "pembrolizumab",
-    sponsor: "",
-    phase: ["PHASE3", "PHASE2"],
-    status: ["RECRUITING"],
-    location: "Boston",
-    sex: "FEMALE",
-    min_age: 18,
-    eligibility_keywords: "brain metastases",
-    explanation: "Active immunotherapy trials",
-  },
-  source: "llm",
-};
-const aiColumn: Payload = {
-  id: "p3",
-  type: "ai_column_suggestion",
-  data: { name: "Allows Brain Mets", criteria: "Does this trial allow brain metastases?", type: "boolean", explanation: "Filter to Yes" },
-  source: "llm",
-};
+/** A card the model proposed. */
+const fromModel = (id: string, type: Payload["type"], data: Record<string, unknown>): Payload => ({ id, type, data, source: "llm" });
 
-const chatInstructions: Payload = {
-  id: "p4",
-  type: "chat_instructions_suggestion",
-  data: { instructions: "Name the EGFR mutation.\n- Flag prior osimertinib.", explanation: "Adds the mutation rule" },
-  source: "llm",
-};
+const pubmedQuery = fromModel("p1", "pubmed_query_suggestion", { query: '(EGFR[MeSH]) AND "drug resistance"', explanation: "EGFR resistance in lung cancer", date_start: "2020" });
+const trialSearch = fromModel("p2", "trial_search_suggestion", {
+  condition: "non-small cell lung cancer",
+  intervention: "pembrolizumab",
+  sponsor: "",
+  phase: ["PHASE3", "PHASE2"],
+  status: ["RECRUITING"],
+  location: "Boston",
+  sex: "FEMALE",
+  min_age: 18,
+  eligibility_keywords: "brain metastases",
+  explanation: "Active immunotherapy trials",
+});
+const aiColumn = fromModel("p3", "ai_column_suggestion", { name: "Allows Brain Mets", criteria: "Does this trial allow brain metastases?", type: "boolean", explanation: "Filter to Yes" });
 
-const querySuggestion: Payload = {
-  id: "p5",
-  type: "query_suggestion",
-  data: { query: "CRISPR[MeSH] AND delivery", explanation: "Delivery methods" },
-  source: "llm",
-};
-const filterSuggestion: Payload = {
-  id: "p6",
-  type: "filter_suggestion",
-  data: { field: "publication_type", operator: "equals", value: "Review", explanation: "Reviews only" },
-  source: "llm",
-};
-const schemaProposal: Payload = {
-  id: "p7",
-  type: "schema_proposal",
-  data: { proposed_changes: { name: "EGFR resistance", description: "Mechanisms of resistance" }, confidence: "high", reasoning: "Sharper" },
-  source: "llm",
-};
-const retrievalProposal: Payload = {
-  id: "p8",
-  type: "retrieval_proposal",
-  data: { pubmed_query: "EGFR AND osimertinib", trial_search: { condition: "NSCLC", phase: ["PHASE3"] }, reasoning: "Both sources" },
-  source: "llm",
-};
-const validationResults: Payload = {
-  id: "p9",
-  type: "validation_results",
-  data: { errors: ["No description"], warnings: [], suggestions: ["Add MeSH terms", "Name the mutation"] },
-  source: "llm",
-};
+const chatInstructions = fromModel("p4", "chat_instructions_suggestion", { instructions: "Name the EGFR mutation.\n- Flag prior osimertinib.", explanation: "Adds the mutation rule" });
+
+const querySuggestion = fromModel("p5", "query_suggestion", { query: "CRISPR[MeSH] AND delivery", explanation: "Delivery methods" });
+const filterSuggestion = fromModel("p6", "filter_suggestion", { field: "publication_type", operator: "equals", value: "Review", explanation: "Reviews only" });
+const schemaProposal = fromModel("p7", "schema_proposal", { proposed_changes: { name: "EGFR resistance", description: "Mechanisms of resistance" }, confidence: "high", reasoning: "Sharper" });
+const retrievalProposal = fromModel("p8", "retrieval_proposal", { pubmed_query: "EGFR AND osimertinib", trial_search: { condition: "NSCLC", phase: ["PHASE3"] }, reasoning: "Both sources" });
+const validationResults = fromModel("p9", "validation_results", { errors: ["No description"], warnings: [], suggestions: ["Add MeSH terms", "Name the mutation"] });
 
 const suggestions: Array<[string, Payload, (props: CardProps) => React.JSX.Element]> = [
   ["PubMedQueryCard", pubmedQuery, PubMedQueryCard],

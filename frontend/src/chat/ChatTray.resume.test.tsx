@@ -3,6 +3,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-libra
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatTray } from "./ChatTray";
 import { RETRY_DELAYS_MS } from "./turnStream";
+import { json } from "../test/http";
 
 type Request = { method: string; url: string; headers: Record<string, string>; body: unknown };
 type Handler = (request: Request) => Response | Promise<Response>;
@@ -38,8 +39,6 @@ function controlled() {
 
 const sse = (events: Array<Record<string, unknown>>, firstId = 1, tail = "") =>
   new Response(frames(events, firstId) + tail, { headers: { "Content-Type": "text/event-stream" } });
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
 const stored = (status: string, content: string) => ({
   id: 5,

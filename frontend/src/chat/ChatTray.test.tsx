@@ -1,8 +1,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatTray, type PageChatBinding } from "./ChatTray";
-
-type Call = { method: string; url: string; body: unknown };
+import { type Call, json, recordingFetch } from "../test/http";
 
 /** An SSE body of `events`, numbered from `firstId` as a turn's log numbers them. */
 function sse(events: Array<Record<string, unknown>>, keepOpen = false, firstId = 1): Response {
@@ -29,9 +28,6 @@ function controlled() {
     close: () => stream.close(),
   };
 }
-
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
 const sonnet = { model: "claude-sonnet-4-6", model_label: "Sonnet 4.6", max_tokens: 16384, compaction: true, context_window: 200000 };
 const models = {
@@ -85,10 +81,7 @@ beforeEach(() => {
   resumeResponses = [];
   vi.stubGlobal(
     "fetch",
-    vi.fn(async (url: string, init: RequestInit = {}) => {
-      const method = init.method ?? "GET";
-      const body = init.body ? JSON.parse(String(init.body)) : undefined;
-      calls.push({ method, url, body });
+    recordingFetch(calls, ({ method, url, body }, init) => {
       headers.push({ ...(init.headers as Record<string, string>) });
       if (url === "/api/chat/stream") return (streamResponses.shift() ?? (() => sse(turn())))();
       if (/^\/api\/conversations\/\d+\/stream$/.test(url)) {

@@ -1,17 +1,8 @@
-import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { App } from "../App";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { InstructionVersion, Stream } from "../api/types";
-
-type Call = { method: string; url: string; body: any };
-
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-
-function sse(events: Array<Record<string, unknown>>): Response {
-  const text = events.map((e, i) => `id: ${i + 1}\r\nevent: ${e.type}\r\ndata: ${JSON.stringify(e)}\r\n\r\n`).join("");
-  return new Response(text, { headers: { "Content-Type": "text/event-stream" } });
-}
+import { ask, openApp } from "../test/app";
+import { type Call, checkAfterEach, json, recordingFetch, sse } from "../test/http";
 
 const V1 = "Name the EGFR mutation.";
 const V2 = "Name the EGFR mutation.\nSplit on-target resistance from bypass tracks.";
@@ -62,10 +53,7 @@ beforeEach(() => {
   vi.spyOn(console, "error");
   vi.stubGlobal(
     "fetch",
-    vi.fn(async (url: string, init: RequestInit = {}) => {
-      const method = init.method ?? "GET";
-      const body = init.body ? JSON.parse(String(init.body)) : undefined;
-      calls.push({ method, url, body });
+    recordingFetch(calls, ({ method, url, body }) => {
       if (url === "/api/auth/session") return json({ user: { id: 2, username: "admin", role: "admin" } });
       if (url === "/api/health") return json({ status: "ok", llm: { mode: "demo", label: "demo model" } });
       if (url.startsWith("/api/conversations?")) return json([]);
@@ -125,18 +113,12 @@ beforeEach(() => {
   );
 });
 
-afterEach(() => {
-  expect(console.error).not.toHaveBeenCalled();
-  vi.unstubAllGlobals();
-  window.history.replaceState(null, "", "/");
-});
+checkAfterEach();
 
 let nextTurn: Array<Record<string, unknown>> = [];
 
 async function openStreams(path = "/streams?id=1") {
-  window.history.replaceState(null, "", path);
-  render(<App />);
-  await screen.findByTestId("streams-page");
+  await openApp(path, "streams-page");
 }
 
 async function openInstructions() {
@@ -331,10 +313,7 @@ describe("Streams admin", () => {
         },
       },
     ];
-    fireEvent.click(screen.getByTestId("chat-toggle"));
-    const input = await screen.findByTestId("chat-input");
-    fireEvent.change(input, { target: { value: "improve the instructions" } });
-    fireEvent.keyDown(input, { key: "Enter" });
+    await ask("improve the instructions");
     const card = await screen.findByTestId("card-chat_instructions_suggestion");
     const sent = calls.find((c) => c.url === "/api/chat/stream")!.body;
     expect(sent.app).toBe("kh");
@@ -375,10 +354,7 @@ describe("Streams admin", () => {
         },
       },
     ];
-    fireEvent.click(screen.getByTestId("chat-toggle"));
-    const input = await screen.findByTestId("chat-input");
-    fireEvent.change(input, { target: { value: "a better query, recent only" } });
-    fireEvent.keyDown(input, { key: "Enter" });
+    await ask("a better query, recent only");
     fireEvent.click(within(await screen.findByTestId("card-query_suggestion")).getByTestId("card-accept"));
     await within(screen.getByTestId("card-query_suggestion")).findByTestId("card-decision");
     expect(screen.getByTestId("stream-tab-retrieval").getAttribute("aria-selected")).toBe("true");

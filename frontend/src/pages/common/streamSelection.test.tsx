@@ -1,14 +1,7 @@
-import { fireEvent, render, screen } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { App } from "../../App";
-
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-
-function sse(events: Array<Record<string, unknown>>): Response {
-  const text = events.map((e, i) => `id: ${i + 1}\r\nevent: ${e.type}\r\ndata: ${JSON.stringify(e)}\r\n\r\n`).join("");
-  return new Response(text, { headers: { "Content-Type": "text/event-stream" } });
-}
+import { fireEvent, screen } from "@testing-library/react";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { ask, openApp } from "../../test/app";
+import { checkAfterEach, json, sse } from "../../test/http";
 
 const streams = [
   {
@@ -54,32 +47,19 @@ beforeEach(() => {
   );
 });
 
-afterEach(() => {
-  expect(console.error).not.toHaveBeenCalled();
-  vi.unstubAllGlobals();
-  window.history.replaceState(null, "", "/");
-});
+checkAfterEach();
 
-async function openApp(path: string) {
-  window.history.replaceState(null, "", path);
-  render(<App />);
-  await screen.findByTestId("current-user");
+async function openWithStreams(path: string) {
+  await openApp(path);
   // The page's other selects have options too: wait for the streams themselves.
   await screen.findByRole("option", { name: "EGFR-resistant NSCLC" });
-}
-
-async function ask(text: string) {
-  fireEvent.click(screen.getByTestId("chat-toggle"));
-  const input = await screen.findByTestId("chat-input");
-  fireEvent.change(input, { target: { value: text } });
-  fireEvent.keyDown(input, { key: "Enter" });
 }
 
 const select = () => screen.getByTestId("stream-select") as HTMLSelectElement;
 
 describe("stream selector", () => {
   it("Tablizer: No stream by default; the chosen stream travels in the chat context and the tray shows it", async () => {
-    await openApp("/tablizer");
+    await openWithStreams("/tablizer");
     expect(select().value).toBe("");
     expect(screen.getByRole("option", { name: "No stream" })).toBeTruthy();
     fireEvent.change(select(), { target: { value: "1" } });
@@ -91,7 +71,7 @@ describe("stream selector", () => {
   });
 
   it("Tablizer: without a stream the context has no stream_id; the stream's query loads only on request", async () => {
-    await openApp("/tablizer");
+    await openWithStreams("/tablizer");
     fireEvent.change(select(), { target: { value: "1" } });
     expect((screen.getByTestId("tablizer-query") as HTMLInputElement).value).toBe("");
     fireEvent.click(screen.getByTestId("stream-load-defaults"));
@@ -110,7 +90,7 @@ describe("stream selector", () => {
   it("TrialScout remembers its own choice, and loads the stream's trial search into the form", async () => {
     localStorage.setItem("colleague.stream.tablizer", "2");
     localStorage.setItem("colleague.stream.trialscout", "1");
-    await openApp("/trialscout");
+    await openWithStreams("/trialscout");
     expect(select().value).toBe("1");
     fireEvent.click(screen.getByTestId("stream-load-defaults"));
     expect((screen.getByTestId("trial-condition") as HTMLInputElement).value).toBe("nsclc");
@@ -129,7 +109,7 @@ describe("stream selector", () => {
       { type: "status", message: "Thinking…" },
       { type: "complete", payload: { message: "Sure.", payloads: [], conversation_id: 3, message_id: 2, status: "complete" } },
     ];
-    await openApp("/tablizer");
+    await openWithStreams("/tablizer");
     expect(select().value).toBe("9");
     expect(screen.getByTestId("stream-missing")).toBeTruthy();
     await ask("hi");

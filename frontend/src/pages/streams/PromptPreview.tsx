@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { api } from "../../api/client";
 import type { PromptPreview as Preview } from "../../api/types";
+import { LabeledSelect } from "../common/LabeledSelect";
 import { PREVIEW_PAGES } from "./streamsContext";
 
 export interface TryTarget {
@@ -75,56 +76,32 @@ export function PromptPreview({ streamId, draft, dirty, onTryDraft }: Props) {
           void run();
         }}
       >
-        <label>
-          Page
-          <select
-            data-testid="preview-page"
-            value={page}
-            onChange={(e) => {
-              setPage(e.target.value);
-              setTab("");
+        <LabeledSelect
+          label="Page"
+          testId="preview-page"
+          value={page}
+          choices={PREVIEW_PAGES.map((p) => ({ value: p.page, label: p.label }))}
+          onChange={(value) => {
+            setPage(value);
+            setTab("");
+            setSubtab("");
+          }}
+        />
+        {Object.keys(tabs).length > 0 && (
+          <LabeledSelect
+            label="Tab"
+            testId="preview-tab"
+            value={tab}
+            none="(none)"
+            choices={Object.keys(tabs)}
+            onChange={(value) => {
+              setTab(value);
               setSubtab("");
             }}
-          >
-            {PREVIEW_PAGES.map((p) => (
-              <option key={p.page} value={p.page}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        {Object.keys(tabs).length > 0 && (
-          <label>
-            Tab
-            <select
-              data-testid="preview-tab"
-              value={tab}
-              onChange={(e) => {
-                setTab(e.target.value);
-                setSubtab("");
-              }}
-            >
-              <option value="">(none)</option>
-              {Object.keys(tabs).map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </label>
+          />
         )}
         {subtabs.length > 0 && (
-          <label>
-            Subtab
-            <select data-testid="preview-subtab" value={subtab} onChange={(e) => setSubtab(e.target.value)}>
-              <option value="">(none)</option>
-              {subtabs.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </label>
+          <LabeledSelect label="Subtab" testId="preview-subtab" value={subtab} none="(none)" choices={subtabs} onChange={setSubtab} />
         )}
         <label className="inline">
           <input type="checkbox" data-testid="preview-use-draft" checked={useDraft} onChange={(e) => setUseDraft(e.target.checked)} />

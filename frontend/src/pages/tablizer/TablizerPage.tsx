@@ -6,6 +6,7 @@ import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { plural, resultsSummary } from "../common/counts";
 import { FilterNotice } from "../common/FilterNotice";
+import { LabeledSelect } from "../common/LabeledSelect";
 import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
@@ -273,16 +274,7 @@ export function TablizerPage() {
             <option value="date">Date</option>
           </select>
         </label>
-        <label>
-          Rows
-          <select data-testid="tablizer-page-size" value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabeledSelect label="Rows" testId="tablizer-page-size" value={pageSize} choices={PAGE_SIZES} onChange={(value) => setPageSize(Number(value))} />
         <button type="submit" className="primary" data-testid="tablizer-search" disabled={loading}>
           {loading ? "Searching…" : "Search"}
         </button>
