@@ -144,6 +144,10 @@ def by_key(s: Session, user_id: int, key: str) -> ChatTurn | None:
     return s.scalar(select(ChatTurn).where(ChatTurn.user_id == user_id, ChatTurn.idempotency_key == key))
 
 
+def of_conversation(s: Session, conversation_id: int, turn_id: str) -> ChatTurn | None:
+    return s.scalar(select(ChatTurn).where(ChatTurn.id == turn_id, ChatTurn.conversation_id == conversation_id))
+
+
 def latest(s: Session, conversation_id: int) -> ChatTurn | None:
     return s.scalar(select(ChatTurn).where(ChatTurn.conversation_id == conversation_id)
                     .order_by(ChatTurn.created_at.desc()).limit(1))
