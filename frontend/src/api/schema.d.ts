@@ -349,8 +349,9 @@ export interface paths {
         };
         /**
          * Resume
-         * @description Attach to the conversation's running or latest turn: the events after `Last-Event-ID` (all of
-         *     them without it), then live ones until the terminal event. Never starts a generation.
+         * @description Attach to the conversation's running or latest turn (or to `turn_id`): the events after
+         *     `Last-Event-ID` (all of them without it), then live ones until the terminal event. Never starts a
+         *     generation. 404 when the conversation has no turn (or not that one).
          */
         get: operations["resume_api_conversations__conversation_id__stream_get"];
         put?: never;
@@ -3410,7 +3411,10 @@ export interface operations {
     };
     resume_api_conversations__conversation_id__stream_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The turn whose Last-Event-ID this is (its `conversation` event's `turn_id`): a newer turn is then never read from its middle */
+                turn_id?: string | null;
+            };
             header?: {
                 "last-event-id"?: string | null;
             };
