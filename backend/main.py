@@ -31,6 +31,7 @@ from backend.conversations.router import router as conversations_router
 from backend.db.session import Database
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
+from backend.health import live, ready
 from backend.openapi import describe_event_streams
 from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
@@ -108,6 +109,9 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document
 
     app.add_api_route("/api/health", health, methods=["GET"])
+    app.add_api_route("/api/health/live", live, methods=["GET"])
+    app.add_api_route("/api/health/ready", ready, methods=["GET"], response_class=JSONResponse,
+                      responses={503: {"description": "Not ready: database unreachable, lock lost, or draining"}})
     app.add_api_route("/{path:path}", spa, methods=["GET"], include_in_schema=False)  # last: the fallback
     return app
 
