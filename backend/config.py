@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     daily_token_budget: int = Field(default=2_000_000, ge=0, alias="COLLEAGUE_DAILY_TOKEN_BUDGET")
     # How much of the system prompt a page's context may take (estimated at 4 characters per token).
     context_token_budget: int = Field(default=8_000, ge=500, alias="COLLEAGUE_CONTEXT_TOKEN_BUDGET")
+    # Each process's PostgreSQL connections: up to pool + overflow, plus its liveness lock's own (README).
+    db_pool_size: int = Field(default=10, ge=1, alias="COLLEAGUE_DB_POOL_SIZE")
+    db_max_overflow: int = Field(default=20, ge=0, alias="COLLEAGUE_DB_MAX_OVERFLOW")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
 
     @property

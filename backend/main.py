@@ -64,7 +64,7 @@ def _tune_collector() -> None:
 def create_app(settings: Settings | None = None, llm: LLM | None = None) -> FastAPI:
     settings = settings or get_settings()
     load_builtins()  # a dangling or duplicate registry name stops the app here, with its name
-    db = Database(settings.database_url)
+    db = Database(settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
     llm = llm or make_llm(settings)
 
     @asynccontextmanager
