@@ -73,7 +73,7 @@ class Database:
     def __init__(self, url: str, pool_size: int = 10, max_overflow: int = 20) -> None:
         self.url = url
         sqlite = make_url(url).get_backend_name() == "sqlite"  # one file: no pool to size
-        pooled = {} if sqlite else {"pool_size": pool_size, "max_overflow": max_overflow}
+        pooled: dict[str, Any] = {} if sqlite else {"pool_size": pool_size, "max_overflow": max_overflow}
         self.engine = make_engine(url, **pooled)
         self._factory = sessionmaker(self.engine, expire_on_commit=False)
 
