@@ -312,6 +312,23 @@ def test_a_frozen_client_does_not_hold_the_answer(db_url: str, db: Database, fak
         server.kill()
 
 
+def resumed_on_a_new_server(db_url: str, fake_llm: FakeAnthropic, tmp_path: Path, clients: list[httpx.Client],
+                            conversation_id: int | None, last_id: int) -> StreamReader:
+    """A server started after the first one went down, and a reader that resumes there from `last_id`
+    (read to its end, or for a minute)."""
+    again = LiveServer(db_url, fake_llm.url, tmp_path / "again.log")
+    again.start()
+    try:
+        client = signed_in(clients, again)
+        rest = StreamReader(client, "GET", f"/api/conversations/{conversation_id}/stream",
+                            headers={"Last-Event-ID": str(last_id)})
+        rest.start()
+        rest.join(60)
+    finally:
+        again.kill()
+    return rest
+
+
 WHOLE = " ".join(f"w{i}" for i in range(1200))  # ~30 s at the fake's pace: SIGTERM lands mid-answer
 
 
@@ -353,18 +370,9 @@ def test_a_restart_mid_answer_is_only_a_pause(db_url: str, db: Database, fake_ll
     before = [e for e in reader.events if e.id and e.event != "reconnect"]  # reconnect repeats the last id
     last_id = int(before[-1].id or 0)
 
-    again = LiveServer(db_url, fake_llm.url, tmp_path / "again.log")
     paused = time.monotonic()
-    again.start()
-    try:
-        client = signed_in(clients, again)
-        rest = StreamReader(client, "GET", f"/api/conversations/{conv_id}/stream",
-                            headers={"Last-Event-ID": str(last_id)})
-        rest.start()
-        rest.join(60)
-        record_property("pause_s", round(time.monotonic() - paused, 2))
-    finally:
-        again.kill()
+    rest = resumed_on_a_new_server(db_url, fake_llm, tmp_path, clients, conv_id, last_id)
+    record_property("pause_s", round(time.monotonic() - paused, 2))
     assert rest.status == 200 and rest.events and rest.events[-1].event == "complete", (rest.status, rest.types[-3:])
     ids = [int(e.id or 0) for e in [*before, *rest.events]]
     assert ids == list(range(1, len(ids) + 1))  # strictly increasing, no gap, no duplicate
@@ -414,16 +422,7 @@ def test_after_kill_9_no_event_id_is_reused(db_url: str, db: Database, fake_llm:
     saved = stored_ids(turn_id)
     assert saved and saved[-1] < held, (saved[-1:], held)  # the reader holds ids the database never saw
 
-    again = LiveServer(db_url, fake_llm.url, tmp_path / "again.log")
-    again.start()
-    try:
-        client = signed_in(clients, again)
-        rest = StreamReader(client, "GET", f"/api/conversations/{reader.conversation_id}/stream",
-                            headers={"Last-Event-ID": str(held)})
-        rest.start()
-        rest.join(60)
-    finally:
-        again.kill()
+    rest = resumed_on_a_new_server(db_url, fake_llm, tmp_path, clients, reader.conversation_id, held)
     assert rest.status == 200 and rest.events and rest.events[-1].event == "complete", (rest.status, rest.types[-3:])
     assert rest.events[-1].data["payload"]["message"] == WHOLE
     continuation = [i for i in stored_ids(turn_id) if i > saved[-1]]  # every event the new server wrote

@@ -145,16 +145,12 @@ def test_a_live_worker_is_never_taken_for_dead(alice: TestClient, app: Any, db: 
                                      workers=presence) == 1
 
 
-def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
-        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
-    """kill -9 mid-answer, then the client resumes: this worker takes the turn over from its checkpoint
-    (events 1-3 stored, "Half an ans" shown) and the model continues the partial as a prefill."""
+def checkpointed_at_3(db: Database, answer_id: int, conv_id: int) -> None:
+    """The dead worker's last checkpoint: events 1-3 stored, "Half an ans" in its resume state."""
     from backend.agent.schemas import ConversationOpened, TextDelta
     from backend.chat.log import Frame
     from backend.chat.turns import save_frames
 
-    proc, worker_id = ghost
-    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
     with db.session() as s:
         turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
         turn.resume_state = {"messages": [], "text": "", "partial_text": "Half an ans", "tool_calls": 0,
@@ -163,6 +159,15 @@ def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
         save_frames(s, [(turn.id, [Frame(1, opened.type, opened.to_data()),
                                    Frame(2, "text_delta", TextDelta(text="Half ").to_data()),
                                    Frame(3, "text_delta", TextDelta(text="an ans").to_data())])])
+
+
+def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """kill -9 mid-answer, then the client resumes: this worker takes the turn over from its checkpoint
+    (events 1-3 stored, "Half an ans" shown) and the model continues the partial as a prefill."""
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    checkpointed_at_3(db, answer_id, conv_id)
     proc.kill()
     proc.wait(10)
     fake_llm.script(Script.text("wer."))
@@ -191,20 +196,9 @@ def test_a_reader_ahead_of_the_dead_workers_last_save_misses_nothing_of_the_cont
     """kill -9 after the worker sent its reader events 4 and 5 but stored only 1-3: the worker that goes
     on with the turn never numbers an event 4 or 5 (the reader holds those), so the reader that resumes
     from 5 gets every event of the continuation, none of them under an id it already has."""
-    from backend.agent.schemas import ConversationOpened, TextDelta
-    from backend.chat.log import Frame
-    from backend.chat.turns import save_frames
-
     proc, worker_id = ghost
     conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
-    with db.session() as s:
-        turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
-        turn.resume_state = {"messages": [], "text": "", "partial_text": "Half an ans", "tool_calls": 0,
-                             "usage": {}, "tool_history": [], "tool_payloads": []}
-        opened = ConversationOpened(conversation_id=conv_id, turn_id=turn.id, user_message_id=answer_id - 1)
-        save_frames(s, [(turn.id, [Frame(1, opened.type, opened.to_data()),
-                                   Frame(2, "text_delta", TextDelta(text="Half ").to_data()),
-                                   Frame(3, "text_delta", TextDelta(text="an ans").to_data())])])
+    checkpointed_at_3(db, answer_id, conv_id)
     proc.kill()
     proc.wait(10)
     fake_llm.script(Script.text("wer, given in full by the worker that goes on with it."))
