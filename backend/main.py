@@ -73,7 +73,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
             from backend.seed import seed_demo
             await anyio.to_thread.run_sync(seed_demo, db)
         if db.engine.dialect.name == "sqlite":
-            log.info("SQLite: one host only (the workers of one `serve`); several instances need PostgreSQL")
+            log.warning("SQLite: one host only (the workers of one `serve`); several instances need PostgreSQL")
         supervisor = chat.supervisor  # this worker's running turns
         await anyio.to_thread.run_sync(supervisor.presence.hold)  # this worker's liveness lock (chat/workers.py)
         try:  # whatever fails, the lock's connection, the model client and the pool are let go
