@@ -34,6 +34,7 @@ from backend.conversations.router import router as conversations_router
 from backend.db.session import Database
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
+from backend.health import live, ready
 from backend.observability.setup import install as install_observability
 from backend.openapi import describe_event_streams, describe_payloads
 from backend.pages.budget import set_context_budget
@@ -68,7 +69,7 @@ def _tune_collector() -> None:
 def create_app(settings: Settings | None = None, llm: LLM | None = None) -> FastAPI:
     settings = settings or get_settings()
     load_builtins()  # a dangling or duplicate registry name stops the app here, with its name
-    db = Database(settings.database_url)
+    db = Database(settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
     llm = llm or make_llm(settings)
 
     @asynccontextmanager
@@ -76,6 +77,8 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
         if settings.colleague_demo:
             from backend.seed import seed_demo
             await anyio.to_thread.run_sync(seed_demo, db)
+        if db.engine.dialect.name == "sqlite":
+            log.warning("SQLite: one host only (the workers of one `serve`); several instances need PostgreSQL")
         supervisor = chat.supervisor  # this worker's running turns
         await anyio.to_thread.run_sync(supervisor.presence.hold)  # this worker's liveness lock (chat/workers.py)
         try:  # whatever fails, the lock's connection, the model client and the pool are let go
@@ -117,6 +120,9 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     describe_payloads(app, REGISTRY.payloads.values())  # the payload models the cards render
 
     app.add_api_route("/api/health", health, methods=["GET"], response_model_exclude_none=True)
+    app.add_api_route("/api/health/live", live, methods=["GET"])
+    app.add_api_route("/api/health/ready", ready, methods=["GET"], response_class=JSONResponse,
+                      responses={503: {"description": "Not ready: database unreachable, lock lost, or draining"}})
     app.add_api_route("/api/{path:path}", no_such_method, methods=list(ANY_METHOD), include_in_schema=False)
     app.add_api_route("/{path:path}", spa, methods=["GET"], include_in_schema=False)  # last: the fallback
     return app

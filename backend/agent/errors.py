@@ -18,8 +18,10 @@ subclass `APITimeoutError`), or, for a stream cut mid-body, as a raw `httpx2.Tra
 
 from __future__ import annotations
 
+import email.utils
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import anthropic
 import httpx2
@@ -144,3 +146,24 @@ def classify_api_error(err: BaseException) -> ApiFailure:
         return ApiFailure("The model call failed unexpectedly.", "internal_error", retryable=False)
     log.warning("model API error %s: %s: %s", failure.code, type(err).__name__, err)
     return failure
+
+
+def told_wait(err: BaseException) -> float | None:
+    """Seconds the API asked us to wait before retrying (`retry-after-ms`, else `retry-after` in seconds or
+    as an HTTP date), or None when it did not say."""
+    response = getattr(err, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        if (ms := headers.get("retry-after-ms")) is not None:
+            return max(0.0, float(ms) / 1000)
+        if (raw := headers.get("retry-after")) is None:
+            return None
+        try:
+            return max(0.0, float(raw))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(raw)
+            return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError):  # unreadable: as if it had not said
+        return None

@@ -22,7 +22,7 @@ import anthropic
 import httpx2
 from pydantic import ValidationError
 
-from backend.agent.errors import ApiFailure, classify_api_error, stalled
+from backend.agent.errors import ApiFailure, classify_api_error, stalled, told_wait
 from backend.agent.pump import Idle, Pump
 from backend.agent.schemas import (
     AgentEvent,
@@ -136,7 +136,9 @@ async def _call_with_retries(client: anthropic.AsyncAnthropic, request: dict[str
             return
         except (anthropic.APIError, httpx2.TransportError) as err:
             failure = classify_api_error(err)
-            if shown or not failure.retryable or attempt == limits.model_retries or _told_not_to_retry(err):
+            told = told_wait(err)
+            if shown or not failure.retryable or attempt == limits.model_retries or _told_not_to_retry(err) \
+                    or (told is not None and told > limits.max_told_wait):
                 state.failure = failure
                 return
         except Stalled:
@@ -144,7 +146,7 @@ async def _call_with_retries(client: anthropic.AsyncAnthropic, request: dict[str
             return
         if failure.code == "connection_lost" and attempt == 0:
             continue  # a pooled connection that went stale: reconnect at once, nothing to tell the user
-        delay = limits.retry_backoff * 2 ** attempt
+        delay = told if told is not None else limits.retry_backoff * 2 ** attempt  # the API's word first
         log.info("model call failed (%s); retry %d in %.1fs", failure.code, attempt + 1, delay)
         yield Status(message=f"The model call failed; retrying ({attempt + 2} of {limits.model_retries + 1})…")
         await asyncio.sleep(delay)

@@ -23,6 +23,7 @@ class LoopLimits:
     idle_timeout: float = 60.0  # seconds a model call may go without an upstream event (COLLEAGUE_MODEL_IDLE_TIMEOUT)
     model_retries: int = 2  # retries of a model call that failed retryably before any of it was shown
     retry_backoff: float = 1.0  # seconds before the first retry, doubled for each further one
+    max_told_wait: float = 60.0  # a `retry-after` longer than this fails the call now instead of waiting
 
 
 @dataclass

@@ -100,7 +100,7 @@ class ProgressWriter:
                 else:
                     for turn, p in batch:
                         if p.turn_id in saved:
-                            turn.log.saved = max(turn.log.saved, p.frames[-1].id)
+                            turn.log.mark_saved(p.frames[-1].id)
                 finally:
                     self._writing = set()
                     self._written.set()

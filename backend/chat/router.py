@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
@@ -81,11 +81,17 @@ async def stream(body: ChatRequest, token: SessionToken, db: DbDep, chat: ChatDe
                    responses={200: event_stream(ChatEvent, "The turn's events after Last-Event-ID, one per frame"),
                               **error_responses(404)})
 async def resume(conversation_id: DbId, token: SessionToken, db: DbDep, chat: ChatDep,
-                 last_event_id: Annotated[str | None, Header(max_length=20)] = None) -> EventSourceResponse:
-    """Attach to the conversation's running or latest turn: the events after `Last-Event-ID` (all of
-    them without it), then live ones until the terminal event. Never starts a generation."""
+                 last_event_id: Annotated[str | None, Header(max_length=20)] = None,
+                 turn_id: Annotated[str | None, Query(min_length=1, max_length=64,
+                                                      description="The turn whose Last-Event-ID this is (its "
+                                                                  "`conversation` event's `turn_id`): a newer "
+                                                                  "turn is then never read from its middle")] = None,
+                 ) -> EventSourceResponse:
+    """Attach to the conversation's running or latest turn (or to `turn_id`): the events after
+    `Last-Event-ID` (all of them without it), then live ones until the terminal event. Never starts a
+    generation. 404 when the conversation has no turn (or not that one)."""
     after = as_db_id(last_event_id) or 0  # ASCII digits only: "²" is a digit to str.isdigit, not to int()
-    frames = await chat.resume(lambda: authenticate(db, token).id, conversation_id, min(after, 10**9))
+    frames = await chat.resume(lambda: authenticate(db, token).id, conversation_id, min(after, 10**9), turn_id)
     return sse_response(frames, chat.close_readers)
 
 

@@ -4,8 +4,8 @@ The runner drives the agent loop, hides marker text, appends every event to the 
 its checkpoints to the worker's `ProgressWriter` (`progress`: what is new since the last one) and, at
 the end, saves the answer and the terminal event (`chat/turns.py` writes them). A turn stopped by a
 shutdown between tool calls is saved `suspended` instead, and a live worker that takes it over starts a
-runner `from_checkpoint`: the saved events are its log's first frames (ids go on from there), and the
-model continues the saved partial answer as an assistant prefill.
+runner `from_checkpoint`: the saved events are its log's first frames (new ids go on after any a reader
+may hold), and the model continues the saved partial answer as an assistant prefill.
 """
 
 from __future__ import annotations
@@ -76,10 +76,10 @@ class TurnRunner:
         self._checkpoint_parts: tuple[dict[str, Any], ResumeState] = ({}, ResumeState())
         self._text_written = 0  # len(self.visible) when a checkpoint last wrote the answer's text
 
-    def from_checkpoint(self, frames: list[Frame], visible: str, saved: ResumeState) -> None:
-        """Continue a turn another worker left: its stored events, the text its readers saw, its state."""
-        self.log.frames = list(frames)
-        self.log.saved = len(frames)
+    def from_checkpoint(self, frames: list[Frame], visible: str, saved: ResumeState, floor: int) -> None:
+        """Continue a turn another worker left: its stored events, the text its readers saw, its state;
+        new events numbered after `floor`, the highest id its readers may hold."""
+        self.log.go_on_from(frames, floor)
         self.visible = visible
         self.continued = True
         self.state = saved.state()
@@ -225,8 +225,7 @@ class TurnRunner:
                                            limiter=persist_limiter())
         except Exception:  # the sweep will mark the turn interrupted from its last checkpoint
             log.exception("saving turn %s failed", turn.turn_id)
-        self.log.append(terminal)
-        self.log.saved = len(self.log.frames)
+        self.log.mark_saved(self.log.append(terminal).id)
 
     async def _suspend(self) -> None:
         """Shutdown between tool calls: save where the turn is, for a live worker to go on with it."""
@@ -238,7 +237,8 @@ class TurnRunner:
         except Exception:  # the sweep will mark the turn interrupted (or continue it) from its last checkpoint
             log.exception("suspending turn %s failed", self.turn.turn_id)
             return
-        self.log.saved = len(self.log.frames)
+        if frames:
+            self.log.mark_saved(frames[-1].id)
 
     def _write_suspended(self, frames: list[Frame], text: str, extras: dict[str, Any], saved: ResumeState) -> None:
         turn = self.turn

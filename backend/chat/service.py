@@ -66,16 +66,19 @@ class ChatService:
     def _begin(self, sender: Callable[[], int], req: ChatRequest, key: str | None) -> Begun:
         return begin(self.db, self.llm, self.sources, self.presence, sender, req, key, self.admit_stream)
 
-    async def resume(self, sender: Callable[[], int], conversation_id: int, after: int) -> AsyncIterator[Frame]:
-        """A reader of the conversation's running or latest turn, from the event after `after` (`sender` as
-        for `submit`, in the same thread hop)."""
+    async def resume(self, sender: Callable[[], int], conversation_id: int, after: int,
+                     turn_id: str | None = None) -> AsyncIterator[Frame]:
+        """A reader of the conversation's running or latest turn — or of `turn_id`, the turn the client was
+        reading, so that ids of an earlier turn never read a newer one from its middle — from the event
+        after `after` (`sender` as for `submit`, in the same thread hop)."""
         def find() -> str:
             user_id = sender()
             with self.db.session() as s:
                 get_owned(s, user_id, conversation_id)
-                turn = turns.latest(s, conversation_id)
+                turn = (turns.latest(s, conversation_id) if turn_id is None
+                        else turns.of_conversation(s, conversation_id, turn_id))
                 if turn is None:
-                    raise NotFound(f"Conversation {conversation_id} has no turn to resume.")
+                    raise NotFound(f"Conversation {conversation_id} has no such turn to resume.")
                 return turn.id
         return self.read(await anyio.to_thread.run_sync(find), after)
 

@@ -44,6 +44,7 @@ class Checkpoint:
     frames: list[Frame]
     visible: str
     saved: ResumeState
+    floor: int  # the highest event id any reader of the turn may hold: new ones come after it
 
 
 class Supervisor:
@@ -67,7 +68,7 @@ class Supervisor:
         """Start generating `turn` on this worker (from `checkpoint` when another worker began it)."""
         runner = TurnRunner(self.db, self.llm, self.limits, turn, self.saves)
         if checkpoint is not None:
-            runner.from_checkpoint(checkpoint.frames, checkpoint.visible, checkpoint.saved)
+            runner.from_checkpoint(checkpoint.frames, checkpoint.visible, checkpoint.saved, checkpoint.floor)
         self.runners[turn.conversation_id] = runner
         runner.start()
         assert runner.task is not None
@@ -87,8 +88,8 @@ class Supervisor:
         """Go on with a turn whose worker shut down (`suspended`) or died, from its last checkpoint, on
         this worker: the model continues the saved partial answer, the log goes on with the next id.
         None when it isn't such a turn, can't be continued, or another worker took it first."""
-        if self.closing or not self.presence.held:
-            return None
+        if self.closing or not self.presence.held or self.llm.mode == "demo":
+            return None  # the demo model can't continue a prefill: it would say its answer again
         try:
             checkpoint = await anyio.to_thread.run_sync(self._take_over, turn_id)
         except Exception:  # rolled back: the turn stays as it was, for the sweep to mark interrupted
@@ -96,7 +97,7 @@ class Supervisor:
             return None
         if checkpoint is None:
             return None
-        log.info("turn %s continues on worker %s from event %d", turn_id, self.presence.id, len(checkpoint.frames))
+        log.info("turn %s continues on worker %s after event %d", turn_id, self.presence.id, checkpoint.floor)
         return self.launch(checkpoint.turn, checkpoint)
 
     def _take_over(self, turn_id: str) -> Checkpoint | None:
@@ -124,7 +125,7 @@ class Supervisor:
                 tail = "".join(f.data.get("text", "") for f in frames if f.id > saved.through
                                and f.type == "text_delta")
                 saved, visible = saved.caught_up(tail), visible + tail
-            return Checkpoint(turn, frames, visible, saved)
+            return Checkpoint(turn, frames, visible, saved, record.last_event_id)
 
     # -- stop, watch, sweep, shut down ---------------------------------------------------------------
     async def stop(self, user_id: int, conversation_id: int) -> bool:

@@ -32,7 +32,7 @@ from sqlalchemy import bindparam, case, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import MessageExtras
-from backend.chat.log import Frame
+from backend.chat.log import RESERVE, Frame
 from backend.chat.turn import INTERRUPTED, LIVE, EndStatus, ResumeState, terminal_event
 from backend.chat.workers import WorkerPresence
 from backend.db.base import table_of, utcnow
@@ -47,8 +47,10 @@ _MESSAGES, _TURNS, _CONVERSATIONS = table_of(Message), table_of(ChatTurn), table
 _EVENTS = insert(table_of(TurnEvent))
 _NEW_MESSAGES = insert(_MESSAGES).returning(_MESSAGES.c.id, sort_by_parameter_order=True)
 _NEW_TURN = insert(_TURNS)
-_LAST_EVENT = update(_TURNS).where(_TURNS.c.id == bindparam("b_turn")).values(last_event_id=bindparam("b_last"))
-_CHECKPOINT = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
+# A checkpoint never moves an ended turn's last event back (its end numbers after what readers may hold).
+_STILL_LIVE = (_TURNS.c.id == bindparam("b_turn")) & _TURNS.c.status.in_(LIVE)
+_LAST_EVENT = update(_TURNS).where(_STILL_LIVE).values(last_event_id=bindparam("b_last"))
+_CHECKPOINT = (update(_TURNS).where(_STILL_LIVE)
                .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
 _ANSWER_SO_FAR = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.status == "running")
                   .values(content=bindparam("b_content"), extras=bindparam("b_extras")))
@@ -140,6 +142,10 @@ def open_turn(s: Session, *, turn_id: str, conversation_id: int, user_id: int, k
 
 def by_key(s: Session, user_id: int, key: str) -> ChatTurn | None:
     return s.scalar(select(ChatTurn).where(ChatTurn.user_id == user_id, ChatTurn.idempotency_key == key))
+
+
+def of_conversation(s: Session, conversation_id: int, turn_id: str) -> ChatTurn | None:
+    return s.scalar(select(ChatTurn).where(ChatTurn.id == turn_id, ChatTurn.conversation_id == conversation_id))
 
 
 def latest(s: Session, conversation_id: int) -> ChatTurn | None:
@@ -315,8 +321,9 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
                   or conv.active_turn_expires_at < now)
         if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
             continue
+        ahead = 0 if turn.status == "suspended" else RESERVE  # ids its readers may hold (chat/log.py)
         seq = s.scalar(update(ChatTurn).where(ChatTurn.id == turn.id, ChatTurn.status == turn.status)
-                       .values(status="interrupted", last_event_id=ChatTurn.last_event_id + 1)
+                       .values(status="interrupted", last_event_id=ChatTurn.last_event_id + ahead + 1)
                        .returning(ChatTurn.last_event_id).execution_options(synchronize_session=False))
         if seq is None:
             continue  # another worker ended it meanwhile
@@ -383,10 +390,13 @@ def take_over(s: Session, turn_id: str, workers: WorkerPresence) -> ChatTurn | N
         .execution_options(synchronize_session=False))
     if conv.rowcount != 1:  # type: ignore[attr-defined]
         return None
+    # A dead worker's readers may hold ids past its last save (chat/log.py, RESERVE): number after them.
+    # A suspended turn saved every event it sent.
+    floor = record.last_event_id + (RESERVE if record.status == "running" else 0)
     won = s.execute(
         update(ChatTurn)
         .where(ChatTurn.id == turn_id, ChatTurn.status == record.status, ChatTurn.continued == record.continued)
-        .values(status="running", worker_id=workers.id, continued=record.continued + 1)
+        .values(status="running", worker_id=workers.id, continued=record.continued + 1, last_event_id=floor)
         .execution_options(synchronize_session=False))
     if won.rowcount != 1:  # type: ignore[attr-defined]
         s.rollback()

@@ -117,6 +117,14 @@ class WorkerPresence:
             log.debug("closing the liveness connection failed", exc_info=True)
         self._conn = None
 
+    def holds(self, s: Session) -> bool:
+        """Whether this worker still holds its lock (readiness): on PostgreSQL as the server sees it (a
+        connection killed under it loses the lock). A database where no lock can be taken (SQLite in
+        memory) has none to lose."""
+        if self.backend == "postgresql":
+            return self.held and not self.dead(s, [self.id])
+        return self.held or self.lock_dir is None
+
     def dead(self, s: Session, worker_ids: Iterable[str | None]) -> set[str]:
         """The workers among `worker_ids` that are provably gone (their lock is free)."""
         ids = {w for w in worker_ids if w and w.isdigit()}

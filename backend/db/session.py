@@ -39,7 +39,9 @@ def make_engine(url: str, foreign_keys: bool = True, **kwargs: Any) -> Engine:
 
         _one_writer_at_a_time(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, **kwargs)
+    kwargs.setdefault("pool_size", 10)
+    kwargs.setdefault("max_overflow", 20)
+    return create_engine(url, pool_pre_ping=True, **kwargs)
 
 
 def _one_writer_at_a_time(engine: Engine) -> None:
@@ -68,9 +70,11 @@ def _one_writer_at_a_time(engine: Engine) -> None:
 class Database:
     """One engine and its session factory; held by the app, handed to services."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, pool_size: int = 10, max_overflow: int = 20) -> None:
         self.url = url
-        self.engine = make_engine(url)
+        sqlite = make_url(url).get_backend_name() == "sqlite"  # one file: no pool to size
+        pooled: dict[str, Any] = {} if sqlite else {"pool_size": pool_size, "max_overflow": max_overflow}
+        self.engine = make_engine(url, **pooled)
         self._factory = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager

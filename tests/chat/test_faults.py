@@ -186,7 +186,8 @@ def test_kill_9_across_the_turn_lifecycle(db_url: str, db: Database, fake_llm: F
             assert not reader.is_alive(), f"resuming {name} never ended"
             assert reader.status == 200 and reader.events, (name, reader.status, reader.broken)
             ids = [int(e.id or 0) for e in reader.events]
-            assert ids == list(range(int(readers[name].events[-1].id or 0) + 1, ids[0] + len(ids)))  # k+1…
+            held = int(readers[name].events[-1].id or 0)
+            assert ids == sorted(set(ids)) and ids[0] > held  # after every id the reader holds, each once
             assert reader.events[-1].event == "error" and reader.events[-1].data["code"] == "interrupted", (
                 name, reader.types)
             assert client.post(f"/api/conversations/{conv[name]}/stop").json() == {"stopped": False}
@@ -311,17 +312,35 @@ def test_a_frozen_client_does_not_hold_the_answer(db_url: str, db: Database, fak
         server.kill()
 
 
+def resumed_on_a_new_server(db_url: str, fake_llm: FakeAnthropic, tmp_path: Path, clients: list[httpx.Client],
+                            conversation_id: int | None, last_id: int) -> StreamReader:
+    """A server started after the first one went down, and a reader that resumes there from `last_id`
+    (read to its end, or for a minute)."""
+    again = LiveServer(db_url, fake_llm.url, tmp_path / "again.log")
+    again.start()
+    try:
+        client = signed_in(clients, again)
+        rest = StreamReader(client, "GET", f"/api/conversations/{conversation_id}/stream",
+                            headers={"Last-Event-ID": str(last_id)})
+        rest.start()
+        rest.join(60)
+    finally:
+        again.kill()
+    return rest
+
+
 WHOLE = " ".join(f"w{i}" for i in range(1200))  # ~30 s at the fake's pace: SIGTERM lands mid-answer
 
 
-def continues_from_prefill(body: dict[str, Any]) -> Script:
-    """The whole answer, slowly; a request ending in the answer so far (a prefill) gets the rest of it."""
+def continues_from_prefill(body: dict[str, Any], pace: float = 0.05) -> Script:
+    """The whole answer, slowly (a delta every `pace` s); a request ending in the answer so far (a
+    prefill) gets the rest of it."""
     last = body["messages"][-1]
     if last["role"] == "assistant":
         prefill = last["content"][-1]["text"]
         assert WHOLE.startswith(prefill), prefill[-40:]
         return Script.answer(Reply.text(WHOLE[len(prefill):]), delay=0.002)
-    return Script.answer(Reply.text(WHOLE), delay=0.05)
+    return Script.answer(Reply.text(WHOLE), delay=pace)
 
 
 def test_a_restart_mid_answer_is_only_a_pause(db_url: str, db: Database, fake_llm: FakeAnthropic, tmp_path: Path,
@@ -351,18 +370,9 @@ def test_a_restart_mid_answer_is_only_a_pause(db_url: str, db: Database, fake_ll
     before = [e for e in reader.events if e.id and e.event != "reconnect"]  # reconnect repeats the last id
     last_id = int(before[-1].id or 0)
 
-    again = LiveServer(db_url, fake_llm.url, tmp_path / "again.log")
     paused = time.monotonic()
-    again.start()
-    try:
-        client = signed_in(clients, again)
-        rest = StreamReader(client, "GET", f"/api/conversations/{conv_id}/stream",
-                            headers={"Last-Event-ID": str(last_id)})
-        rest.start()
-        rest.join(60)
-        record_property("pause_s", round(time.monotonic() - paused, 2))
-    finally:
-        again.kill()
+    rest = resumed_on_a_new_server(db_url, fake_llm, tmp_path, clients, conv_id, last_id)
+    record_property("pause_s", round(time.monotonic() - paused, 2))
     assert rest.status == 200 and rest.events and rest.events[-1].event == "complete", (rest.status, rest.types[-3:])
     ids = [int(e.id or 0) for e in [*before, *rest.events]]
     assert ids == list(range(1, len(ids) + 1))  # strictly increasing, no gap, no duplicate
@@ -379,3 +389,42 @@ def test_a_restart_mid_answer_is_only_a_pause(db_url: str, db: Database, fake_ll
         answer = rows(db, conv_id)[1]
         assert answer.status == "complete" and answer.content == WHOLE
         assert s.query(TurnEvent).filter_by(turn_id=turn.id).count() == ids[-1]
+
+
+def test_after_kill_9_no_event_id_is_reused(db_url: str, db: Database, fake_llm: FakeAnthropic, tmp_path: Path,
+                                            clients: list[httpx.Client]) -> None:
+    """`kill -9` while the reader holds events its server never saved: the server that goes on with the
+    turn numbers its events after every id the reader may hold, so the reader's resume gets every event
+    of the continuation, none under an id it already has for other text."""
+    fake_llm.default = lambda body: continues_from_prefill(body, pace=0.01)  # type: ignore[assignment]
+    add_user(db, "alice")
+    server = LiveServer(db_url, fake_llm.url, tmp_path / "server.log")
+    server.start()
+
+    def stored_ids(turn_id: str) -> list[int]:
+        with db.session() as s:
+            return [e.seq for e in s.query(TurnEvent).filter_by(turn_id=turn_id).order_by(TurnEvent.seq)]
+
+    try:
+        client = signed_in(clients, server)
+        reader = started(client, "the long one")
+        wait_for(lambda: reader.types.count("text_delta") >= 20, 30, "the answer to be well under way")
+        turn_id = reader.events[0].data["turn_id"]
+        # A delta every 10 ms, a save every 500 ms: the reader is nearly always ahead of what is stored.
+        wait_for(lambda: stored_ids(turn_id) != [], 10, "a first save")
+        wait_for(lambda: int(reader.events[-1].id or 0) > stored_ids(turn_id)[-1], 10,
+                 "the reader to be ahead of the last save", every=0.001)
+        server.kill()
+    finally:
+        server.kill()
+    reader.join(10)
+    held = max(int(e.id or 0) for e in reader.events)
+    saved = stored_ids(turn_id)
+    assert saved and saved[-1] < held, (saved[-1:], held)  # the reader holds ids the database never saw
+
+    rest = resumed_on_a_new_server(db_url, fake_llm, tmp_path, clients, reader.conversation_id, held)
+    assert rest.status == 200 and rest.events and rest.events[-1].event == "complete", (rest.status, rest.types[-3:])
+    assert rest.events[-1].data["payload"]["message"] == WHOLE
+    continuation = [i for i in stored_ids(turn_id) if i > saved[-1]]  # every event the new server wrote
+    assert [int(e.id or 0) for e in rest.events] == continuation
+    assert continuation[0] > held

@@ -17,9 +17,12 @@ from starlette.testclient import TestClient
 
 from backend.agent.schemas import MessageExtras
 from backend.chat import turns
+from backend.chat.log import RESERVE
 from backend.db.base import utcnow
 from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
 from backend.db.session import Database
+from backend.main import create_app
+from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import CONTEXT
 from tests.sse import parse
@@ -100,8 +103,9 @@ def test_a_dead_workers_turn_frees_its_conversation_at_once(
         assert old is not None and old.status == "interrupted" and old.content == "Half an ans"
         assert old.extras["error"]["code"] == "interrupted"
         dead_turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
-        assert dead_turn.status == "interrupted" and dead_turn.last_event_id == 4
-        end = s.get(TurnEvent, (dead_turn.id, 4))
+        # its end is numbered after any id its readers may hold (its worker sent them up to RESERVE ahead)
+        assert dead_turn.status == "interrupted" and dead_turn.last_event_id == 3 + RESERVE + 1
+        end = s.get(TurnEvent, (dead_turn.id, 3 + RESERVE + 1))
         assert end is not None and end.type == "error" and end.data["code"] == "interrupted"
     # the model saw a valid history: the interrupted answer, then the new question
     sent = fake_llm.requests[-1]["messages"]
@@ -141,16 +145,12 @@ def test_a_live_worker_is_never_taken_for_dead(alice: TestClient, app: Any, db: 
                                      workers=presence) == 1
 
 
-def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
-        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
-    """kill -9 mid-answer, then the client resumes: this worker takes the turn over from its checkpoint
-    (events 1-3 stored, "Half an ans" shown) and the model continues the partial as a prefill."""
+def checkpointed_at_3(db: Database, answer_id: int, conv_id: int) -> None:
+    """The dead worker's last checkpoint: events 1-3 stored, "Half an ans" in its resume state."""
     from backend.agent.schemas import ConversationOpened, TextDelta
     from backend.chat.log import Frame
     from backend.chat.turns import save_frames
 
-    proc, worker_id = ghost
-    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
     with db.session() as s:
         turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
         turn.resume_state = {"messages": [], "text": "", "partial_text": "Half an ans", "tool_calls": 0,
@@ -159,12 +159,22 @@ def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
         save_frames(s, [(turn.id, [Frame(1, opened.type, opened.to_data()),
                                    Frame(2, "text_delta", TextDelta(text="Half ").to_data()),
                                    Frame(3, "text_delta", TextDelta(text="an ans").to_data())])])
+
+
+def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """kill -9 mid-answer, then the client resumes: this worker takes the turn over from its checkpoint
+    (events 1-3 stored, "Half an ans" shown) and the model continues the partial as a prefill."""
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    checkpointed_at_3(db, answer_id, conv_id)
     proc.kill()
     proc.wait(10)
     fake_llm.script(Script.text("wer."))
     r = alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"})
     events = parse(r.text)
-    assert [int(e.id or 0) for e in events] == list(range(4, 4 + len(events)))
+    first = 3 + RESERVE + 1  # after any id the dead worker's readers may hold
+    assert [int(e.id or 0) for e in events] == list(range(first, first + len(events)))
     assert events[-1].event == "complete" and events[-1].data["payload"]["message"] == "Half an answer."
     prefill = fake_llm.requests[-1]["messages"][-1]
     assert prefill == {"role": "assistant", "content": [{"type": "text", "text": "Half an ans",
@@ -179,6 +189,48 @@ def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
     again = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
     assert [(e.id, e.data) for e in again] == [(e.id, e.data) for e in events]
     assert len(fake_llm.requests) == 1
+
+
+def test_a_reader_ahead_of_the_dead_workers_last_save_misses_nothing_of_the_continuation(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """kill -9 after the worker sent its reader events 4 and 5 but stored only 1-3: the worker that goes
+    on with the turn never numbers an event 4 or 5 (the reader holds those), so the reader that resumes
+    from 5 gets every event of the continuation, none of them under an id it already has."""
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    checkpointed_at_3(db, answer_id, conv_id)
+    proc.kill()
+    proc.wait(10)
+    fake_llm.script(Script.text("wer, given in full by the worker that goes on with it."))
+    ahead = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "5"}).text)
+    behind = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
+    assert ahead and [e.id for e in ahead] == [e.id for e in behind]  # the same events: none under 4 or 5
+    assert all(int(e.id or 0) > 3 + RESERVE for e in ahead)
+    continued = "".join(e.data["text"] for e in ahead if e.event == "text_delta")
+    assert "Half an ans" + continued == ahead[-1].data["payload"]["message"] == (
+        "Half an answer, given in full by the worker that goes on with it.")
+
+
+def test_the_demo_models_turn_is_interrupted_after_kill_9_not_continued(
+        db_url: str, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """The demo model can't continue a partial answer (it would start its answer again inside the same
+    message), so a dead worker's demo turn ends `interrupted` with what its readers saw, as the README says."""
+    client = signed_in(create_app(make_settings(db_url)), db, "alice")
+    try:
+        proc, worker_id = ghost
+        conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+        checkpointed_between(db, answer_id, conv_id)
+        proc.kill()
+        proc.wait(10)
+        events = parse(client.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "4"}).text)
+        assert [e.event for e in events] == ["error"] and events[0].data["code"] == "interrupted"
+        assert int(events[0].id or 0) > 4 + RESERVE
+        with db.session() as s:
+            answer = s.get(Message, answer_id)
+            assert answer is not None and answer.status == "interrupted" and answer.content == "Half an ans"
+            assert s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one().continued == 0
+    finally:
+        client.__exit__(None, None, None)
 
 
 def checkpointed_between(db: Database, answer_id: int, conv_id: int) -> None:
@@ -216,7 +268,7 @@ def test_a_dead_workers_answer_goes_on_from_the_text_its_readers_saw(
     proc.wait(10)
     fake_llm.script(Script.text("wer."))
     events = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "4"}).text)
-    assert [int(e.id or 0) for e in events] == list(range(5, 5 + len(events)))
+    assert [int(e.id or 0) for e in events] == list(range(5 + RESERVE, 5 + RESERVE + len(events)))
     assert events[-1].event == "complete" and events[-1].data["payload"]["message"] == "Half an answer."
     assert fake_llm.requests[-1]["messages"][-1]["content"][0]["text"] == "Half an ans"
     with db.session() as s:

@@ -301,16 +301,19 @@ export async function streamChat(
 }
 
 /**
- * Attach to a conversation's running (or latest) turn: its events after `lastEventId`, then live ones until
- * the terminal event. Never starts a generation; 404 when the conversation has no turn.
+ * Attach to a conversation's running (or latest) turn — or to `turnId`, the turn `lastEventId` belongs to, so
+ * a newer turn is never read from its middle: its events after `lastEventId`, then live ones until the
+ * terminal event. Never starts a generation; 404 when the conversation has no turn (or not that one).
  */
 export async function resumeChat(
   conversationId: number,
   lastEventId: number,
   onEvent: ChatEventHandler,
   signal: AbortSignal,
+  turnId?: string | null,
 ): Promise<void> {
-  const response = await send("GET", `/api/conversations/${conversationId}/stream`, {
+  const turn = turnId ? `?turn_id=${encodeURIComponent(turnId)}` : "";
+  const response = await send("GET", `/api/conversations/${conversationId}/stream${turn}`, {
     signal,
     headers: { Accept: "text/event-stream", "Last-Event-ID": String(lastEventId) },
   });

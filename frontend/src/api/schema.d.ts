@@ -390,8 +390,9 @@ export interface paths {
         };
         /**
          * Resume
-         * @description Attach to the conversation's running or latest turn: the events after `Last-Event-ID` (all of
-         *     them without it), then live ones until the terminal event. Never starts a generation.
+         * @description Attach to the conversation's running or latest turn (or to `turn_id`): the events after
+         *     `Last-Event-ID` (all of them without it), then live ones until the terminal event. Never starts a
+         *     generation. 404 when the conversation has no turn (or not that one).
          */
         get: operations["resume_api_conversations__conversation_id__stream_get"];
         put?: never;
@@ -432,6 +433,40 @@ export interface paths {
         };
         /** Health */
         get: operations["health_api_health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live */
+        get: operations["live_api_health_live_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ready */
+        get: operations["ready_api_health_ready_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4223,7 +4258,10 @@ export interface operations {
     };
     resume_api_conversations__conversation_id__stream_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The turn whose Last-Event-ID this is (its `conversation` event's `turn_id`): a newer turn is then never read from its middle */
+                turn_id?: string | null;
+            };
             header?: {
                 "last-event-id"?: string | null;
             };
@@ -4362,6 +4400,55 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HealthRead"];
                 };
+            };
+        };
+    };
+    live_api_health_live_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+    };
+    ready_api_health_ready_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not ready: database unreachable, lock lost, or draining */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

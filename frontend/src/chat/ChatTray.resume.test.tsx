@@ -141,16 +141,19 @@ describe("idempotent sends", () => {
   });
 });
 
+/** A resume of the turn the tray was reading names it (its `conversation` event's `turn_id`). */
+const NAMED = "GET /api/conversations/5/stream?turn_id=t";
+
 describe("resume", () => {
   it("a reconnect event (server restart) resumes from the last id once retry_ms has passed", async () => {
     const farewell = 'event: reconnect\r\ndata: {"message":"Restarting","retry_ms":10,"type":"reconnect"}\r\n\r\n';
     answer("POST /api/chat/stream", () => sse(turn().slice(0, 3), 1, farewell));
-    answer("GET /api/conversations/5/stream", () => sse(turn().slice(3), 4));
+    answer(NAMED, () => sse(turn().slice(3), 4));
     setup();
     sendMessage("Find EGFR papers");
     await waitFor(() => expect(screen.queryByTestId("chat-stop")).toBeNull());
     expect(answerText()).toBe(ANSWER);
-    expect(to("GET /api/conversations/5/stream").map((r) => r.headers["Last-Event-ID"])).toEqual(["3"]);
+    expect(to(NAMED).map((r) => r.headers["Last-Event-ID"])).toEqual(["3"]);
     expect(screen.queryByTestId("chat-error")).toBeNull();
   });
 
@@ -195,7 +198,7 @@ describe("resume", () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     answer("POST /api/chat/stream", () => sse(turn().slice(0, 3)));
     const unavailable = () => json({ error: "unavailable", detail: "restarting" }, 503);
-    answer("GET /api/conversations/5/stream", ...Array.from({ length: RETRY_DELAYS_MS.length }, () => unavailable));
+    answer(NAMED, ...Array.from({ length: RETRY_DELAYS_MS.length }, () => unavailable));
     setup();
     sendMessage("Find EGFR papers");
     await waitFor(() => expect(statusLine()).toContain("Reconnecting…"));
@@ -203,7 +206,7 @@ describe("resume", () => {
     expect((await screen.findByTestId("chat-error")).textContent).toContain("Lost the connection");
     expect(screen.getByTestId("message-interrupted")).toBeTruthy();
     expect(answerText()).toBe("Try this query");
-    expect(to("GET /api/conversations/5/stream").map((r) => r.headers["Last-Event-ID"])).toEqual(
+    expect(to(NAMED).map((r) => r.headers["Last-Event-ID"])).toEqual(
       RETRY_DELAYS_MS.map(() => "3"),
     );
 
@@ -226,7 +229,7 @@ describe("resume", () => {
   it("the tab becoming visible again after the connection was given up resumes a turn still running", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     answer("POST /api/chat/stream", () => sse(turn().slice(0, 3)));
-    answer("GET /api/conversations/5/stream", ...Array.from({ length: RETRY_DELAYS_MS.length }, () => offline));
+    answer(NAMED, ...Array.from({ length: RETRY_DELAYS_MS.length }, () => offline));
     setup();
     sendMessage("Find EGFR papers");
     await outlastBackoff();

@@ -84,7 +84,7 @@ beforeEach(() => {
     recordingFetch(calls, ({ method, url, body }, init) => {
       headers.push({ ...(init.headers as Record<string, string>) });
       if (url === "/api/chat/stream") return (streamResponses.shift() ?? (() => sse(turn())))();
-      if (/^\/api\/conversations\/\d+\/stream$/.test(url)) {
+      if (/^\/api\/conversations\/\d+\/stream(\?turn_id=\w+)?$/.test(url)) {
         return (resumeResponses.shift() ?? (() => json({ error: "not_found", detail: "no turn" }, 404)))();
       }
       if (url.startsWith("/api/conversations?")) return json([{ id: 5, app: "tablizer", title: "EGFR", created_at: "", updated_at: "" }]);
@@ -328,8 +328,9 @@ describe("ChatTray", () => {
     setup();
     await sendMessage("x");
     await waitFor(() => expect(screen.getByTestId("chat-status").textContent).toContain("Reconnecting…"));
-    await waitFor(() => expect(requestsTo("/api/conversations/5/stream")).toHaveLength(1));
-    expect(requestsTo("/api/conversations/5/stream")[0]).toMatchObject({ method: "GET", headers: { "Last-Event-ID": "3" } });
+    // …of the turn it was reading (named, so a newer turn is never read from its middle).
+    await waitFor(() => expect(requestsTo("/api/conversations/5/stream?turn_id=t")).toHaveLength(1));
+    expect(requestsTo("/api/conversations/5/stream?turn_id=t")[0]).toMatchObject({ method: "GET", headers: { "Last-Event-ID": "3" } });
     // The server may resend what this reader saw (ids 2 and 3): it is not applied twice.
     resumed.push(turn().slice(1, 4), 2);
     await waitFor(() => expect(screen.getByTestId("chat-status").textContent).toContain("Thinking…"));

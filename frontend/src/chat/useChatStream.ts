@@ -154,14 +154,17 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
    * without one. `known` is the turn's conversation when it is already known (a resumed turn).
    */
   const follow = useCallback(
-    async (connect: (after: number, turnConversation: number | null, onEvent: ChatEventHandler, signal: AbortSignal) => Promise<void>,
+    async (connect: (after: number, turnConversation: number | null, onEvent: ChatEventHandler, signal: AbortSignal,
+                     turnId: string | null) => Promise<void>,
            known: number | null, send: Send | null) => {
       const turn: RunningTurn = { controller: new AbortController(), stopped: false, wake: null };
       turnRef.current = turn;
       let turnConversation = known;
+      let turnId: string | null = null; // the turn the ids belong to, once its first event named it
       const onEvent = (event: ChatEvent) => {
         if (event.type === "conversation") {
           turnConversation = event.conversation_id;
+          turnId = event.turn_id;
           if (send) {
             send.unseen = false;
             if (remember) keepPendingSend(app, null);
@@ -181,7 +184,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
       let detached = false;
       try {
         const outcome = await followTurn({
-          connect: (after, handler, signal) => connect(after, turnConversation, handler, signal),
+          connect: (after, handler, signal) => connect(after, turnConversation, handler, signal, turnId),
           onEvent,
           onReconnecting: () => {
             if (!turn.stopped) dispatch({ type: "reconnecting" });
@@ -215,7 +218,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
   /** Attach to the conversation's running turn from its first event: the replay rebuilds the answer. */
   const resume = useCallback(
     (id: number) =>
-      follow((after, _turnConversation, onEvent, signal) => resumeChat(id, after, onEvent, signal), id, null),
+      follow((after, _turnConversation, onEvent, signal, turnId) => resumeChat(id, after, onEvent, signal, turnId), id, null),
     [follow],
   );
 
@@ -252,11 +255,11 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
       const { message, context, action } = send.body;
       dispatch({ type: "send", message, context: context ?? {}, action: action ?? undefined, key: String(++keyRef.current), retry });
       return follow(
-        (after, turnConversation, onEvent, signal) =>
+        (after, turnConversation, onEvent, signal, turnId) =>
           // Until the turn's first event names its conversation, the same POST (same key) is the way back in.
           turnConversation == null
             ? streamChat(send.body, onEvent, signal, send.key)
-            : resumeChat(turnConversation, after, onEvent, signal),
+            : resumeChat(turnConversation, after, onEvent, signal, turnId),
         null,
         send,
       );
