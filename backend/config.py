@@ -50,6 +50,7 @@ class Settings(BaseSettings):
     max_concurrent_streams: int = Field(default=3, ge=0, alias="COLLEAGUE_MAX_CONCURRENT_STREAMS")
     turns_per_minute: int = Field(default=20, ge=0, alias="COLLEAGUE_TURNS_PER_MINUTE")
     ai_column_runs_per_minute: int = Field(default=30, ge=0, alias="COLLEAGUE_AI_COLUMN_RUNS_PER_MINUTE")
+    screenings_per_minute: int = Field(default=10, ge=0, alias="COLLEAGUE_SCREENINGS_PER_MINUTE")
     daily_token_budget: int = Field(default=2_000_000, ge=0, alias="COLLEAGUE_DAILY_TOKEN_BUDGET")
     # How much of the system prompt a page's context may take (estimated at 4 characters per token).
     context_token_budget: int = Field(default=8_000, ge=500, alias="COLLEAGUE_CONTEXT_TOKEN_BUDGET")

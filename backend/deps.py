@@ -19,6 +19,7 @@ from backend.chat.service import ChatService
 from backend.config import Settings
 from backend.db.session import Database
 from backend.errors import Forbidden, Unauthorized
+from backend.screening.service import ScreeningService
 from backend.sources import Sources
 
 COOKIE_NAME = "colleague_session"
@@ -49,6 +50,10 @@ async def get_ai_columns(request: Request) -> AiColumnService:
                                   concurrency=state.settings.ai_column_concurrency)
         state.ai_columns = service
     return service
+
+
+async def get_screening(request: Request) -> ScreeningService:
+    return request.app.state.screening
 
 
 def session_token(request: Request) -> str | None:
@@ -92,6 +97,7 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 ChatDep = Annotated[ChatService, Depends(get_chat)]
 SourcesDep = Annotated[Sources, Depends(get_sources)]
 AiColumnsDep = Annotated[AiColumnService, Depends(get_ai_columns)]
+ScreeningDep = Annotated[ScreeningService, Depends(get_screening)]
 SessionToken = Annotated[str, Depends(signed_in)]
 CurrentUser = Annotated[CurrentUserInfo, Depends(current_user)]
 AdminUser = Annotated[CurrentUserInfo, Depends(admin_user)]

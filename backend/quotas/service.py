@@ -1,9 +1,12 @@
 """The per-user limits on what a user's requests may cost; each refusal is a 429 with `Retry-After`.
 
     streams   chat turns running at once: the user's conversations holding a live turn lease
-              (`backend/chat/turns.py`), so every worker sees the same count
-    rates     chat turns and AI column runs per minute: `limits`' fixed window over `DatabaseStorage`
-    budget    tokens per UTC day: `daily_usage`, added to by `record_usage` when a turn is saved
+              (`backend/chat/turns.py`), so every worker sees the same count; screenings likewise, by
+              the patients holding a live screening lease, against the same cap
+    rates     chat turns, AI column runs and screenings per minute: `limits`' fixed window over
+              `DatabaseStorage`
+    budget    tokens per UTC day: `daily_usage`, added to by `record_usage` when a turn or a screening
+              is saved
 
 All are checked before a stream starts. The stream count and the window are read just before the
 turn claims its conversation, not in the same statement, so two sends racing within milliseconds can
@@ -26,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from backend.config import Settings
 from backend.db.base import table_of, utcnow
-from backend.db.models import Conversation, DailyUsage
+from backend.db.models import Conversation, DailyUsage, Patient
 from backend.db.session import Database
 from backend.errors import TooManyRequests
 from backend.quotas.storage import DatabaseStorage, upsert_of
@@ -45,6 +48,7 @@ class Quotas:
         self.limiter = FixedWindowRateLimiter(DatabaseStorage(db))
         self.turn_rate = _per_minute(settings.turns_per_minute)
         self.column_rate = _per_minute(settings.ai_column_runs_per_minute)
+        self.screening_rate = _per_minute(settings.screenings_per_minute)
 
     async def admit_ai_column_run(self, user_id: int) -> None:
         """Raise TooManyRequests unless the user may start an AI column run now (and count it)."""
@@ -61,15 +65,32 @@ class Quotas:
                     raise TooManyRequests(
                         f"You already have {running} answers being written (the limit is {self.max_streams} "
                         "at once). Wait for one to finish or stop it, then send again.", STREAM_RETRY_SECONDS)
-            if self.daily_budget:
-                spent = tokens_used_today(s, user_id)
-                if spent >= self.daily_budget:
-                    reset = datetime.combine(utcnow().date() + timedelta(days=1), time.min, tzinfo=UTC)
-                    wait = int((reset - utcnow()).total_seconds()) + 1
-                    raise TooManyRequests(
-                        f"You have used today's token budget ({spent:,} of {self.daily_budget:,} tokens). "
-                        f"It resets at 00:00 UTC, in {_duration(wait)}.", wait)
+            self.check_budget(s, user_id)
         self._hit(self.turn_rate, "chat-turns", user_id, "messages")
+
+    def admit_screening(self, user_id: int) -> None:
+        """Raise TooManyRequests unless the user may start a screening now (and count it). Blocking."""
+        with self.db.session() as s:
+            if self.max_streams:
+                running = running_screenings(s, user_id)
+                if running >= self.max_streams:
+                    raise TooManyRequests(
+                        f"You already have {running} screenings running (the limit is {self.max_streams} at "
+                        "once). Wait for one to finish or stop it, then start again.", STREAM_RETRY_SECONDS)
+            self.check_budget(s, user_id)
+        self._hit(self.screening_rate, "screenings", user_id, "screenings")
+
+    def check_budget(self, s: Session, user_id: int) -> None:
+        """Raise TooManyRequests when the user has spent today's token budget."""
+        if not self.daily_budget:
+            return
+        spent = tokens_used_today(s, user_id)
+        if spent >= self.daily_budget:
+            reset = datetime.combine(utcnow().date() + timedelta(days=1), time.min, tzinfo=UTC)
+            wait = int((reset - utcnow()).total_seconds()) + 1
+            raise TooManyRequests(
+                f"You have used today's token budget ({spent:,} of {self.daily_budget:,} tokens). "
+                f"It resets at 00:00 UTC, in {_duration(wait)}.", wait)
 
     def _hit(self, item: RateLimitItem | None, name: str, user_id: int, what: str) -> None:
         if item is None or self.limiter.hit(item, name, str(user_id)):
@@ -87,17 +108,26 @@ def running_turns(s: Session, user_id: int) -> int:
         Conversation.active_turn_expires_at > utcnow())) or 0)
 
 
+def running_screenings(s: Session, user_id: int) -> int:
+    """The user's patients whose screening lease is live (on any worker)."""
+    return int(s.scalar(select(func.count()).select_from(Patient).where(
+        Patient.user_id == user_id, Patient.active_screening_id.is_not(None),
+        Patient.active_expires_at > utcnow())) or 0)
+
+
 def tokens_used_today(s: Session, user_id: int) -> int:
     """Every token the model read or wrote for the user's turns since 00:00 UTC (one row)."""
     row = s.get(DailyUsage, (user_id, utcnow().date()))
     return sum(getattr(row, f) for f in TOKEN_FIELDS) if row else 0
 
 
-def record_usage(s: Session, user_id: int, usage: Mapping[str, Any]) -> None:
-    """Add a saved turn's usage to the user's row for today (one upsert, safe across workers)."""
+def record_usage(s: Session, user_id: int, usage: Mapping[str, Any], turns: int = 1) -> None:
+    """Add a saved turn's usage to the user's row for today (one upsert, safe across workers); `turns`
+    is what it adds to the day's count (a screening is one; a profile extraction none)."""
     counts = {f: int(usage.get(f) or 0) for f in TOKEN_FIELDS}
     s.execute(_usage_upsert(s.get_bind().dialect.name),
-              {"b_user": user_id, "b_day": utcnow().date(), **{f"b_{f}": n for f, n in counts.items()}})
+              {"b_user": user_id, "b_day": utcnow().date(), "b_turns": turns,
+               **{f"b_{f}": n for f, n in counts.items()}})
 
 
 @functools.cache
@@ -106,11 +136,12 @@ def _usage_upsert(dialect: str) -> Any:
     a third of the final save's time holding the interpreter (py-spy `--gil`, 200 streams)."""
     table = table_of(DailyUsage)
     stmt = upsert_of(dialect)(table).values(
-        user_id=bindparam("b_user"), day=bindparam("b_day"), turns=1,
+        user_id=bindparam("b_user"), day=bindparam("b_day"), turns=bindparam("b_turns"),
         **{f: bindparam(f"b_{f}") for f in TOKEN_FIELDS})
     return stmt.on_conflict_do_update(
         index_elements=[table.c.user_id, table.c.day],
-        set_={"turns": table.c.turns + 1, **{f: table.c[f] + bindparam(f"b_{f}") for f in TOKEN_FIELDS}})
+        set_={"turns": table.c.turns + bindparam("b_turns"),
+              **{f: table.c[f] + bindparam(f"b_{f}") for f in TOKEN_FIELDS}})
 
 
 def _per_minute(amount: int) -> RateLimitItem | None:
