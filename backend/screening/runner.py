@@ -51,6 +51,7 @@ T = TypeVar("T")
 StopReason = Literal["stopped", "shutdown", "deleted"]
 ENDED_EARLY = ScreeningError(message="The screening ended without a result; the trials screened so far are kept.",
                              code="internal_error")
+DELETED = ScreeningError(message="The screening was deleted.", code="deleted")
 SAVE_FAILED = ScreeningError(message="The screening could not be saved; the trials saved so far are kept.",
                              code="internal_error", retryable=True)
 
@@ -153,7 +154,8 @@ async def _publish(db: Database, run: Run, event: ScreeningEvent) -> bool:
 
 async def _end_early(db: Database, run: Run) -> None:
     """The engine stopped without a terminal event: Stop, a shutdown, a deletion, or a bug."""
-    if run.stop_reason == "deleted":
+    if run.stop_reason == "deleted":  # nothing to store: its readers alone are told
+        run.log.append(ScreeningFailed(**DELETED.model_dump()))
         return
     if run.stop_reason == "stopped":
         ranking = await _in_session(db, lambda s: store.ranking_so_far(s, run.screening_id))

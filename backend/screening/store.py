@@ -176,8 +176,8 @@ def renew(s: Session, screening_ids: list[int]) -> dict[int, bool]:
         return {}
     s.execute(update(Patient).where(Patient.active_screening_id.in_(screening_ids))
               .values(active_expires_at=utcnow() + LEASE).execution_options(synchronize_session=False))
-    return dict(s.execute(select(Screening.id, Screening.stop_requested)
-                          .where(Screening.id.in_(screening_ids))).tuples())
+    return {sid: stop for sid, stop in s.execute(select(Screening.id, Screening.stop_requested)
+                                                 .where(Screening.id.in_(screening_ids)))}
 
 
 def request_stop(s: Session, screening: Screening) -> bool:
@@ -268,8 +268,8 @@ def owned_screening(s: Session, user_id: int, screening_id: int) -> Screening:
 def list_screenings(s: Session, patient: Patient, limit: int = 200) -> list[ScreeningRead]:
     rows = list(s.scalars(select(Screening).where(Screening.patient_id == patient.id)
                           .order_by(Screening.created_at.desc(), Screening.id.desc()).limit(limit)))
-    counts = dict(s.execute(select(ScreeningTrial.screening_id, func.count()).where(
-        ScreeningTrial.screening_id.in_([r.id for r in rows])).group_by(ScreeningTrial.screening_id)).tuples())
+    counts = {sid: int(n) for sid, n in s.execute(select(ScreeningTrial.screening_id, func.count()).where(
+        ScreeningTrial.screening_id.in_([r.id for r in rows])).group_by(ScreeningTrial.screening_id))}
     return [_screening_read(r, counts.get(r.id, 0)) for r in rows]
 
 
@@ -336,6 +336,8 @@ def delete_screening(s: Session, screening: Screening) -> None:
     _delete_screenings(s, select(Screening.id).where(Screening.id == screening.id))
     patient = s.get(Patient, patient_id)
     if patient is not None:
+        if patient.active_screening_id == screening.id:  # deleted while it ran: the patient is free
+            patient.active_screening_id = patient.active_expires_at = None
         _prune_versions(s, patient_id)
 
 
