@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from backend.db.session import Database
 from backend.screening.models import MAX_NOTE_CHARS
 from tests.fakes.anthropic_server import Script
-from tests.screening.conftest import (
+from tests.screening_api.conftest import (
     NOTE,
     NOTE_MARKERS,
     PROFILE_JSON,

@@ -21,7 +21,7 @@ from backend.sources.clinical_trials import ClinicalTrialsService
 from backend.sources.throttle import RetryPolicy
 from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script
-from tests.screening.conftest import (
+from tests.screening_api.conftest import (
     NO_CRITERIA,
     TRIALS,
     VANISHED,
