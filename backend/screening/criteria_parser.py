@@ -1,0 +1,166 @@
+"""Split a ClinicalTrials.gov eligibility text into single inclusion and exclusion criteria.
+
+CT.gov stores eligibility as loosely formatted markdown. What the parser reads:
+
+- section headings ("Inclusion Criteria:", "Key exclusion criteria", "EXCLUSION CRITERIA", "Patients with
+  the following are excluded:", "You will not be eligible if you:") switch the kind; text before any
+  heading is inclusion. The old NCI layout ("DISEASE CHARACTERISTICS:", "PRIOR CONCURRENT THERAPY:") is
+  inclusion, with its "Excluded:"-style subsections exclusion;
+- short topic lines ending in a colon ("Hepatic:", "Age:", "Renal") label the items below them: each
+  item becomes "Hepatic: bilirubin < 1.5 mg/dL" so it reads alone;
+- bullets ("-", "*", "•", "1.", "1)", "a.", "(a)", "i)") start an item; a line without a bullet that
+  follows an item continues it (a wrapped line or a trailing paragraph), unless a blank line came before
+  it and it starts a new sentence with a capital letter, when it is an item of its own;
+- nested bullets under an item ending in a colon ("any of the following:") become items of their own
+  prefixed with that item, which is dropped; under any other item they are items of their own.
+
+Markdown escapes and HTML entities are undone; empty items ("-", "N/A", "None") are dropped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+from backend.screening.models import Criterion, CriterionKind
+
+_BULLET = re.compile(r"^(?:[-*•+·▪◦o](?=\s)|\(?\d{1,2}[.)](?!\d)|\(?[a-zA-Z][.)](?=\s)|\(?(?:i|ii|iii|iv|v|vi|vii|viii|"
+                     r"ix|x)[.)](?=\s))\s*")
+_EXCLUSION_HEADING = re.compile(
+    r"^(?:key\s+|main\s+|major\s+|general\s+|specific\s+|additional\s+|other\s+)?(?:exclusion|non[- ]?inclusion)"
+    r"(?:\s+criteri(?:a|on))?\b|\bexcluded\b|\bnot\s+(?:be\s+)?eligible\b|\bineligible\b|\bmay not\s+(?:participate|"
+    r"enrol)|\bcannot\s+(?:participate|be included)|\bnot\s+(?:be\s+)?(?:included|enrolled|allowed)\b|"
+    r"\bnot\s+permitted\b|^contraindications?\b", re.I)
+_INCLUSION_HEADING = re.compile(
+    r"^(?:key\s+|main\s+|major\s+|general\s+|specific\s+|additional\s+|other\s+)?inclusion(?:\s+criteri(?:a|on))?\b|"
+    r"\beligib|^(?:disease|patient|subject)\s+characteristics|^prior\s*/?\s*(?:and\s+)?concurrent\s+therapy|"
+    r"\bmust\s+(?:have|meet|be)\b|\bentry\s+criteria|^required\b|^allowed\b|\binclude[ds]?\b|^criteria\b|"
+    r"^selection\s+criteria|^all\s+(?:patients|participants|subjects)", re.I)
+_TOPIC = re.compile(r"^[A-Za-z][A-Za-z /&,()'-]{1,40}$")  # "Hepatic", "Prior concurrent therapy", "Age"
+_EMPTY = re.compile(r"^(?:n/?a|none|not applicable|no eligibility criteria|please contact site for information)"
+                    r"\.?$", re.I)
+_ENTITY_ESCAPE = re.compile(r"\\([<>&*_\[\]()#+\-.!|`~=])")
+
+
+def _clean(text: str) -> str:
+    text = _ENTITY_ESCAPE.sub(r"\1", text)
+    text = html.unescape(html.unescape(text))
+    return " ".join(text.replace("\u00a0", " ").split())
+
+
+@dataclass
+class _Item:
+    kind: CriterionKind
+    indent: int
+    text: str
+    topic: str | None
+    parent: _Item | None = None
+    children: list[_Item] = field(default_factory=list)
+
+
+def _heading(line: str) -> tuple[CriterionKind | None, bool]:
+    """(kind it switches to or None, is it a heading at all)."""
+    text = line.strip().strip("-*#_ ").strip()
+    text = re.sub(r"^[-\s]*|[-\s]*$", "", text)
+    bare = text.rstrip(":").strip()
+    if not bare or len(bare) > 90:
+        return None, False
+    ends_colon = text.endswith(":")
+    looks_heading = ends_colon or bool(re.search(r"\bcriteri(?:a|on)\b", bare, re.I)) or bare.isupper()
+    if not looks_heading:
+        return None, False
+    if re.search(r"\bcriteri(?:a|on)\b|^\W*(?:key|main)\b", bare, re.I) or bare.isupper() or ends_colon:
+        if _EXCLUSION_HEADING.search(bare):
+            return "exclusion", True
+        if _INCLUSION_HEADING.search(bare):
+            return "inclusion", True
+    return None, False
+
+
+def _topic(line: str) -> str | None:
+    """A short label line ("Hepatic:", "Age:", "Renal") that heads the items below it."""
+    text = line.strip().strip("-*#_ ").strip()
+    bare = text.rstrip(":").strip()
+    if not bare or not _TOPIC.match(bare) or len(bare.split()) > 5:
+        return None
+    if text.endswith(":") or bare.isupper() or line.strip().startswith("--"):
+        return bare.capitalize() if bare.isupper() else bare
+    return None
+
+
+def parse_criteria(text: str | None) -> list[Criterion]:
+    """Single criteria in text order, each kind indexed from 0."""
+    if not text or not text.strip():
+        return []
+    kind: CriterionKind = "inclusion"
+    topic: str | None = None
+    roots: list[_Item] = []
+    stack: list[_Item] = []  # open items, outermost first
+    blank_before = True
+    for raw in text.replace("\r\n", "\n").replace("\t", "    ").split("\n"):
+        if not raw.strip():
+            blank_before = True
+            continue
+        indent = len(raw) - len(raw.lstrip(" "))
+        stripped = raw.strip()
+        bullet = _BULLET.match(stripped)
+        body = stripped[bullet.end():].strip() if bullet else stripped
+        switched, is_heading = _heading(body)
+        if is_heading:
+            kind = switched or kind
+            topic, stack = None, []
+            blank_before = False
+            continue
+        if not bullet or not stack:
+            label = _topic(body)
+            if label is not None and (not bullet or not body.rstrip().endswith(":") or not stack):
+                # A label line under a bullet that ends in a colon is that item's lead-in, handled below.
+                if not (bullet and stack and stack[-1].text.endswith(":")):
+                    topic, stack = label, []
+                    blank_before = False
+                    continue
+        if not bullet and stack:
+            last = stack[-1]
+            continuation = not blank_before or indent > last.indent or not re.match(r"^[A-Z(\"'\d]", body)
+            if continuation:
+                last.text = f"{last.text} {body}"
+                blank_before = False
+                continue
+        item = _Item(kind=kind, indent=indent, text=body, topic=topic)
+        while stack and stack[-1].indent >= indent:
+            stack.pop()
+        if stack and bullet:
+            item.parent = stack[-1]
+            stack[-1].children.append(item)
+        else:
+            roots.append(item)
+            stack = []
+        stack.append(item)
+        blank_before = False
+    return _flatten(roots)
+
+
+def _flatten(roots: list[_Item]) -> list[Criterion]:
+    out: list[Criterion] = []
+    counts = {"inclusion": 0, "exclusion": 0}
+
+    def emit(item: _Item, prefix: str) -> None:
+        text = _clean(item.text)
+        lead_in = text.endswith(":")
+        if item.children and lead_in:
+            for child in item.children:
+                emit(child, f"{prefix}{text} ")
+            return
+        full = _clean(f"{prefix}{text}")
+        if re.search(r"[A-Za-z]{2}", text) and not _EMPTY.match(text):
+            if item.topic and not full.lower().startswith(item.topic.lower()):
+                full = f"{item.topic}: {full}"
+            out.append(Criterion(kind=item.kind, index=counts[item.kind], text=full))
+            counts[item.kind] += 1
+        for child in item.children:
+            emit(child, prefix)
+
+    for root in roots:
+        emit(root, "")
+    return out
