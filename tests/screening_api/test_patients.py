@@ -110,7 +110,9 @@ def test_the_note_is_in_no_log_and_no_error_body(alice: TestClient, model: Scrip
     pid = create_patient(alice)["id"]
     model.judge = Script.http_error(500, "api_error", "upstream trouble")  # every judgement fails
     _, events = screen(alice, pid, nct_ids=TRIALS[:2])
-    bodies.append(alice.get(f"/api/screenings/{events[0].data['screening_id']}").text)
+    assert "trial_error" in kinds(events)
+    stored = alice.get(f"/api/screenings/{events[0].data['screening_id']}").json()
+    bodies.append(repr([stored["problems"], stored["error"]]))  # (its sentences are the note: the owner's)
     bodies += [alice.patch(f"/api/patients/{pid}", json={"note": NOTE, "profile": {"age": -3}}).text,
                alice.get(f"/api/patients/{pid + 1000}").text]
     for text in [*bodies, *(repr(e.data) for e in events if e.event != "profile"), caplog.text]:
