@@ -419,6 +419,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/patients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Patients
+         * @description Your patients, last changed first.
+         */
+        get: operations["list_patients_api_patients_get"];
+        put?: never;
+        /**
+         * Create Patient
+         * @description A patient from a note (1 to 20,000 characters; an empty or longer one is a 422): the profile is extracted from it (the model's tokens count in the day's budget: 429 when it is spent). The note is kept for you only and never logged or echoed in an error.
+         */
+        post: operations["create_patient_api_patients_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/patients/{patient_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Patient
+         * @description The patient's current note and profile, and the versions kept.
+         */
+        get: operations["get_patient_api_patients__patient_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Patient
+         * @description The patient and everything derived from it: versions, screenings, their trials and criterion
+         *     results, cached judgements. A running screening of it is stopped first.
+         */
+        delete: operations["delete_patient_api_patients__patient_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Patient
+         * @description Edit the profile and/or the note: a new version (a new note without a profile is read again).
+         *     Older versions are kept while a screening refers to them.
+         */
+        patch: operations["update_patient_api_patients__patient_id__patch"];
+        trace?: never;
+    };
+    "/api/patients/{patient_id}/screenings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Screenings
+         * @description The patient's screenings, newest first.
+         */
+        get: operations["list_screenings_api_patients__patient_id__screenings_get"];
+        put?: never;
+        /**
+         * Start Screening
+         * @description Screen the patient's current version against trials found from its profile, or against exactly `nct_ids` (at most 100: "screen these trials"). Before the first byte: 404, 409 while a screening of this patient runs, 429 over a quota; after it, failures are `error` events and the trials already screened stay stored. The `Location` header names the screening.
+         */
+        post: operations["start_screening_api_patients__patient_id__screenings_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reports": {
         parameters: {
             query?: never;
@@ -466,6 +544,71 @@ export interface paths {
         };
         /** Report Pdf */
         get: operations["report_pdf_api_reports__report_id__pdf_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screenings/{screening_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Screening
+         * @description The screening as it stands (a running one says so, with the trials screened so far).
+         */
+        get: operations["get_screening_api_screenings__screening_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Screening
+         * @description The screening with its trials and criterion results (stopped first when it runs).
+         */
+        delete: operations["delete_screening_api_screenings__screening_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screenings/{screening_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop Screening
+         * @description Stop the screening; the trials screened so far are kept and it ends `stopped`.
+         */
+        post: operations["stop_screening_api_screenings__screening_id__stop_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screenings/{screening_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow Screening
+         * @description The screening's events after `Last-Event-ID` (all without it), then live ones until its terminal
+         *     event. Never starts anything.
+         */
+        get: operations["follow_screening_api_screenings__screening_id__stream_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -792,6 +935,33 @@ export interface components {
              */
             value: string;
         };
+        /** Candidate */
+        Candidate: {
+            /** Conditions */
+            conditions?: string[];
+            /** Found By Queries */
+            found_by_queries?: string[];
+            /**
+             * Heuristic Score
+             * @default 0
+             */
+            heuristic_score?: number;
+            /** Interventions */
+            interventions?: string[];
+            /** Nct Id */
+            nct_id: string;
+            /** Phase */
+            phase?: string[];
+            /**
+             * Relevance
+             * @default 0
+             */
+            relevance?: number;
+            /** Status */
+            status?: string | null;
+            /** Title */
+            title: string;
+        };
         /** Card */
         Card: {
             /** Data */
@@ -1073,6 +1243,42 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** Criterion */
+        Criterion: {
+            /** Index */
+            index: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "inclusion" | "exclusion";
+            /** Text */
+            text: string;
+        };
+        /**
+         * CriterionResult
+         * @description One criterion judged against the note. `label` is read from the patient's side (the spec's label
+         *     map: "included" and "not excluded" are MET, "not included" and "excluded" NOT_MET, "not enough
+         *     information" and "not applicable" UNKNOWN): a NOT_MET exclusion criterion is one that applies.
+         */
+        CriterionResult: {
+            /**
+             * Cached
+             * @default false
+             */
+            cached?: boolean;
+            criterion: components["schemas"]["Criterion"];
+            /** Error */
+            error?: string | null;
+            /** Evidence */
+            evidence?: number[];
+            label: components["schemas"]["Verdict"];
+            /**
+             * Reasoning
+             * @default
+             */
+            reasoning?: string;
+        };
         /** DecisionCreate */
         DecisionCreate: {
             /**
@@ -1099,14 +1305,14 @@ export interface components {
         DiffRead: {
             /** Added */
             added: number;
-            from_version: components["schemas"]["VersionRead"] | null;
+            from_version: components["schemas"]["backend__streams__schemas__VersionRead"] | null;
             /** Lines */
             lines: components["schemas"]["DiffLine"][];
             /** Removed */
             removed: number;
             /** Stream Id */
             stream_id: number;
-            to_version: components["schemas"]["VersionRead"] | null;
+            to_version: components["schemas"]["backend__streams__schemas__VersionRead"] | null;
             /** Unified */
             unified: string;
         };
@@ -1220,6 +1426,28 @@ export interface components {
             version_id: number;
         };
         /**
+         * KeyFacts
+         * @description What a screener reads off a note before looking at any trial. Every list may be empty.
+         */
+        KeyFacts: {
+            /** Biomarkers */
+            biomarkers?: string[];
+            /** Comorbidities */
+            comorbidities?: string[];
+            /** Current Therapies */
+            current_therapies?: string[];
+            /** Labs */
+            labs?: string[];
+            /** Location */
+            location?: string | null;
+            /** Performance Status */
+            performance_status?: string | null;
+            /** Prior Therapies */
+            prior_therapies?: string[];
+            /** Stage */
+            stage?: string | null;
+        };
+        /**
          * Level
          * @description The resolved tool and payload names at one level (global ∪ page ∪ tab ∪ subtab).
          */
@@ -1285,6 +1513,13 @@ export interface components {
             /** Label */
             label: string;
         };
+        /** NoteSentence */
+        NoteSentence: {
+            /** Index */
+            index: number;
+            /** Text */
+            text: string;
+        };
         /** Outcome */
         Outcome: {
             /** Description */
@@ -1322,6 +1557,112 @@ export interface components {
             payload_types: {
                 [key: string]: components["schemas"]["PayloadTypeRead"];
             };
+        };
+        /** PatientCreate */
+        PatientCreate: {
+            /**
+             * Label
+             * @description A name for the list; the profile's summary when left out
+             */
+            label?: string | null;
+            /**
+             * Note
+             * @description The patient's note, free text (1 to 20,000 characters). Health data: kept for its owner only, never logged or echoed in an error.
+             */
+            note: string;
+        };
+        /** PatientDetail */
+        PatientDetail: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Note */
+            note: string;
+            profile: components["schemas"]["PatientProfile"];
+            /** Running Screening Id */
+            running_screening_id?: number | null;
+            /** Summary */
+            summary: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            version: components["schemas"]["backend__screening__schemas__VersionRead"];
+            /** Versions */
+            versions: components["schemas"]["backend__screening__schemas__VersionRead"][];
+        };
+        /**
+         * PatientProfile
+         * @description INGEST's output, editable by the user (an edit makes a new note version).
+         */
+        PatientProfile: {
+            /**
+             * Age
+             * @description Years; a 6-month-old is 0.5
+             */
+            age?: number | null;
+            /**
+             * Conditions
+             * @description Main condition first
+             */
+            conditions?: string[];
+            key_facts?: components["schemas"]["KeyFacts"];
+            /**
+             * Keywords
+             * @description Search terms for the wanted trials
+             */
+            keywords?: string[];
+            /** Sex */
+            sex?: ("female" | "male") | null;
+            /**
+             * Summary
+             * @default
+             */
+            summary?: string;
+        };
+        /** PatientRead */
+        PatientRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Running Screening Id */
+            running_screening_id?: number | null;
+            /** Summary */
+            summary: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            version: components["schemas"]["backend__screening__schemas__VersionRead"];
+        };
+        /**
+         * PatientUpdate
+         * @description A new note and/or profile makes a new version (a new note without a profile is read again);
+         *     a label alone does not.
+         */
+        PatientUpdate: {
+            /** Label */
+            label?: string | null;
+            /**
+             * Note
+             * @description The patient's note, free text (1 to 20,000 characters). Health data: kept for its owner only, never logged or echoed in an error.
+             */
+            note?: string | null;
+            profile?: components["schemas"]["PatientProfile"] | null;
         };
         /** PayloadTypeRead */
         PayloadTypeRead: {
@@ -1552,6 +1893,277 @@ export interface components {
              */
             type: "row_error";
         };
+        /**
+         * ScreenRequest
+         * @description Either search from the profile (`nct_ids` empty) or screen exactly these trials ("screen these").
+         */
+        ScreenRequest: {
+            /**
+             * Max Tool Calls
+             * @description The prescreen's search budget
+             * @default 8
+             */
+            max_tool_calls?: number;
+            /**
+             * N
+             * @description Candidates kept after search
+             * @default 20
+             */
+            n?: number;
+            /** Nct Ids */
+            nct_ids?: string[];
+        };
+        /** ScreenedTrial */
+        ScreenedTrial: {
+            /** Criteria */
+            criteria?: components["schemas"]["CriterionResult"][];
+            /** Found By Queries */
+            found_by_queries?: string[];
+            /**
+             * Met
+             * @default 0
+             */
+            met?: number;
+            /** Nct Id */
+            nct_id: string;
+            /**
+             * Not Met
+             * @default 0
+             */
+            not_met?: number;
+            /** Reason */
+            reason?: string | null;
+            /**
+             * Relevance
+             * @default 0
+             */
+            relevance?: number;
+            /** Score */
+            score: number;
+            /** Snapshot Date */
+            snapshot_date?: string | null;
+            /** Title */
+            title: string;
+            /**
+             * Unknown
+             * @default 0
+             */
+            unknown?: number;
+            verdict: components["schemas"]["TrialVerdict"];
+        };
+        /** ScreeningCandidates */
+        ScreeningCandidates: {
+            /** Candidates */
+            candidates: components["schemas"]["Candidate"][];
+            /** Missing */
+            missing?: string[];
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "search" | "nct_ids";
+            /** Tool Calls */
+            tool_calls?: components["schemas"]["ToolCallRecord"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "candidates";
+        };
+        /**
+         * ScreeningCompleted
+         * @description Last on success, and after Stop (`status: stopped`, the trials screened so far kept).
+         */
+        ScreeningCompleted: {
+            /** Ranking */
+            ranking: string[];
+            /** Screening Id */
+            screening_id: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "complete" | "stopped";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "complete";
+            usage: components["schemas"]["ScreeningUsage"];
+        };
+        /**
+         * ScreeningDetail
+         * @description A screening as it stands: running ones too (`status: running`, trials so far).
+         */
+        ScreeningDetail: {
+            /** Candidates */
+            candidates?: components["schemas"]["Candidate"][];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            error?: components["schemas"]["ScreeningError"] | null;
+            /** Finished At */
+            finished_at?: string | null;
+            /** Id */
+            id: number;
+            /**
+             * Last Event Id
+             * @default 0
+             */
+            last_event_id?: number;
+            /** Max Candidates */
+            max_candidates: number;
+            /** Missing */
+            missing?: string[];
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "search" | "nct_ids";
+            /** Nct Ids */
+            nct_ids: string[];
+            /** Patient Id */
+            patient_id: number;
+            /** Problems */
+            problems?: components["schemas"]["TrialProblem"][];
+            profile?: components["schemas"]["PatientProfile"] | null;
+            /** Ranking */
+            ranking?: string[];
+            /** Sentences */
+            sentences?: components["schemas"]["NoteSentence"][];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "complete" | "failed" | "stopped" | "interrupted";
+            /** Tool Calls */
+            tool_calls?: components["schemas"]["ToolCallRecord"][];
+            /** Trials */
+            trials?: components["schemas"]["ScreenedTrial"][];
+            /** Trials Screened */
+            trials_screened: number;
+            usage: components["schemas"]["ScreeningUsage"];
+            /** Version Id */
+            version_id: number;
+        };
+        /** ScreeningError */
+        ScreeningError: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /**
+             * Retryable
+             * @default false
+             */
+            retryable?: boolean;
+        };
+        /**
+         * ScreeningFailed
+         * @description Last on failure (the source is down, the model refused, the server stopped): the trials already
+         *     screened stay stored.
+         */
+        ScreeningFailed: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /**
+             * Retryable
+             * @default false
+             */
+            retryable?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /**
+         * ScreeningProfile
+         * @description Always first: the screening's id and the profile it screens with.
+         */
+        ScreeningProfile: {
+            /** Extracted */
+            extracted: boolean;
+            /** Patient Id */
+            patient_id: number;
+            profile: components["schemas"]["PatientProfile"];
+            /** Screening Id */
+            screening_id: number;
+            /** Sentences */
+            sentences: components["schemas"]["NoteSentence"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "profile";
+            /** Version Id */
+            version_id: number;
+        };
+        /** ScreeningRead */
+        ScreeningRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            error?: components["schemas"]["ScreeningError"] | null;
+            /** Finished At */
+            finished_at?: string | null;
+            /** Id */
+            id: number;
+            /** Max Candidates */
+            max_candidates: number;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "search" | "nct_ids";
+            /** Nct Ids */
+            nct_ids: string[];
+            /** Patient Id */
+            patient_id: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "complete" | "failed" | "stopped" | "interrupted";
+            /** Trials Screened */
+            trials_screened: number;
+            usage: components["schemas"]["ScreeningUsage"];
+            /** Version Id */
+            version_id: number;
+        };
+        /** ScreeningUsage */
+        ScreeningUsage: {
+            /**
+             * Cache Creation Input Tokens
+             * @default 0
+             */
+            cache_creation_input_tokens?: number;
+            /**
+             * Cache Read Input Tokens
+             * @default 0
+             */
+            cache_read_input_tokens?: number;
+            /** Estimated Cost Usd */
+            estimated_cost_usd?: number | null;
+            /**
+             * Input Tokens
+             * @default 0
+             */
+            input_tokens?: number;
+            /** Model */
+            model: string;
+            /**
+             * Output Tokens
+             * @default 0
+             */
+            output_tokens?: number;
+        };
         /** StatsResponse */
         StatsResponse: {
             /** Facets */
@@ -1593,6 +2205,11 @@ export interface components {
              * @enum {string}
              */
             type: "status";
+        };
+        /** StopAck */
+        StopAck: {
+            /** Stopped */
+            stopped: boolean;
         };
         /** StreamCreate */
         StreamCreate: {
@@ -1815,6 +2432,34 @@ export interface components {
             /** Tool Name */
             tool_name: string;
         };
+        /** ToolCallRecord */
+        ToolCallRecord: {
+            /** Args */
+            args: {
+                [key: string]: unknown;
+            };
+            /** Call Index */
+            call_index: number;
+            /** Error */
+            error?: string | null;
+            /**
+             * Latency Ms
+             * @default 0
+             */
+            latency_ms?: number;
+            /**
+             * Result Count
+             * @default 0
+             */
+            result_count?: number;
+            /**
+             * Result Summary
+             * @default
+             */
+            result_summary?: string;
+            /** Tool Name */
+            tool_name: string;
+        };
         /** ToolCompleted */
         ToolCompleted: {
             /** Index */
@@ -1963,6 +2608,58 @@ export interface components {
             study_type?: string | null;
             /** Title */
             title: string;
+        };
+        /**
+         * TrialFailed
+         * @description One trial could not be screened; the screening goes on.
+         */
+        TrialFailed: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /** Nct Id */
+            nct_id: string | null;
+            /**
+             * Retryable
+             * @default false
+             */
+            retryable?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trial_error";
+        };
+        /**
+         * TrialProblem
+         * @description A trial that could not be screened (vanished from the source, its model call refused).
+         */
+        TrialProblem: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /** Nct Id */
+            nct_id: string | null;
+            /**
+             * Retryable
+             * @default false
+             */
+            retryable?: boolean;
+        };
+        /** TrialScreened */
+        TrialScreened: {
+            /** Done */
+            done: number;
+            /** Total */
+            total: number;
+            trial: components["schemas"]["ScreenedTrial"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trial";
         };
         /**
          * TrialSearchFields
@@ -2133,6 +2830,11 @@ export interface components {
             /** Title */
             title: string;
         };
+        /**
+         * TrialVerdict
+         * @enum {string}
+         */
+        TrialVerdict: "ELIGIBLE" | "EXCLUDED" | "UNCERTAIN" | "NOT_RELEVANT";
         /** TurnCompleted */
         TurnCompleted: {
             payload: components["schemas"]["TurnResult"];
@@ -2242,8 +2944,27 @@ export interface components {
              */
             type: "usage";
         };
+        /**
+         * Verdict
+         * @enum {string}
+         */
+        Verdict: "MET" | "NOT_MET" | "UNKNOWN";
         /** VersionRead */
-        VersionRead: {
+        backend__screening__schemas__VersionRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Edited */
+            edited: boolean;
+            /** Id */
+            id: number;
+            /** Number */
+            number: number;
+        };
+        /** VersionRead */
+        backend__streams__schemas__VersionRead: {
             /**
              * Created At
              * Format: date-time
@@ -3556,6 +4277,378 @@ export interface operations {
             };
         };
     };
+    list_patients_api_patients_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientRead"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_patient_api_patients_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatientCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientDetail"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_patient_api_patients__patient_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientDetail"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_patient_api_patients__patient_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_patient_api_patients__patient_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatientUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientDetail"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_screenings_api_patients__patient_id__screenings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScreeningRead"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    start_screening_api_patients__patient_id__screenings_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScreenRequest"];
+            };
+        };
+        responses: {
+            /** @description The screening's events, one per SSE frame */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ScreeningProfile"] | components["schemas"]["ScreeningCandidates"] | components["schemas"]["TrialScreened"] | components["schemas"]["TrialFailed"] | components["schemas"]["ScreeningCompleted"] | components["schemas"]["ScreeningFailed"] | components["schemas"]["Reconnect"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_reports_api_reports_get: {
         parameters: {
             query?: never;
@@ -3709,6 +4802,206 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_screening_api_screenings__screening_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScreeningDetail"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_screening_api_screenings__screening_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stop_screening_api_screenings__screening_id__stop_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StopAck"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    follow_screening_api_screenings__screening_id__stream_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "last-event-id"?: string | null;
+            };
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events after Last-Event-ID */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ScreeningProfile"] | components["schemas"]["ScreeningCandidates"] | components["schemas"]["TrialScreened"] | components["schemas"]["TrialFailed"] | components["schemas"]["ScreeningCompleted"] | components["schemas"]["ScreeningFailed"] | components["schemas"]["Reconnect"];
                 };
             };
             /** @description Unauthorized */
@@ -4198,7 +5491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VersionRead"][];
+                    "application/json": components["schemas"]["backend__streams__schemas__VersionRead"][];
                 };
             };
             /** @description Unauthorized */
