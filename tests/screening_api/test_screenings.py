@@ -92,6 +92,27 @@ def test_a_reload_replays_the_same_events(alice: TestClient, model: ScriptedMode
     assert at_end.status_code == 200 and list(parse_lines(at_end.iter_lines())) == []
 
 
+def test_judgements_are_cached_per_note_version(alice: TestClient, model: ScriptedModel, db: Database) -> None:
+    patient = create_patient(alice)
+    pid = patient["id"]
+    _, first = screen(alice, pid, nct_ids=TRIALS[:2])
+    assert len(model.judged) == 2
+    _, again = screen(alice, pid, nct_ids=TRIALS[:2])
+    assert len(model.judged) == 2  # every criterion came from the cache
+    criteria = [c for e in again if e.event == "trial" for c in e.data["trial"]["criteria"]]
+    assert criteria and all(c["cached"] for c in criteria)
+    assert again[-1].data["usage"]["output_tokens"] == 0
+
+    alice.patch(f"/api/patients/{pid}", json={"profile": {**patient["profile"], "age": 61}})
+    _, edited = screen(alice, pid, nct_ids=TRIALS[:2])
+    assert len(model.judged) == 4  # a new version is judged afresh
+    with db.session() as s:
+        per_version = dict(s.execute(sa.text("SELECT version_id, count(*) FROM screening_judgements "
+                                             "GROUP BY version_id")).all())
+    assert set(per_version) == {first[0].data["version_id"], edited[0].data["version_id"]}
+    assert len({first[0].data["version_id"], edited[0].data["version_id"]}) == 2
+
+
 def test_the_demo_model_screens_from_a_search(demo_alice: TestClient, db: Database) -> None:
     pid = create_patient(demo_alice)["id"]
     _, events = screen(demo_alice, pid, n=5)
