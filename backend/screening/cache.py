@@ -22,6 +22,11 @@ from backend.screening.models import Judgement, JudgementKey
 _TABLE = table_of(CachedJudgement)
 
 
+class CacheUnavailable(Exception):
+    """The cache could not be read or written. Says which and the error's type only: a database error's
+    text carries the statement's parameters, and a judgement's reasoning can quote the note."""
+
+
 class DatabaseJudgementCache:
     def __init__(self, db: Database, version_id: int) -> None:
         self.db = db
@@ -30,12 +35,21 @@ class DatabaseJudgementCache:
 
     async def get(self, keys: Sequence[JudgementKey]) -> Mapping[JudgementKey, Judgement]:
         mine = [k for k in keys if k.note_version == self.note_version]
-        return await anyio.to_thread.run_sync(self._get, mine) if mine else {}
+        if not mine:
+            return {}
+        try:
+            return await anyio.to_thread.run_sync(self._get, mine)
+        except Exception as exc:
+            raise CacheUnavailable(f"reading cached judgements failed ({type(exc).__name__})") from None
 
     async def put(self, items: Sequence[tuple[JudgementKey, Judgement]]) -> None:
         mine = [(k, j) for k, j in items if k.note_version == self.note_version]
-        if mine:
+        if not mine:
+            return
+        try:
             await anyio.to_thread.run_sync(self._put, mine)
+        except Exception as exc:  # e.g. the patient was deleted while it was screened
+            raise CacheUnavailable(f"storing judgements failed ({type(exc).__name__})") from None
 
     def _get(self, keys: list[JudgementKey]) -> dict[JudgementKey, Judgement]:
         wanted = {(k.nct_id, k.criterion_hash, k.model): k for k in keys}
