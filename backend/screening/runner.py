@@ -15,7 +15,7 @@ import logging
 import traceback
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 import anyio
 from sqlalchemy.orm import Session
@@ -44,11 +44,11 @@ from backend.screening.schemas import (
     TrialFailed,
     TrialScreened,
 )
+from backend.screening.store import StopReason
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-StopReason = Literal["stopped", "shutdown", "deleted"]
 ENDED_EARLY = ScreeningError(message="The screening ended without a result; the trials screened so far are kept.",
                              code="internal_error")
 DELETED = ScreeningError(message="The screening was deleted.", code="deleted")
@@ -109,7 +109,7 @@ async def record(db: Database, run: Run, events: AsyncIterator[ScreeningEvent]) 
         if not ended:
             await _end_early(db, run)
     except Exception as exc:  # a save failed (the screening was deleted, or the database is gone)
-        if run.stop_reason != "deleted":
+        if run.stop_reason not in ("deleted", "lost"):
             _log_crash(run, exc)
             try:
                 await _end(db, run, "failed", ScreeningFailed(**SAVE_FAILED.model_dump()), error=SAVE_FAILED)
@@ -154,8 +154,9 @@ async def _publish(db: Database, run: Run, event: ScreeningEvent) -> bool:
 
 async def _end_early(db: Database, run: Run) -> None:
     """The engine stopped without a terminal event: Stop, a shutdown, a deletion, or a bug."""
-    if run.stop_reason == "deleted":  # nothing to store: its readers alone are told
-        run.log.append(ScreeningFailed(**DELETED.model_dump()))
+    if run.stop_reason in ("deleted", "lost"):  # nothing (more) to store: its readers alone are told
+        gone = DELETED if run.stop_reason == "deleted" else store.INTERRUPTED
+        run.log.append(ScreeningFailed(**gone.model_dump()))
         return
     if run.stop_reason == "stopped":
         ranking = await _in_session(db, lambda s: store.ranking_so_far(s, run.screening_id))

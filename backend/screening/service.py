@@ -24,6 +24,7 @@ from backend.chat.log import Closing, Frame, TurnLog
 from backend.chat.workers import WorkerPresence
 from backend.db.base import utcnow
 from backend.db.session import Database
+from backend.errors import NotFound
 from backend.quotas import Quotas, record_usage
 from backend.screening import extract_profile, screen, store
 from backend.screening.cache import DatabaseJudgementCache
@@ -37,6 +38,7 @@ from backend.screening.schemas import (
     ScreeningDetail,
     ScreeningRead,
 )
+from backend.screening.store import StopReason
 from backend.sources import Sources
 
 log = logging.getLogger(__name__)
@@ -190,7 +192,10 @@ class ScreeningService:
 
         n = after
         while True:
-            frames, running = await self._db(functools.partial(read, n=n))
+            try:
+                frames, running = await self._db(functools.partial(read, n=n))
+            except NotFound:  # deleted while followed
+                return
             for frame in frames:
                 n = frame.id
                 yield frame
@@ -217,7 +222,7 @@ class ScreeningService:
             await self._halt(run, "deleted")
         await self._db(lambda s: store.delete_screening(s, store.owned_screening(s, user_id, screening_id)))
 
-    async def _halt(self, run: Run, reason: Any) -> None:
+    async def _halt(self, run: Run, reason: StopReason) -> None:
         run.stop(reason)
         if run.task is not None:
             await asyncio.wait([run.task], timeout=STOP_WAIT_SECONDS)
@@ -238,10 +243,10 @@ class ScreeningService:
             except Exception:
                 log.warning("renewing the screening leases failed; trying again", exc_info=True)
                 continue
-            for sid in ids:
+            for sid, reason in found.items():
                 run = self.runs.get(sid)
-                if run is not None and (sid not in found or found[sid]):
-                    run.stop("stopped" if sid in found else "deleted")
+                if run is not None and reason is not None:
+                    run.stop(reason)
 
     def close_readers(self) -> None:
         """The server is going down: readers end with a frame asking their client to resume elsewhere."""

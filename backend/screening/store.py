@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
@@ -45,6 +45,7 @@ LEASE = timedelta(seconds=15)
 INTERRUPTED = ScreeningError(message="The screening was interrupted (the server stopped); the trials screened "
                                      "so far are kept. Start it again to screen the rest.",
                              code="interrupted", retryable=True)
+StopReason = Literal["stopped", "shutdown", "deleted", "lost"]
 DeadWorkers = Callable[[Session, Iterable[str | None]], set[str]]
 
 
@@ -169,15 +170,21 @@ def begin(s: Session, user_id: int, patient: Patient, mode: str, nct_ids: list[s
     return screening, version
 
 
-def renew(s: Session, screening_ids: list[int]) -> dict[int, bool]:
-    """Renew the leases of this worker's running screenings; {id: stop asked} for those still there
-    (a deleted screening is missing: its run stops)."""
+def renew(s: Session, screening_ids: list[int]) -> dict[int, StopReason | None]:
+    """Renew the leases of this worker's running screenings; for each, why it should stop: "stopped"
+    (Stop was asked), "lost" (another worker found its lease lapsed and interrupted it: this worker was
+    too slow to renew), "deleted"; None to go on."""
     if not screening_ids:
         return {}
     s.execute(update(Patient).where(Patient.active_screening_id.in_(screening_ids))
               .values(active_expires_at=utcnow() + LEASE).execution_options(synchronize_session=False))
-    return {sid: stop for sid, stop in s.execute(select(Screening.id, Screening.stop_requested)
-                                                 .where(Screening.id.in_(screening_ids)))}
+    rows = {sid: (stop, status) for sid, stop, status in s.execute(
+        select(Screening.id, Screening.stop_requested, Screening.status).where(Screening.id.in_(screening_ids)))}
+    reasons: dict[int, StopReason | None] = {}
+    for sid in screening_ids:
+        stop, status = rows.get(sid, (False, None))
+        reasons[sid] = "deleted" if status is None else "lost" if status != "running" else "stopped" if stop else None
+    return reasons
 
 
 def request_stop(s: Session, screening: Screening) -> bool:
