@@ -17,7 +17,7 @@ budget is read at the start of a turn: the turn that crosses it finishes, the ne
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
@@ -58,27 +58,23 @@ class Quotas:
     def admit_turn(self, user_id: int) -> None:
         """Raise TooManyRequests unless the user may start a chat turn now (and count it). Blocking: the
         chat route runs it in the thread that begins the turn."""
-        with self.db.session() as s:
-            if self.max_streams:
-                running = running_turns(s, user_id)
-                if running >= self.max_streams:
-                    raise TooManyRequests(
-                        f"You already have {running} answers being written (the limit is {self.max_streams} "
-                        "at once). Wait for one to finish or stop it, then send again.", STREAM_RETRY_SECONDS)
-            self.check_budget(s, user_id)
-        self._hit(self.turn_rate, "chat-turns", user_id, "messages")
+        self._admit(user_id, running_turns, "You already have {n} answers being written (the limit is {limit} at "
+                    "once). Wait for one to finish or stop it, then send again.", self.turn_rate, "chat-turns",
+                    "messages")
 
     def admit_screening(self, user_id: int) -> None:
         """Raise TooManyRequests unless the user may start a screening now (and count it). Blocking."""
+        self._admit(user_id, running_screenings, "You already have {n} screenings running (the limit is {limit} "
+                    "at once). Wait for one to finish or stop it, then start again.", self.screening_rate,
+                    "screenings", "screenings")
+
+    def _admit(self, user_id: int, running: Callable[[Session, int], int], busy: str, rate: RateLimitItem | None,
+               name: str, what: str) -> None:
         with self.db.session() as s:
-            if self.max_streams:
-                running = running_screenings(s, user_id)
-                if running >= self.max_streams:
-                    raise TooManyRequests(
-                        f"You already have {running} screenings running (the limit is {self.max_streams} at "
-                        "once). Wait for one to finish or stop it, then start again.", STREAM_RETRY_SECONDS)
+            if self.max_streams and (n := running(s, user_id)) >= self.max_streams:
+                raise TooManyRequests(busy.format(n=n, limit=self.max_streams), STREAM_RETRY_SECONDS)
             self.check_budget(s, user_id)
-        self._hit(self.screening_rate, "screenings", user_id, "screenings")
+        self._hit(rate, name, user_id, what)
 
     def check_budget(self, s: Session, user_id: int) -> None:
         """Raise TooManyRequests when the user has spent today's token budget."""

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from backend.agent.schemas import Reconnect, WireEvent
+from backend.agent.schemas import Reconnect, TurnError, Usage, WireEvent
 from backend.screening.models import (
     MAX_NOTE_CHARS,
     Candidate,
@@ -91,19 +91,14 @@ class PatientDetail(PatientRead):
     versions: list[VersionRead]  # every kept version, newest first
 
 
-class ScreeningUsage(BaseModel):
+class ScreeningUsage(Usage):
+    """A screening's tokens, counted as the Messages API counts them, its model and estimated cost."""
+
     model: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
     estimated_cost_usd: float | None = None
 
 
-class ScreeningError(BaseModel):
-    message: str
-    code: str
-    retryable: bool = False
+ScreeningError = TurnError  # {message, code, retryable}, as a chat turn's
 
 
 class TrialProblem(BaseModel):

@@ -2003,7 +2003,7 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
-            error?: components["schemas"]["ScreeningError"] | null;
+            error?: components["schemas"]["TurnError"] | null;
             /** Finished At */
             finished_at?: string | null;
             /** Id */
@@ -2047,18 +2047,6 @@ export interface components {
             usage: components["schemas"]["ScreeningUsage"];
             /** Version Id */
             version_id: number;
-        };
-        /** ScreeningError */
-        ScreeningError: {
-            /** Code */
-            code: string;
-            /** Message */
-            message: string;
-            /**
-             * Retryable
-             * @default false
-             */
-            retryable?: boolean;
         };
         /**
          * ScreeningFailed
@@ -2110,7 +2098,7 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
-            error?: components["schemas"]["ScreeningError"] | null;
+            error?: components["schemas"]["TurnError"] | null;
             /** Finished At */
             finished_at?: string | null;
             /** Id */
@@ -2137,7 +2125,10 @@ export interface components {
             /** Version Id */
             version_id: number;
         };
-        /** ScreeningUsage */
+        /**
+         * ScreeningUsage
+         * @description A screening's tokens, counted as the Messages API counts them, its model and estimated cost.
+         */
         ScreeningUsage: {
             /**
              * Cache Creation Input Tokens
@@ -2149,6 +2140,8 @@ export interface components {
              * @default 0
              */
             cache_read_input_tokens?: number;
+            /** Context Window */
+            context_window?: number | null;
             /** Estimated Cost Usd */
             estimated_cost_usd?: number | null;
             /**
