@@ -68,7 +68,7 @@ class PatientUpdate(BaseModel):
     _label_ok = field_validator("label")(_label)
 
 
-class VersionRead(BaseModel):
+class PatientVersionRead(BaseModel):
     id: int
     number: int
     edited: bool  # False: the profile as it was extracted from the note
@@ -81,14 +81,14 @@ class PatientRead(BaseModel):
     summary: str
     created_at: datetime
     updated_at: datetime
-    version: VersionRead  # the current one
+    version: PatientVersionRead  # the current one
     running_screening_id: int | None = None
 
 
 class PatientDetail(PatientRead):
     note: str
     profile: PatientProfile
-    versions: list[VersionRead]  # every kept version, newest first
+    versions: list[PatientVersionRead]  # every kept version, newest first
 
 
 class ScreeningUsage(Usage):

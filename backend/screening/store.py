@@ -32,13 +32,13 @@ from backend.screening.models import PatientProfile, ScreenedTrial
 from backend.screening.schemas import (
     PatientDetail,
     PatientRead,
+    PatientVersionRead,
     ScreeningDetail,
     ScreeningError,
     ScreeningFailed,
     ScreeningRead,
     ScreeningUsage,
     TrialProblem,
-    VersionRead,
 )
 
 LEASE = timedelta(seconds=15)
@@ -133,8 +133,8 @@ def _patient_read(p: Patient, version: PatientVersion) -> PatientRead:
                        running_screening_id=running)
 
 
-def _version_read(v: PatientVersion) -> VersionRead:
-    return VersionRead(id=v.id, number=v.number, edited=v.edited, created_at=v.created_at)
+def _version_read(v: PatientVersion) -> PatientVersionRead:
+    return PatientVersionRead(id=v.id, number=v.number, edited=v.edited, created_at=v.created_at)
 
 
 def _default_label(profile: PatientProfile) -> str:

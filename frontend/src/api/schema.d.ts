@@ -1305,14 +1305,14 @@ export interface components {
         DiffRead: {
             /** Added */
             added: number;
-            from_version: components["schemas"]["backend__streams__schemas__VersionRead"] | null;
+            from_version: components["schemas"]["VersionRead"] | null;
             /** Lines */
             lines: components["schemas"]["DiffLine"][];
             /** Removed */
             removed: number;
             /** Stream Id */
             stream_id: number;
-            to_version: components["schemas"]["backend__streams__schemas__VersionRead"] | null;
+            to_version: components["schemas"]["VersionRead"] | null;
             /** Unified */
             unified: string;
         };
@@ -1594,9 +1594,9 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
-            version: components["schemas"]["backend__screening__schemas__VersionRead"];
+            version: components["schemas"]["PatientVersionRead"];
             /** Versions */
-            versions: components["schemas"]["backend__screening__schemas__VersionRead"][];
+            versions: components["schemas"]["PatientVersionRead"][];
         };
         /**
          * PatientProfile
@@ -1647,7 +1647,7 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
-            version: components["schemas"]["backend__screening__schemas__VersionRead"];
+            version: components["schemas"]["PatientVersionRead"];
         };
         /**
          * PatientUpdate
@@ -1663,6 +1663,20 @@ export interface components {
              */
             note?: string | null;
             profile?: components["schemas"]["PatientProfile"] | null;
+        };
+        /** PatientVersionRead */
+        PatientVersionRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Edited */
+            edited: boolean;
+            /** Id */
+            id: number;
+            /** Number */
+            number: number;
         };
         /** PayloadTypeRead */
         PayloadTypeRead: {
@@ -2943,21 +2957,7 @@ export interface components {
          */
         Verdict: "MET" | "NOT_MET" | "UNKNOWN";
         /** VersionRead */
-        backend__screening__schemas__VersionRead: {
-            /**
-             * Created At
-             * Format: date-time
-             */
-            created_at: string;
-            /** Edited */
-            edited: boolean;
-            /** Id */
-            id: number;
-            /** Number */
-            number: number;
-        };
-        /** VersionRead */
-        backend__streams__schemas__VersionRead: {
+        VersionRead: {
             /**
              * Created At
              * Format: date-time
@@ -5484,7 +5484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["backend__streams__schemas__VersionRead"][];
+                    "application/json": components["schemas"]["VersionRead"][];
                 };
             };
             /** @description Unauthorized */
