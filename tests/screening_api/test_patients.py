@@ -47,6 +47,15 @@ def test_the_demo_model_reads_a_profile_offline(demo_alice: TestClient) -> None:
     assert any("breast" in c.lower() for c in created["profile"]["conditions"])
 
 
+def test_a_model_that_fails_leaves_the_local_profile(alice: TestClient, model: ScriptedModel,
+                                                     db: Database) -> None:
+    model.fake.script(Script.http_error(529, "overloaded_error", should_retry=False))
+    created = create_patient(alice)
+    assert len(model.fake.requests) == 1  # the model was asked, and failed
+    assert created["profile"]["age"] == 62 and created["profile"]["sex"] == "female"  # read by the local rules
+    assert created["version"]["number"] == 1
+
+
 def test_edits_make_versions_and_unused_ones_go(alice: TestClient, model: ScriptedModel, db: Database) -> None:
     patient = create_patient(alice)
     pid = patient["id"]
