@@ -46,3 +46,27 @@ def test_grouping_by_patient_and_trial():
                                         ("p2", "NCT1"): TrialVerdict.UNCERTAIN}
 
 
+
+
+def _results(*pairs: tuple[str, Verdict]) -> list:
+    from backend.screening.models import Criterion, CriterionResult
+    return [CriterionResult(criterion=Criterion(kind=kind, index=i, text=f"c{i}"), label=label)  # type: ignore[arg-type]
+            for i, (kind, label) in enumerate(pairs)]
+
+
+def test_a_trial_off_the_patients_topic_is_not_relevant_whatever_its_criteria_say():
+    from backend.screening.verdict import NOT_RELEVANT_BELOW, trial_verdict
+    results = _results((INC, M), (EXC, M))
+    assert trial_verdict(results, relevance=0.0) == TrialVerdict.NOT_RELEVANT
+    assert trial_verdict(results, relevance=NOT_RELEVANT_BELOW) == TrialVerdict.ELIGIBLE
+
+
+def test_the_score_orders_eligible_over_uncertain_over_excluded_at_equal_relevance():
+    from backend.screening.verdict import ranking_score, trial_verdict
+    def score(*pairs):
+        results = _results(*pairs)
+        return ranking_score(results, 0.5, trial_verdict(results, 0.5))
+    eligible, uncertain = score((INC, M), (EXC, M)), score((INC, U), (EXC, M))
+    failed, excluded = score((INC, N), (EXC, M)), score((INC, M), (EXC, N))
+    assert eligible >= uncertain > failed and uncertain > excluded
+    assert score((INC, M), (EXC, M)) < ranking_score(_results((INC, M), (EXC, M)), 0.9, TrialVerdict.ELIGIBLE)
