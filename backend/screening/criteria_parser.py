@@ -37,6 +37,9 @@ _INCLUSION_HEADING = re.compile(
     r"\beligib|^(?:disease|patient|subject)\s+characteristics|^prior\s*/?\s*(?:and\s+)?concurrent\s+therapy|"
     r"\bmust\s+(?:have|meet|be)\b|\bentry\s+criteria|^required\b|^allowed\b|\binclude[ds]?\b|^criteria\b|"
     r"^selection\s+criteria|^all\s+(?:patients|participants|subjects)", re.I)
+_INLINE_HEADING = re.compile(r"^\W*(?:key\s+)?(inclusion|exclusion)\s+criteria\b[^:]{0,40}:\s*(\S.{10,})$", re.I)
+_PLAIN_HEADING = re.compile(r"^(?:key\s+|main\s+|major\s+|general\s+|specific\s+|additional\s+|other\s+)?"
+                            r"(?:inclusion|exclusion|non[- ]?inclusion|eligibility)(?:\s+criteri(?:a|on))?\W*$", re.I)
 _TOPIC = re.compile(r"^[A-Za-z][A-Za-z /&,()'-]{1,40}$")  # "Hepatic", "Prior concurrent therapy", "Age"
 _EMPTY = re.compile(r"^(?:n/?a|none|not applicable|no eligibility criteria|please contact site for information)"
                     r"\.?$", re.I)
@@ -97,35 +100,37 @@ def parse_criteria(text: str | None) -> list[Criterion]:
     topic: str | None = None
     roots: list[_Item] = []
     stack: list[_Item] = []  # open items, outermost first
-    blank_before = True
     for raw in text.replace("\r\n", "\n").replace("\t", "    ").split("\n"):
         if not raw.strip():
-            blank_before = True
             continue
         indent = len(raw) - len(raw.lstrip(" "))
         stripped = raw.strip()
         bullet = _BULLET.match(stripped)
         body = stripped[bullet.end():].strip() if bullet else stripped
+        inline = _INLINE_HEADING.match(body)
+        if inline:  # "Exclusion criteria include the following: advanced visual field loss; …"
+            kind = "exclusion" if inline.group(1).lower().startswith("ex") else "inclusion"
+            topic, stack = None, []
+            body = inline.group(2).strip()
         switched, is_heading = _heading(body)
+        if bullet and not re.search(r"criteri", body, re.I):
+            is_heading = False  # "- Allowed as prophylaxis for PCP:" is an item's lead-in
         if is_heading:
             kind = switched or kind
-            topic, stack = None, []
-            blank_before = False
+            bare = body.strip().strip("-*#_: ").strip()
+            # "Excluded within 30 days of study entry:" labels its items; "Exclusion Criteria" does not
+            topic = None if _PLAIN_HEADING.match(bare) else _clean(bare)
+            stack = []
             continue
-        if not bullet or not stack:
-            label = _topic(body)
-            if label is not None and (not bullet or not body.rstrip().endswith(":") or not stack):
-                # A label line under a bullet that ends in a colon is that item's lead-in, handled below.
-                if not (bullet and stack and stack[-1].text.endswith(":")):
-                    topic, stack = label, []
-                    blank_before = False
-                    continue
+        label = None if bullet else _topic(body)
+        if label is not None:  # a bulleted line ending in a colon is an item's lead-in instead (below)
+            topic, stack = label, []
+            continue
         if not bullet and stack:
             last = stack[-1]
-            continuation = not blank_before or indent > last.indent or not re.match(r"^[A-Z(\"'\d]", body)
+            continuation = indent > last.indent or not re.match(r"^[A-Z(\"'\d]", body)
             if continuation:
                 last.text = f"{last.text} {body}"
-                blank_before = False
                 continue
         item = _Item(kind=kind, indent=indent, text=body, topic=topic)
         while stack and stack[-1].indent >= indent:
@@ -137,7 +142,6 @@ def parse_criteria(text: str | None) -> list[Criterion]:
             roots.append(item)
             stack = []
         stack.append(item)
-        blank_before = False
     return _flatten(roots)
 
 

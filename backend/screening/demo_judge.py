@@ -57,12 +57,15 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
                      r"(?:-|to|and)\s*(\d{1,3}(?:\.\d+)?)\b", t)
     if span and float(span.group(1)) < float(span.group(2)):
         return float(span.group(1)), float(span.group(2))
+    if re.search(r"<\s*\d+[^<>]*\bor\b[^<>]*>\s*\d+|>\s*\d+[^<>]*\bor\b[^<>]*<\s*\d+", t):
+        return None  # "< 18 or > 90": outside a band
     low: float | None = None
     high: float | None = None
     for m in _AGE_NUMBER.finditer(t):
         value = float(m.group(1) or m.group(2))
         before, after = t[max(0, m.start() - 25): m.start()], t[m.end(): m.end() + 20]
-        if re.search(r"\b(?:within|past|last|previous|prior|for|since|ago|duration|history of)\W*$", before) or \
+        if (re.search(r"\b(?:within|past|last|previous|prior|for|since|ago|duration|history|lasting|during)\b",
+                      before) and not re.search(r"\bage", before)) or \
                 re.match(r"\s*(?:ago|prior|before|after|since|of (?:follow|treatment|disease|history))", after):
             continue  # a duration, not an age
         if _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
@@ -121,7 +124,7 @@ def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
         if sex and sex[0] == "male":
             return Judged("not_applicable", "The criterion concerns women and the patient is male.", [sex[1]])
         pregnant = note.mention(["pregnant"])
-        if re.match(r"\W*(?:not|non|no)\b", lowered) and kind == "inclusion" and sex and not (
+        if re.search(r"\b(?:not|non|no)\b[\w\s-]{0,20}pregnan", lowered) and kind == "inclusion" and sex and not (
                 pregnant and pregnant[0] == "present"):
             return Judged("yes", "The note does not describe a pregnancy.", [sex[1]])
         if pregnant and pregnant[0] == "present" and re.search(r"(?<!desire )(?<!planning )(?<!plan )pregnan",
@@ -162,7 +165,8 @@ def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
 
 # ---- consent, measurements, mentions ----------------------------------------------------------------
 
-_CONSENT = re.compile(r"\b(?:consent|assent|willing\w*|agree\w*|comply|complian\w*|cooperat\w*|able to (?:understand|"
+_CONSENT = re.compile(r"\b(?:consent|assent|willing\w*|agree\w*|comply|complian\w*|cooperat\w*|voluntar\w*|"
+                      r"(?:able|ability) to (?:understand|take|swallow|undergo|tolerate|"
                       r"read|attend|follow|return|participate|give|provide|sign)|sign\w* (?:the |an )?"
                       r"inform\w*|follow[- ]up visits?|study visits?|available for)\b", re.I)
 _UNABLE = re.compile(r"\b(?:unable|unwilling|inability|refus\w*|lack of|not able|cannot|can't|failure to|"
@@ -174,7 +178,8 @@ _MEASURE = re.compile(r"(?:[<>≤≥=]|\b(?:greater|less|more|higher|lower|fewer
                       r"bmi|body mass|hba1c|inr|qtc?)\b", re.I)
 _UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|participat\w* in (?:another|other|any)|"
                          r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
-_NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:no|not|without|absence of|free of|never|lack of|"
+_NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:have|has|had|did|does|do|are|is|was|were)\s+(?:not|never)"
+                                r"(?:\s+been)?(?:\s+previously)?|no|not|without|absence of|free of|never|lack of|"
                                 r"non|none)\b\s*", re.I)
 _GENERIC = frozenset(norm(w) for w in """
 a an the of in on at to for with and or by from as is are be been being has have had any all other such
@@ -236,18 +241,19 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
                                                  "screened; the note says nothing against them.", [])
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
-    if _MEASURE.search(body):
+    hit = _mentioned(read, body)
+    measured = bool(_MEASURE.search(body))
+    if hit is not None and hit[0] == "present" and not measured:
+        answer: Answer = "no" if negated else "yes"
+        return Judged(answer, "The note mentions "
+                              f"{'what the criterion rules out' if negated else 'what the criterion names'}.", hit[1])
+    if hit is not None and hit[0] == "absent":  # denied in the note
+        return Judged("yes" if negated else "no", "The note explicitly rules it out.", hit[1])
+    if measured:
         if kind == "exclusion":
             return Judged("no", "The criterion needs a measurement the note does not report; an exclusion the "
                                 "note does not show is taken not to apply.", [])
         return Judged("unknown", "The criterion needs a measurement the note does not report.", [])
-    hit = _mentioned(read, body)
-    if hit is not None and hit[0] == "present":
-        answer: Answer = "no" if negated else "yes"
-        return Judged(answer, "The note mentions "
-                              f"{'what the criterion rules out' if negated else 'what the criterion names'}.", hit[1])
-    if hit is not None:  # denied in the note
-        return Judged("yes" if negated else "no", "The note explicitly rules it out.", hit[1])
     if kind == "exclusion" or negated:
         answer = "yes" if negated else "no"
         return Judged(answer, "The note does not mention it; a condition the note never shows is taken as "

@@ -35,7 +35,7 @@ from backend.screening.models import (
 )
 from backend.screening.note_reader import read_note
 from backend.screening.prescreen import run_prescreen
-from backend.screening.relevance import profile_query, relevance_scores, trial_text
+from backend.screening.relevance import relevance_scores
 from backend.screening.usage import add_usage
 from backend.screening.verdict import ranking_score, trial_verdict
 from backend.sources import TrialDetail, TrialsSource
@@ -82,7 +82,7 @@ def _screened(detail: TrialDetail, candidate: Candidate, results: Sequence, rele
                          found_by_queries=candidate.found_by_queries)
 
 
-async def _candidates(request: ScreenRequest, profile: PatientProfile, trials: TrialsSource,
+async def _candidates(request: ScreenRequest, note: str, profile: PatientProfile, trials: TrialsSource,
                       client: anthropic.AsyncAnthropic, model: str
                       ) -> tuple[CandidatesEvent, dict[str, TrialDetail], Usage]:
     usage = Usage(model=model)
@@ -101,7 +101,7 @@ async def _candidates(request: ScreenRequest, profile: PatientProfile, trials: T
         candidates = [c for c in found.candidates if c.nct_id in details]
         event = CandidatesEvent(mode="search", candidates=candidates, tool_calls=found.tool_calls,
                                 missing=[c.nct_id for c in found.candidates if c.nct_id not in details])
-    scores = relevance_scores(profile_query(profile), [trial_text(details[c.nct_id]) for c in event.candidates])
+    scores = relevance_scores(note, profile, [details[c.nct_id] for c in event.candidates])
     event = event.model_copy(update={"candidates": [c.model_copy(update={"relevance": s})
                                                     for c, s in zip(event.candidates, scores, strict=True)]})
     return event, details, usage
@@ -129,7 +129,7 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
         yield ProfileEvent(profile=profile, sentences=sentences, extracted=patient.profile is None)
 
         try:
-            event, details, search_usage = await _candidates(request, profile, trials, client, model)
+            event, details, search_usage = await _candidates(request, patient.note, profile, trials, client, model)
         except (anthropic.APIError, httpx2.TransportError) as exc:
             yield _api_error(exc)
             return

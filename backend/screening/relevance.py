@@ -1,6 +1,14 @@
-"""How well a trial's topic matches the patient: BM25 of the profile's conditions and keywords against each
-candidate's title, conditions, keywords and MeSH terms, with document frequencies from the candidate set
-itself (all a screening has), scaled to 0..1 by the best candidate's score."""
+"""How well a trial's topic matches the patient, 0..1, with no model: what a screener checks first ("is this
+trial about my patient's disease?").
+
+Two readings, averaged:
+- coverage: the best-covered of the trial's named topics (its conditions, their MeSH terms, its title) by
+  the words the note affirms (negated mentions such as "no history of diabetes" do not count), each word
+  weighted by its rarity among the candidates: "pulmonary embolism" covered scores high, "disease" little;
+- BM25 of the note and of the profile (main condition weighted most) against the trial's title, conditions,
+  keywords and MeSH terms, scaled by the best candidate.
+Document frequencies come from the candidate set itself: all a screening has, offline or live.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +17,12 @@ from collections import Counter
 from collections.abc import Sequence
 
 from backend.screening.models import PatientProfile
-from backend.screening.note_reader import WORD, fold, norm
+from backend.screening.note_reader import WORD, fold, norm, read_note
 from backend.sources import TrialDetail
 
 K1, B = 1.2, 0.75
 _STOP = frozenset(norm(w) for w in "a an the of and or with in on for to by at from as is are was be not no "
-                  "patient patients study trial".split())
+                  "patient patients study trial phase versus vs".split())
 
 
 def terms(text: str) -> list[str]:
@@ -31,22 +39,15 @@ def profile_query(profile: PatientProfile) -> Counter[str]:
     for i, condition in enumerate(profile.conditions[:8]):
         for term in set(terms(condition)):
             weights[term] += 2.0 if i == 0 else 1.0
-    for keyword in profile.keywords:
-        for term in set(terms(keyword)):
-            weights[term] += 0.5
-    for marker in profile.key_facts.biomarkers:
-        for term in set(terms(marker)):
+    for phrase in [*profile.keywords, *profile.key_facts.biomarkers]:
+        for term in set(terms(phrase)):
             weights[term] += 0.5
     return weights
 
 
-def relevance_scores(query: Counter[str], documents: Sequence[str]) -> list[float]:
-    docs = [Counter(terms(d)) for d in documents]
-    if not docs:
-        return []
+def _bm25(query: Counter[str], docs: list[Counter[str]], df: Counter[str]) -> list[float]:
     n = len(docs)
     avg = sum(sum(d.values()) for d in docs) / n or 1.0
-    df = Counter(term for d in docs for term in d)
     raw = []
     for d in docs:
         length = sum(d.values())
@@ -57,5 +58,36 @@ def relevance_scores(query: Counter[str], documents: Sequence[str]) -> list[floa
                 idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
                 s += weight * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
         raw.append(s)
-    top = max(raw)
-    return [round(s / top, 6) if top > 0 else 0.0 for s in raw]
+    top = max(raw, default=0.0)
+    return [s / top if top > 0 else 0.0 for s in raw]
+
+
+def affirmed_terms(note: str) -> set[str]:
+    """Stems the note states of the patient: not after a negation cue, not about a relative."""
+    read = read_note(note)
+    return {w for c in read.clauses if not c.relative for w in c.words[: c.negated_from]}
+
+
+def relevance_scores(note: str, profile: PatientProfile, trials: Sequence[TrialDetail]) -> list[float]:
+    if not trials:
+        return []
+    docs = [Counter(terms(trial_text(t))) for t in trials]
+    df: Counter[str] = Counter(term for d in docs for term in d)
+    n = len(docs)
+
+    def idf(term: str) -> float:
+        return math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+
+    said = affirmed_terms(note)
+    coverage = []
+    for t in trials:
+        best = 0.0
+        for topic in (*t.conditions, *t.condition_mesh_terms, t.title):
+            wanted = set(terms(topic))
+            total = sum(idf(w) for w in wanted)
+            if total > 0:
+                best = max(best, sum(idf(w) for w in wanted if w in said) / total)
+        coverage.append(best)
+    by_note = _bm25(Counter(terms(note)), docs, df)
+    by_profile = _bm25(profile_query(profile), docs, df)
+    return [round((2 * c + b + p) / 4, 6) for c, b, p in zip(coverage, by_note, by_profile, strict=True)]

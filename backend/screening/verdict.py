@@ -27,10 +27,10 @@ from backend.criteria.labels import Verdict
 from backend.screening.models import CriterionResult, TrialVerdict
 
 NOT_RELEVANT_BELOW = 0.05  # relevance (0..1) under which a trial's topic does not match the patient
-W_MET = 0.6
-W_NOT_MET = 0.6
-W_EXCLUDED = 0.6
-VERDICT_PENALTY = 0.3
+W_MET = 0.0  # on the TREC 2021 dev pool, inclusions met added nothing to the ranking (benchmarks/README.md)
+W_NOT_MET = 0.15
+W_EXCLUDED = 0.15
+VERDICT_PENALTY = 0.2
 
 
 def aggregate_trial(criteria: Iterable[tuple[str, Verdict]]) -> TrialVerdict:
