@@ -23,6 +23,7 @@ from backend.screening.models import (
 )
 
 MAX_LABEL_CHARS = 200
+MAX_PROFILE_CHARS = 20_000  # as JSON: an edited profile is stored with every version
 NOTE_DESCRIPTION = (f"The patient's note, free text (1 to {MAX_NOTE_CHARS:,} characters). Health data: kept for "
                     "its owner only, never logged or echoed in an error.")
 ScreeningStatus = Literal["running", "complete", "failed", "stopped", "interrupted"]
@@ -57,13 +58,20 @@ class PatientUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     note: str | None = Field(None, min_length=1, max_length=MAX_NOTE_CHARS, description=NOTE_DESCRIPTION)
-    profile: PatientProfile | None = None
+    profile: PatientProfile | None = Field(None, description=f"At most {MAX_PROFILE_CHARS:,} characters as JSON")
     label: str | None = Field(None, max_length=MAX_LABEL_CHARS)
 
     @field_validator("note")
     @classmethod
     def _note_ok(cls, value: str | None) -> str | None:
         return _note(value) if value is not None else None
+
+    @field_validator("profile")
+    @classmethod
+    def _profile_ok(cls, value: PatientProfile | None) -> PatientProfile | None:
+        if value is not None and len(value.model_dump_json()) > MAX_PROFILE_CHARS:
+            raise ValueError(f"the profile is longer than {MAX_PROFILE_CHARS:,} characters as JSON")
+        return value
 
     _label_ok = field_validator("label")(_label)
 

@@ -82,6 +82,9 @@ def test_edits_make_versions_and_unused_ones_go(alice: TestClient, model: Script
 
     unchanged = alice.patch(f"/api/patients/{pid}", json={"note": new_note}).json()
     assert unchanged["version"]["number"] == 3
+    huge = {**profile, "keywords": ["lymphoma"] * 5_000}
+    r = alice.patch(f"/api/patients/{pid}", json={"profile": huge})
+    assert r.status_code == 422 and "profile is longer than 20,000 characters" in r.json()["detail"]
 
 
 @pytest.mark.parametrize(("note", "problem"), [

@@ -1662,6 +1662,7 @@ export interface components {
              * @description The patient's note, free text (1 to 20,000 characters). Health data: kept for its owner only, never logged or echoed in an error.
              */
             note?: string | null;
+            /** @description At most 20,000 characters as JSON */
             profile?: components["schemas"]["PatientProfile"] | null;
         };
         /** PatientVersionRead */
