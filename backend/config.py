@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     demo_delay_ms: int = Field(default=20, alias="COLLEAGUE_DEMO_DELAY_MS")
     # Model requests in flight per AI column run.
     ai_column_concurrency: int = Field(default=8, ge=1, le=64, alias="COLLEAGUE_AI_COLUMN_CONCURRENCY")
+    # Model requests in flight per screening (one per trial).
+    screening_concurrency: int = Field(default=8, ge=1, le=64, alias="COLLEAGUE_SCREENING_CONCURRENCY")
     # Seconds a streaming model call may go without any event from the Messages API (before the first
     # one too) before it is abandoned as stalled; separate from the SDK's per-request timeout.
     model_idle_timeout: float = Field(default=60.0, gt=0, alias="COLLEAGUE_MODEL_IDLE_TIMEOUT")

@@ -104,7 +104,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
                                  limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
     app.state.quotas = Quotas(db, settings)
     app.state.screening = ScreeningService(db, llm, app.state.sources, app.state.quotas, app.state.chat.presence,
-                                           concurrency=settings.ai_column_concurrency)
+                                           concurrency=settings.screening_concurrency)
     set_context_budget(settings.context_token_budget)  # what every page's context_builder fits into
 
     _error_handlers(app)
