@@ -263,6 +263,26 @@ def test_screenings_are_refused_over_the_quotas(db_url: str, fake_llm: FakeAnthr
         assert len(alice.get(f"/api/patients/{pid}/screenings").json()) == 2
 
 
+def test_running_screenings_are_capped_per_user(db_url: str, fake_llm: FakeAnthropic, db: Database) -> None:
+    settings = make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url,
+                             COLLEAGUE_MAX_CONCURRENT_STREAMS=1)
+    model = ScriptedModel(fake_llm)
+    with ExitStack() as stack:
+        app = create_app(settings)
+        alice, bob = signed_in(app, db, "alice"), signed_in(app, db, "bob")
+        for client in (alice, bob):
+            stack.callback(client.__exit__, None, None, None)
+        first, second, theirs = create_patient(alice)["id"], create_patient(alice)["id"], create_patient(bob)["id"]
+        model.judge = Script.stall(hold=10)
+        sid, _events = open_screening(alice, stack, first, nct_ids=TRIALS[:1])
+        r = alice.post(f"/api/patients/{second}/screenings", json={"nct_ids": TRIALS[:1]})
+        assert r.status_code == 429 and "1 screenings running (the limit is 1 at once)" in r.json()["detail"]
+        model.judge = None
+        assert kinds(screen(bob, theirs, nct_ids=TRIALS[:1])[1])[-1] == "complete"  # per user
+        assert alice.post(f"/api/screenings/{sid}/stop").json() == {"stopped": True}
+        assert kinds(screen(alice, second, nct_ids=TRIALS[:1])[1])[-1] == "complete"
+
+
 def test_deleting_a_running_screening_stops_it(alice: TestClient, model: ScriptedModel, db: Database) -> None:
     pid = create_patient(alice)["id"]
     model.judge = Script.stall(hold=10)
