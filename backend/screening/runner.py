@@ -14,14 +14,14 @@ import asyncio
 import logging
 import traceback
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import WireEvent
-from backend.chat.log import Frame, TurnLog
+from backend.chat.log import TurnLog
 from backend.db.models import Screening
 from backend.db.session import Database
 from backend.screening import store
@@ -58,6 +58,8 @@ SAVE_FAILED = ScreeningError(message="The screening could not be saved; the tria
 
 @dataclass
 class Run:
+    """A screening running on this worker: its log (what readers follow) and its two tasks."""
+
     screening_id: int
     patient_id: int
     user_id: int
@@ -67,7 +69,7 @@ class Run:
     stop_reason: StopReason | None = None
     producer: asyncio.Task[None] | None = None
     task: asyncio.Task[None] | None = None
-    usage: Usage | None = field(default=None)
+    usage: Usage | None = None  # the engine's, from its `done` event
 
     def stop(self, reason: StopReason) -> None:
         if self.stop_reason is None:
@@ -214,5 +216,3 @@ def _log_crash(run: Run, exc: BaseException) -> None:
     where = "".join(traceback.format_tb(exc.__traceback__)[-3:])
     log.error("screening %s failed with %s at\n%s", run.screening_id, type(exc).__name__, where)
 
-
-__all__ = ["Frame", "Run", "record"]
