@@ -51,8 +51,10 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
     """(low, high) in years from an age criterion; None when it sets no age limit we can read. Only
     numbers that carry a unit of age ("18 years", "6 months") or follow the word age count."""
     t = text.lower().replace("≥", ">=").replace("≤", "<=").replace("–", "-").replace("—", "-")
-    t = re.sub(r"(\d+(?:\.\d+)?)\s*(?:-|\s)?months?(?:\s*old)?\b", lambda m: f"{float(m.group(1)) / 12:.4f} years", t)
-    t = re.sub(r"(\d+(?:\.\d+)?)\s*(?:-|\s)?(?:weeks?)(?:\s*old)?\b", lambda m: f"{float(m.group(1)) / 52:.4f} years", t)
+    for unit, per_year in (("months?", 12), ("weeks?", 52)):
+        def in_years(m: re.Match[str], d: int = per_year) -> str:
+            return f"{float(m.group(1)) / d:.4f} years"
+        t = re.sub(rf"(\d+(?:\.\d+)?)\s*(?:-|\s)?{unit}(?:\s*old)?\b", in_years, t)
     span = re.search(r"\b(?:age[sd]?|between)\b\W*(?:between|from|of|range)?\W*(\d{1,3}(?:\.\d+)?)\s*(?:years?)?\s*"
                      r"(?:-|to|and)\s*(\d{1,3}(?:\.\d+)?)\b", t)
     if span and float(span.group(1)) < float(span.group(2)):

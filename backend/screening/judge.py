@@ -67,7 +67,8 @@ def _parse(text: str, criteria: Sequence[Criterion], sentence_count: int
         if answer not in ANSWERS:
             continue
         criterion = by_id[entry["id"]]
-        evidence = entry.get("evidence") if isinstance(entry.get("evidence"), list) else []
+        raw_evidence = entry.get("evidence")
+        evidence: list[Any] = raw_evidence if isinstance(raw_evidence, list) else []
         indices = sorted({int(e) for e in evidence if isinstance(e, (int, float, str)) and str(e).strip().isdigit()
                           and 0 <= int(e) < sentence_count})
         reasoning = entry.get("reasoning")

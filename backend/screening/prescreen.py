@@ -23,6 +23,7 @@ from typing import Any
 import anthropic
 from pydantic import ValidationError
 
+from backend.errors import AppError, UpstreamError
 from backend.screening.models import Candidate, PatientProfile, ScreenRequest, ToolCallRecord, Usage
 from backend.screening.prompts import DETAILS_TOOL, PRESCREEN_SYSTEM, SEARCH_TOOL, prescreen_message
 from backend.screening.usage import add_usage, usage_of
@@ -140,10 +141,9 @@ class _Executor:
             raise ValueError(f"unknown tool {name!r}")
         except (ValidationError, ValueError) as exc:
             message = str(exc).splitlines()[0][:300]
-        except Exception as exc:  # a source error: reported to the model and recorded, the loop goes on
-            detail = getattr(exc, "detail", None)
-            message = str(detail or exc)[:300]
-            if getattr(exc, "status_code", 0) in (502, 503):
+        except AppError as exc:  # a trial that vanished, a query CT.gov refused: the model hears it, goes on
+            message = exc.detail[:300]
+            if isinstance(exc, UpstreamError):  # CT.gov down: recorded, then the screening reports it
                 self._record(index, name, args, "", 0, started, message)
                 raise
         self._record(index, name, args, "", 0, started, message)
@@ -151,9 +151,9 @@ class _Executor:
 
     def _record(self, index: int, name: str, args: dict[str, Any], summary: str, count: int, started: float,
                 error: str | None) -> None:
+        latency = round((time.perf_counter() - started) * 1000, 2)
         self.records.append(ToolCallRecord(call_index=index, tool_name=name, args=args, result_summary=summary,
-                                           result_count=count, latency_ms=round((time.perf_counter() - started) * 1000, 2),
-                                           error=error))
+                                           result_count=count, latency_ms=latency, error=error))
 
 
 def _compact(t: TrialSummary) -> dict[str, Any]:
