@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import traceback
 from collections.abc import AsyncIterator, Sequence
 
 import anthropic
@@ -180,8 +181,11 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
             usage = add_usage(usage, u)
         ranking = [t.nct_id for t in sorted(screened, key=lambda t: (-t.score, t.nct_id))]
         yield DoneEvent(ranking=ranking, usage=usage, elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
-    except Exception:  # a bug still ends the stream with an event; the message names no note text
-        log.exception("screening crashed")
+    except Exception as exc:  # a bug still ends the stream with an event
+        # Only the type and the place: an exception's message or a traceback's values could quote the note.
+        frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+        log.error("screening crashed: %s at %s:%s", type(exc).__name__, frame.filename if frame else "?",
+                  frame.lineno if frame else "?")
         yield ErrorEvent(code="internal_error", message="Internal error while screening.", fatal=True)
     finally:
         for task in tasks:
