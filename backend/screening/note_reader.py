@@ -45,13 +45,18 @@ _SUFFIXES = ("izations", "ization", "ations", "ation", "ities", "ity", "ness", "
              "ical", "ic", "ies", "ive", "ous", "ed", "es", "al", "s", "y", "e")
 
 
-def stem(word: str) -> str:
-    """A crude suffix stripper: 'diabetic' and 'diabetes' → 'diabet'; enough to match words, not to read."""
+def strip_suffix(word: str, suffixes: tuple[str, ...], keep: int = 4) -> str:
+    """The lowercased word without the first of `suffixes` it ends with, if `keep` letters remain."""
     word = word.lower()
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+    for suffix in suffixes:
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
             return word[: -len(suffix)]
     return word
+
+
+def stem(word: str) -> str:
+    """A crude stemmer: 'diabetic' and 'diabetes' → 'diabet'; enough to match words, not to read."""
+    return strip_suffix(word, _SUFFIXES)
 
 
 WORD = re.compile(r"[a-z0-9][a-z0-9'+-]*[a-z0-9+]|[a-z0-9]", re.I)
