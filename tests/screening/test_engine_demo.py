@@ -147,3 +147,25 @@ async def test_prescreen_budget_guard_past_therapy_and_merge(fake_llm: FakeAnthr
     assert by_id["NCT00000001"].found_by_queries == ["condition=breast cancer; status=RECRUITING,NOT_YET_RECRUITING",
                                                      "condition=breast; status=RECRUITING,NOT_YET_RECRUITING"]
     assert by_id["NCT00000001"].heuristic_score == 2 * 3 + 1.5 + 1  # two queries, phase 2, recruiting
+
+
+class _BrokenCache:
+    """A cache whose database fails with a message quoting what it was given (as drivers do)."""
+
+    async def get(self, keys: Any) -> Any:
+        raise RuntimeError(f"cannot read {NOTE}")
+
+    async def put(self, items: Any) -> None:
+        raise RuntimeError(f"cannot write {[j.reasoning for _, j in items]} {NOTE}")
+
+
+async def test_a_failing_cache_costs_nothing_but_speed_and_logs_no_note_text(
+        demo_client: Any, caplog: pytest.LogCaptureFixture) -> None:
+    eligibility = "Inclusion Criteria:\n\n* Breast cancer\n\nExclusion Criteria:\n\n* Heart failure"
+    trials = FakeTrials([trial("NCT00000001", eligibility)])
+    with caplog.at_level("DEBUG", logger="backend"):  # (the SDK's own DEBUG log shows bodies: not ours)
+        events = await collect(screen(PatientInput(note=NOTE, version="v1"), ScreenRequest(nct_ids=["NCT00000001"]),
+                                      trials, demo_client, DEMO_MODEL_ID, _BrokenCache()))
+    assert [e.type for e in events] == ["profile", "candidates", "trial", "done"]
+    assert [r.label for r in events[2].trial.criteria] == [Verdict.MET, Verdict.MET]  # "denies heart failure"
+    assert "cache" in caplog.text and "woman" not in caplog.text and "trastuzumab" not in caplog.text
