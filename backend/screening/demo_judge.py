@@ -43,8 +43,8 @@ _LOW_CUE = re.compile(r"(?:>=|=>|>|at least|over|older than|above|greater than|m
                       r"aged|ages|age)\W*$", re.I)
 _HIGH_CUE = re.compile(r"(?:<=|=<|<|under|younger than|below|less than|up to|maximum|no older than|not older than|"
                        r"to|and|-)\W*$", re.I)
-_OLDER_AFTER = re.compile(r"^\W*(?:or|and)\s+(?:older|over|above|more|greater)|^\s*\+", re.I)
-_YOUNGER_AFTER = re.compile(r"^\W*(?:or|and)\s+(?:younger|under|below|less)", re.I)
+_OLDER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:(?:or|and)\s+(?:older|over|above|more|greater)|\+)", re.I)
+_YOUNGER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:or|and)\s+(?:younger|under|below|less)", re.I)
 
 
 def age_bounds(text: str) -> tuple[float | None, float | None] | None:
@@ -70,9 +70,11 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
                       before) and not re.search(r"\bage", before)) or \
                 re.match(r"\s*(?:ago|prior|before|after|since|of (?:follow|treatment|disease|history))", after):
             continue  # a duration, not an age
-        if _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
+        if _YOUNGER_AFTER.match(after):
+            high = value
+        elif _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
             low = value
-        elif _YOUNGER_AFTER.match(after) or _HIGH_CUE.search(before):
+        elif _HIGH_CUE.search(before):
             high = value if low is not None or not re.search(r"\b(?:to|and|-)\W*$", before) else high
             if low is None and re.search(r"\b(?:to|and|-)\W*$", before):
                 continue
@@ -97,7 +99,8 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
                   r"than|to|the|time|signing|informed|consent|form|screening|enrollment|enrolment|inclusion|"
                   r"male|female|males|females|men|women|both|sexes|patients?|subjects?|participants?|adults?|"
                   r"children|must|be|is|are|who|with|in|a|an|greater|less|equal|more|up|from|inclusive|"
-                  r"aged|any|gender|sex|months?|visit|day|study|entry|date)\b|[\d\W_]+", " ", criterion.lower())
+                  r"aged|any|gender|sex|months?|visit|day|study|entry|date|registered|limits?|minimum|maximum)\b|"
+                  r"[\d\W_]+", " ", criterion.lower())
     if note.age is None:
         return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
     age, where = note.age
@@ -113,7 +116,8 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
 # ---- sex and pregnancy ------------------------------------------------------------------------------
 
 _SEX_WORDS = re.compile(r"\b(?:males?|females?|men|women|man|woman|boys?|girls?|sex|sexes|gender|genders|both|either|"
-                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal)\b", re.I)
+                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal|registered)\b",
+                        re.I)
 _FEMALE_ONLY = re.compile(r"\b(?:pregnan\w*|lactat\w*|breast[- ]?feed\w*|nursing (?:women|mothers|a baby)|"
                           r"childbearing|child-bearing|contracepti\w*|hcg|birth control)", re.I)
 _MENOPAUSE = re.compile(r"\b(pre|post|peri)-?menopaus\w*", re.I)

@@ -14,7 +14,7 @@ import anyio
 import httpx2
 
 from backend.errors import AppError, UpstreamError
-from backend.screening.criteria_parser import parse_criteria
+from backend.screening.criteria_parser import parse_criteria, registered_criteria
 from backend.screening.ingest import extract_profile
 from backend.screening.judge import judge_trial
 from backend.screening.models import (
@@ -145,7 +145,8 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
 
         async def one(candidate: Candidate) -> ScreenedTrial | ErrorEvent:
             detail = details[candidate.nct_id]
-            criteria = parse_criteria(detail.eligibility_criteria)
+            from_text = parse_criteria(detail.eligibility_criteria)
+            criteria = from_text + registered_criteria(detail.minimum_age, detail.maximum_age, detail.sex, from_text)
             if not criteria:
                 return _screened(detail, candidate, [], candidate.relevance).model_copy(
                     update={"verdict": TrialVerdict.UNCERTAIN, "reason": NO_CRITERIA})
@@ -161,7 +162,11 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
                         raise _Fatal(error) from exc
                     return error
             usages.append(judged.usage)
-            return _screened(detail, candidate, judged.results, candidate.relevance)
+            screened = _screened(detail, candidate, judged.results, candidate.relevance)
+            if not from_text:  # only the registered age and sex limits could be checked
+                verdict = screened.verdict if screened.verdict == TrialVerdict.EXCLUDED else TrialVerdict.UNCERTAIN
+                screened = screened.model_copy(update={"verdict": verdict, "reason": NO_CRITERIA})
+            return screened
 
         tasks = [asyncio.create_task(one(c)) for c in event.candidates]
         screened: list[ScreenedTrial] = []
