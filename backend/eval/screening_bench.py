@@ -175,8 +175,8 @@ async def _screen_patient(qid: str, note: str, requests: list[ScreenRequest], tr
 
 
 def _requests(ncts: list[str] | None, retrieve: int | None) -> list[ScreenRequest]:
-    if retrieve is not None:
-        return [ScreenRequest(n=retrieve)]
+    if retrieve is not None:  # any status: a cohort's judged trials are mostly closed by now
+        return [ScreenRequest(n=retrieve, status=[])]
     ids = ncts or []
     return [ScreenRequest(nct_ids=ids[i:i + MAX_CANDIDATES]) for i in range(0, len(ids), MAX_CANDIDATES)]
 

@@ -29,7 +29,6 @@ from backend.screening.prompts import DETAILS_TOOL, PRESCREEN_SYSTEM, SEARCH_TOO
 from backend.screening.usage import add_usage, usage_of
 from backend.sources import TrialSearchParams, TrialsSource, TrialSummary
 
-DEFAULT_STATUS = ["RECRUITING", "NOT_YET_RECRUITING"]
 PHASE_BONUS = {"PHASE3": 2.0, "PHASE2": 1.5, "PHASE1": 0.5, "EARLY_PHASE1": 0.5, "PHASE4": 1.0}
 SEARCH_ARGS = ("condition", "intervention", "eligibility_keywords", "status", "phase", "location")
 
@@ -88,9 +87,10 @@ class Prescreen:
 
 
 class _Executor:
-    def __init__(self, trials: TrialsSource, profile: PatientProfile) -> None:
+    def __init__(self, trials: TrialsSource, profile: PatientProfile, status: list[str]) -> None:
         self.trials = trials
         self.profile = profile
+        self.status = status
         self.found: dict[str, _Found] = {}
         self.records: list[ToolCallRecord] = []
 
@@ -102,7 +102,8 @@ class _Executor:
                                                  for p in self.profile.key_facts.prior_therapies):
             args.pop("intervention")
             note = f"intervention {intervention!r} dropped: the patient already received it"
-        args.setdefault("status", DEFAULT_STATUS)
+        if self.status:
+            args.setdefault("status", self.status)
         if self.profile.age is not None:
             age = int(self.profile.age)
             args["min_age"], args["max_age"] = age, age
@@ -189,7 +190,7 @@ def _block_dicts(content: list[Any]) -> list[dict[str, Any]]:
 async def run_prescreen(client: anthropic.AsyncAnthropic, model: str, profile: PatientProfile,
                         trials: TrialsSource, request: ScreenRequest) -> Prescreen:
     """The agentic search. Source outages (502/503) propagate after being recorded."""
-    executor = _Executor(trials, profile)
+    executor = _Executor(trials, profile, list(request.status))
     budget = request.max_tool_calls
     messages: list[dict[str, Any]] = [{"role": "user", "content": prescreen_message(profile, budget, request.n)}]
     usage = Usage(model=model)
