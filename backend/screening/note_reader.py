@@ -204,14 +204,10 @@ def _clauses(index: int, sentence: str) -> list[Clause]:
     return out
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=32)  # one screening reads one note many times; a few notes at once
 def read_note(note: str) -> NoteText:
     sentences = split_sentences(note)
     clauses = [c for i, s in enumerate(sentences) for c in _clauses(i, s)]
     stems = frozenset(w for c in clauses for w in c.words)
     return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences))
 
-
-def numbered(note: str) -> str:
-    """The note as numbered sentences ("0. …\\n1. …"), the form evidence indices refer to."""
-    return "\n".join(f"{i}. {s}" for i, s in enumerate(read_note(note).sentences))

@@ -6,7 +6,6 @@ which the demo recognises the request.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -133,6 +132,3 @@ def profile_from_json(obj: dict[str, Any]) -> PatientProfile:
                       "labs": strings(facts.get("labs")), "location": one(facts.get("location"))},
     })
 
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)
