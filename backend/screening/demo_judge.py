@@ -55,8 +55,8 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
         def in_years(m: re.Match[str], d: int = per_year) -> str:
             return f"{float(m.group(1)) / d:.4f} years"
         t = re.sub(rf"(\d+(?:\.\d+)?)\s*(?:-|\s)?{unit}(?:\s*old)?\b", in_years, t)
-    span = re.search(r"\b(?:age[sd]?|between)\b\W*(?:between|from|of|range)?\W*(\d{1,3}(?:\.\d+)?)\s*(?:years?)?\s*"
-                     r"(?:-|to|and)\s*(\d{1,3}(?:\.\d+)?)\b", t)
+    span = re.search(r"\bage[sd]?\b\W*(?:between|from|of|range)?\W*(\d{1,3}(?:\.\d+)?)\s*(?:years?)?\s*"
+                     r"(?:-|to|and)\s*(\d{1,3}(?:\.\d+)?)\b(?!\s*%)", t)
     if span and float(span.group(1)) < float(span.group(2)):
         return float(span.group(1)), float(span.group(2))
     if re.search(r"<\s*\d+[^<>]*\bor\b[^<>]*>\s*\d+|>\s*\d+[^<>]*\bor\b[^<>]*<\s*\d+", t):
@@ -68,7 +68,7 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
         before, after = t[max(0, m.start() - 25): m.start()], t[m.end(): m.end() + 20]
         if (re.search(r"\b(?:within|past|last|previous|prior|for|since|ago|duration|history|lasting|during)\b",
                       before) and not re.search(r"\bage", before)) or \
-                re.match(r"\s*(?:ago|prior|before|after|since|of (?:follow|treatment|disease|history))", after):
+                re.match(r"\s*(?:ago|prior|before|after|since|post|of (?:follow|treatment|disease|history))", after):
             continue  # a duration, not an age
         if _YOUNGER_AFTER.match(after):
             high = value
@@ -175,13 +175,14 @@ _CONSENT = re.compile(r"\b(?:consent|assent|willing\w*|agree\w*|comply|complian\
                       r"(?:able|ability) to (?:understand|take|swallow|undergo|tolerate|"
                       r"read|attend|follow|return|participate|give|provide|sign)|sign\w* (?:the |an )?"
                       r"inform\w*|follow[- ]up visits?|study visits?|available for)\b", re.I)
-_UNABLE = re.compile(r"\b(?:unable|unwilling|inability|refus\w*|lack of|not able|cannot|can't|failure to|"
-                     r"not willing|incapable|no (?:signed|written)|withdraw\w*|opted out)\b", re.I)
-_MEASURE = re.compile(r"(?:[<>≤≥=]|\b(?:greater|less|more|higher|lower|fewer|above|below|exceed\w*|at least|"
+_MEASURE = re.compile(r"\bwithin (?:the )?(?:last |past |previous |preceding )?\d+\s*(?:hours?|days?|weeks?|months?|"
+                      r"years?)|\d+\s*(?:or more|or less|or fewer|or greater)\b|"
+                      r"(?:[<>≤≥=]|\b(?:greater|less|more|higher|lower|fewer|above|below|exceed\w*|at least|"
                       r"no more than|within|times|x)\b)\s*\d|\d\s*(?:%|mg|g/|mmol|µ|u/l|iu|ml|mm|cm|kg|"
                       r"x\s*10|/mm|/µl|/ul|/l\b|uln|times)|\b(?:uln|upper limit of normal|score|grade|stage|"
                       r"class|clearance|count|level|concentration|index|fev1|saturation|ejection fraction|"
                       r"bmi|body mass|hba1c|inr|qtc?)\b", re.I)
+_ALLERGY = re.compile(r"\b(?:hypersensitiv\w*|allerg\w*|intoleran\w*|anaphyla\w*|contraindicat\w*)", re.I)
 _UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|participat\w* in (?:another|other|any)|"
                          r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
 _NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:have|has|had|did|does|do|are|is|was|were)\s+(?:not|never)"
@@ -200,6 +201,7 @@ medical medically treatment treated therapy therapies use used using require req
 based criteria criterion eligible enrolment enrollment entry screening visit investigator opinion
 judgment judgement per due also not no without e g i e etc ie eg like type one two both either
 suspected suspicion likely possible probable other new newly untreated uncontrolled stable
+drug drugs medication medications medicine medicines agent agents product products procedure procedures
 """.split())
 
 
@@ -213,14 +215,16 @@ def _alternatives(text: str) -> list[list[str]]:
     return [a for a in (key_stems(p) for p in parts) if a]
 
 
-def _mentioned(note: NoteText, text: str) -> tuple[str, list[int]] | None:
-    """('present'|'absent', sentences) when the note names one of the criterion's alternatives."""
+def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, list[int]] | None:
+    """('present'|'absent', sentences) when the note names one of the criterion's alternatives; `partial`
+    lets a long alternative match with one of its words missing."""
     present: list[int] = []
     absent: list[int] = []
     for alternative in _alternatives(text)[:12]:
         if len(alternative) > 6:
             continue
-        hit = note.mention(alternative, len(alternative) if len(alternative) < 3 else len(alternative) - 1)
+        need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
+        hit = note.mention(alternative, need)
         if hit:
             (present if hit[0] == "present" else absent).append(hit[1])
     if present:
@@ -242,13 +246,14 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     if _CONSENT.search(text) or _UNRELIABLE.search(text):
         if kind == "exclusion":
             return Judged("no", "Nothing in the note says the patient cannot consent or take part.", [])
-        unable = bool(_UNABLE.search(text) or _NEGATED_CRITERION.match(text))
-        return Judged("no" if unable else "yes", "Consent and willingness are assumed for a patient being "
-                                                 "screened; the note says nothing against them.", [])
+        return Judged("yes", "Consent, willingness and the ability to take part are assumed for a patient being "
+                             "screened; the note says nothing against them.", [])
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
-    hit = _mentioned(read, body)
+    hit = _mentioned(read, body, partial=kind != "exclusion")
     measured = bool(_MEASURE.search(body))
+    if kind == "exclusion" and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
+        return Judged("no", "The note reports no allergy or intolerance.", [])
     if hit is not None and hit[0] == "present" and not measured:
         answer: Answer = "no" if negated else "yes"
         return Judged(answer, "The note mentions "
