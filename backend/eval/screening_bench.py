@@ -41,6 +41,7 @@ from backend.screening.models import (
     ScreenedTrial,
     ScreenRequest,
     TrialEvent,
+    Usage,
     note_version,
 )
 from backend.screening.usage import add_usage
@@ -140,7 +141,7 @@ class PatientRun:
     trials: list[ScreenedTrial]
     ranking: list[str]
     trace: dict[str, Any]
-    usage: Any
+    usage: Usage | None
     errors: list[str]
 
 
@@ -151,7 +152,7 @@ async def _screen_patient(qid: str, note: str, requests: list[ScreenRequest], tr
     screened: list[ScreenedTrial] = []
     trace: dict[str, Any] = {"qid": qid, "tool_calls": [], "missing": []}
     errors: list[str] = []
-    usage = None
+    usage: Usage | None = None
     for request in requests:
         async for event in screen(patient, request, trials, client, model, cache, concurrency=concurrency):
             if isinstance(event, ProfileEvent):
@@ -174,8 +175,8 @@ async def _screen_patient(qid: str, note: str, requests: list[ScreenRequest], tr
 
 
 def _requests(ncts: list[str] | None, retrieve: int | None) -> list[ScreenRequest]:
-    if retrieve is not None:
-        return [ScreenRequest(n=retrieve)]
+    if retrieve is not None:  # any status: a cohort's judged trials are mostly closed by now
+        return [ScreenRequest(n=retrieve, status=[])]
     ids = ncts or []
     return [ScreenRequest(nct_ids=ids[i:i + MAX_CANDIDATES]) for i in range(0, len(ids), MAX_CANDIDATES)]
 
@@ -203,10 +204,9 @@ async def run_benchmark(*, queries: dict[str, str], pool: dict[str, list[str]] |
                 f.write(f"{run.qid} Q0 {trial.nct_id} {rank} {trial.score:.6f} {tag}\n")
     for run in runs:
         (out / "traces" / f"{run.qid}.json").write_text(json.dumps(run.trace, indent=1), encoding="utf-8")
-    usages = [r.usage for r in runs if r.usage is not None]
-    total = usages[0] if usages else None
-    for u in usages[1:]:
-        total = add_usage(total, u)
+    total: Usage | None = None
+    for u in (r.usage for r in runs if r.usage is not None):
+        total = u if total is None else add_usage(total, u)
     screened = sum(len(r.trials) for r in runs)
     criteria = sum(len(t.criteria) for r in runs for t in r.trials)
     cost = {"model": model, "patients": len(runs), "trials_screened": screened, "criteria_judged": criteria,

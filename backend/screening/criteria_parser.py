@@ -168,3 +168,30 @@ def _flatten(roots: list[_Item]) -> list[Criterion]:
     for root in roots:
         emit(root, "")
     return out
+
+
+_REGISTERED_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(year|month|week|day)s?\s*$", re.I)
+
+
+def _age_phrase(value: str | None) -> str | None:
+    """'18 Years' → '18 years'; None for no limit or a value we cannot read."""
+    m = _REGISTERED_AGE.match(value or "")
+    return f"{m.group(1)} {m.group(2).lower()}s" if m else None
+
+
+def registered_criteria(minimum_age: str | None, maximum_age: str | None, sex: str | None,
+                        after: list[Criterion]) -> list[Criterion]:
+    """The age and sex limits CT.gov records as structured fields (often absent from the text) as inclusion
+    criteria, numbered after the text's own."""
+    low, high = _age_phrase(minimum_age), _age_phrase(maximum_age)
+    texts: list[str] = []
+    if low and high:
+        texts.append(f"Age {low} to {high} (registered age limits)")
+    elif low:
+        texts.append(f"Age {low} or older (registered minimum age)")
+    elif high:
+        texts.append(f"Age {high} or younger (registered maximum age)")
+    if sex in ("FEMALE", "MALE"):
+        texts.append(f"{sex.capitalize()} (registered sex)")
+    start = sum(c.kind == "inclusion" for c in after)
+    return [Criterion(kind="inclusion", index=start + i, text=t) for i, t in enumerate(texts)]

@@ -14,6 +14,7 @@ from typing import Any
 from backend.criteria.prompts import CRITERION_TAG, parse_request
 from backend.screening.demo_judge import judge
 from backend.screening.ingest import local_profile
+from backend.screening.note_reader import read_note
 from backend.screening.prescreen import plan_reply
 from backend.screening.prompts import INGEST_TAG, JUDGE_TAG, PRESCREEN_TAG, read_block, read_trial_block
 
@@ -63,6 +64,5 @@ def demo_reply(body: dict[str, Any]) -> tuple[str, Any] | None:
 
 
 def _sentences(note: str, indices: list[int]) -> list[tuple[int, str]]:
-    from backend.screening.note_reader import read_note
     sentences = read_note(note).sentences
     return [(i, sentences[i]) for i in indices if 0 <= i < len(sentences)]

@@ -43,18 +43,20 @@ _LOW_CUE = re.compile(r"(?:>=|=>|>|at least|over|older than|above|greater than|m
                       r"aged|ages|age)\W*$", re.I)
 _HIGH_CUE = re.compile(r"(?:<=|=<|<|under|younger than|below|less than|up to|maximum|no older than|not older than|"
                        r"to|and|-)\W*$", re.I)
-_OLDER_AFTER = re.compile(r"^\W*(?:or|and)\s+(?:older|over|above|more|greater)|^\s*\+", re.I)
-_YOUNGER_AFTER = re.compile(r"^\W*(?:or|and)\s+(?:younger|under|below|less)", re.I)
+_OLDER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:(?:or|and)\s+(?:older|over|above|more|greater)|\+)", re.I)
+_YOUNGER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:or|and)\s+(?:younger|under|below|less)", re.I)
 
 
 def age_bounds(text: str) -> tuple[float | None, float | None] | None:
     """(low, high) in years from an age criterion; None when it sets no age limit we can read. Only
     numbers that carry a unit of age ("18 years", "6 months") or follow the word age count."""
     t = text.lower().replace("≥", ">=").replace("≤", "<=").replace("–", "-").replace("—", "-")
-    t = re.sub(r"(\d+(?:\.\d+)?)\s*(?:-|\s)?months?(?:\s*old)?\b", lambda m: f"{float(m.group(1)) / 12:.4f} years", t)
-    t = re.sub(r"(\d+(?:\.\d+)?)\s*(?:-|\s)?(?:weeks?)(?:\s*old)?\b", lambda m: f"{float(m.group(1)) / 52:.4f} years", t)
-    span = re.search(r"\b(?:age[sd]?|between)\b\W*(?:between|from|of|range)?\W*(\d{1,3}(?:\.\d+)?)\s*(?:years?)?\s*"
-                     r"(?:-|to|and)\s*(\d{1,3}(?:\.\d+)?)\b", t)
+    for unit, per_year in (("months?", 12), ("weeks?", 52)):
+        def in_years(m: re.Match[str], d: int = per_year) -> str:
+            return f"{float(m.group(1)) / d:.4f} years"
+        t = re.sub(rf"(\d+(?:\.\d+)?)\s*(?:-|\s)?{unit}(?:\s*old)?\b", in_years, t)
+    span = re.search(r"\bage[sd]?\b\W*(?:between|from|of|range)?\W*(\d{1,3}(?:\.\d+)?)\s*(?:years?)?\s*"
+                     r"(?:-|to|and)\s*(\d{1,3}(?:\.\d+)?)\b(?!\s*%)", t)
     if span and float(span.group(1)) < float(span.group(2)):
         return float(span.group(1)), float(span.group(2))
     if re.search(r"<\s*\d+[^<>]*\bor\b[^<>]*>\s*\d+|>\s*\d+[^<>]*\bor\b[^<>]*<\s*\d+", t):
@@ -66,11 +68,13 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
         before, after = t[max(0, m.start() - 25): m.start()], t[m.end(): m.end() + 20]
         if (re.search(r"\b(?:within|past|last|previous|prior|for|since|ago|duration|history|lasting|during)\b",
                       before) and not re.search(r"\bage", before)) or \
-                re.match(r"\s*(?:ago|prior|before|after|since|of (?:follow|treatment|disease|history))", after):
+                re.match(r"\s*(?:ago|prior|before|after|since|post|of (?:follow|treatment|disease|history))", after):
             continue  # a duration, not an age
-        if _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
+        if _YOUNGER_AFTER.match(after):
+            high = value
+        elif _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
             low = value
-        elif _YOUNGER_AFTER.match(after) or _HIGH_CUE.search(before):
+        elif _HIGH_CUE.search(before):
             high = value if low is not None or not re.search(r"\b(?:to|and|-)\W*$", before) else high
             if low is None and re.search(r"\b(?:to|and|-)\W*$", before):
                 continue
@@ -95,7 +99,8 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
                   r"than|to|the|time|signing|informed|consent|form|screening|enrollment|enrolment|inclusion|"
                   r"male|female|males|females|men|women|both|sexes|patients?|subjects?|participants?|adults?|"
                   r"children|must|be|is|are|who|with|in|a|an|greater|less|equal|more|up|from|inclusive|"
-                  r"aged|any|gender|sex|months?|visit|day|study|entry|date)\b|[\d\W_]+", " ", criterion.lower())
+                  r"aged|any|gender|sex|months?|visit|day|study|entry|date|registered|limits?|minimum|maximum)\b|"
+                  r"[\d\W_]+", " ", criterion.lower())
     if note.age is None:
         return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
     age, where = note.age
@@ -111,7 +116,8 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
 # ---- sex and pregnancy ------------------------------------------------------------------------------
 
 _SEX_WORDS = re.compile(r"\b(?:males?|females?|men|women|man|woman|boys?|girls?|sex|sexes|gender|genders|both|either|"
-                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal)\b", re.I)
+                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal|registered)\b",
+                        re.I)
 _FEMALE_ONLY = re.compile(r"\b(?:pregnan\w*|lactat\w*|breast[- ]?feed\w*|nursing (?:women|mothers|a baby)|"
                           r"childbearing|child-bearing|contracepti\w*|hcg|birth control)", re.I)
 _MENOPAUSE = re.compile(r"\b(pre|post|peri)-?menopaus\w*", re.I)
@@ -169,13 +175,14 @@ _CONSENT = re.compile(r"\b(?:consent|assent|willing\w*|agree\w*|comply|complian\
                       r"(?:able|ability) to (?:understand|take|swallow|undergo|tolerate|"
                       r"read|attend|follow|return|participate|give|provide|sign)|sign\w* (?:the |an )?"
                       r"inform\w*|follow[- ]up visits?|study visits?|available for)\b", re.I)
-_UNABLE = re.compile(r"\b(?:unable|unwilling|inability|refus\w*|lack of|not able|cannot|can't|failure to|"
-                     r"not willing|incapable|no (?:signed|written)|withdraw\w*|opted out)\b", re.I)
-_MEASURE = re.compile(r"(?:[<>≤≥=]|\b(?:greater|less|more|higher|lower|fewer|above|below|exceed\w*|at least|"
+_MEASURE = re.compile(r"\bwithin (?:the )?(?:last |past |previous |preceding )?\d+\s*(?:hours?|days?|weeks?|months?|"
+                      r"years?)|\d+\s*(?:or more|or less|or fewer|or greater)\b|"
+                      r"(?:[<>≤≥=]|\b(?:greater|less|more|higher|lower|fewer|above|below|exceed\w*|at least|"
                       r"no more than|within|times|x)\b)\s*\d|\d\s*(?:%|mg|g/|mmol|µ|u/l|iu|ml|mm|cm|kg|"
                       r"x\s*10|/mm|/µl|/ul|/l\b|uln|times)|\b(?:uln|upper limit of normal|score|grade|stage|"
                       r"class|clearance|count|level|concentration|index|fev1|saturation|ejection fraction|"
                       r"bmi|body mass|hba1c|inr|qtc?)\b", re.I)
+_ALLERGY = re.compile(r"\b(?:hypersensitiv\w*|allerg\w*|intoleran\w*|anaphyla\w*|contraindicat\w*)", re.I)
 _UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|participat\w* in (?:another|other|any)|"
                          r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
 _NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:have|has|had|did|does|do|are|is|was|were)\s+(?:not|never)"
@@ -194,6 +201,7 @@ medical medically treatment treated therapy therapies use used using require req
 based criteria criterion eligible enrolment enrollment entry screening visit investigator opinion
 judgment judgement per due also not no without e g i e etc ie eg like type one two both either
 suspected suspicion likely possible probable other new newly untreated uncontrolled stable
+drug drugs medication medications medicine medicines agent agents product products procedure procedures
 """.split())
 
 
@@ -207,14 +215,16 @@ def _alternatives(text: str) -> list[list[str]]:
     return [a for a in (key_stems(p) for p in parts) if a]
 
 
-def _mentioned(note: NoteText, text: str) -> tuple[str, list[int]] | None:
-    """('present'|'absent', sentences) when the note names one of the criterion's alternatives."""
+def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, list[int]] | None:
+    """('present'|'absent', sentences) when the note names one of the criterion's alternatives; `partial`
+    lets a long alternative match with one of its words missing."""
     present: list[int] = []
     absent: list[int] = []
     for alternative in _alternatives(text)[:12]:
         if len(alternative) > 6:
             continue
-        hit = note.mention(alternative, len(alternative) if len(alternative) < 3 else len(alternative) - 1)
+        need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
+        hit = note.mention(alternative, need)
         if hit:
             (present if hit[0] == "present" else absent).append(hit[1])
     if present:
@@ -236,13 +246,14 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     if _CONSENT.search(text) or _UNRELIABLE.search(text):
         if kind == "exclusion":
             return Judged("no", "Nothing in the note says the patient cannot consent or take part.", [])
-        unable = bool(_UNABLE.search(text) or _NEGATED_CRITERION.match(text))
-        return Judged("no" if unable else "yes", "Consent and willingness are assumed for a patient being "
-                                                 "screened; the note says nothing against them.", [])
+        return Judged("yes", "Consent, willingness and the ability to take part are assumed for a patient being "
+                             "screened; the note says nothing against them.", [])
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
-    hit = _mentioned(read, body)
+    hit = _mentioned(read, body, partial=kind != "exclusion")
     measured = bool(_MEASURE.search(body))
+    if kind == "exclusion" and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
+        return Judged("no", "The note reports no allergy or intolerance.", [])
     if hit is not None and hit[0] == "present" and not measured:
         answer: Answer = "no" if negated else "yes"
         return Judged(answer, "The note mentions "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import traceback
 from collections.abc import AsyncIterator, Sequence
 
 import anthropic
@@ -13,7 +14,7 @@ import anyio
 import httpx2
 
 from backend.errors import AppError, UpstreamError
-from backend.screening.criteria_parser import parse_criteria
+from backend.screening.criteria_parser import parse_criteria, registered_criteria
 from backend.screening.ingest import extract_profile
 from backend.screening.judge import judge_trial
 from backend.screening.models import (
@@ -144,7 +145,8 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
 
         async def one(candidate: Candidate) -> ScreenedTrial | ErrorEvent:
             detail = details[candidate.nct_id]
-            criteria = parse_criteria(detail.eligibility_criteria)
+            from_text = parse_criteria(detail.eligibility_criteria)
+            criteria = from_text + registered_criteria(detail.minimum_age, detail.maximum_age, detail.sex, from_text)
             if not criteria:
                 return _screened(detail, candidate, [], candidate.relevance).model_copy(
                     update={"verdict": TrialVerdict.UNCERTAIN, "reason": NO_CRITERIA})
@@ -160,7 +162,11 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
                         raise _Fatal(error) from exc
                     return error
             usages.append(judged.usage)
-            return _screened(detail, candidate, judged.results, candidate.relevance)
+            screened = _screened(detail, candidate, judged.results, candidate.relevance)
+            if not from_text:  # only the registered age and sex limits could be checked
+                verdict = screened.verdict if screened.verdict == TrialVerdict.EXCLUDED else TrialVerdict.UNCERTAIN
+                screened = screened.model_copy(update={"verdict": verdict, "reason": NO_CRITERIA})
+            return screened
 
         tasks = [asyncio.create_task(one(c)) for c in event.candidates]
         screened: list[ScreenedTrial] = []
@@ -180,8 +186,11 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
             usage = add_usage(usage, u)
         ranking = [t.nct_id for t in sorted(screened, key=lambda t: (-t.score, t.nct_id))]
         yield DoneEvent(ranking=ranking, usage=usage, elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
-    except Exception:  # a bug still ends the stream with an event; the message names no note text
-        log.exception("screening crashed")
+    except Exception as exc:  # a bug still ends the stream with an event
+        # Only the type and the place: an exception's message or a traceback's values could quote the note.
+        frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+        log.error("screening crashed: %s at %s:%s", type(exc).__name__, frame.filename if frame else "?",
+                  frame.lineno if frame else "?")
         yield ErrorEvent(code="internal_error", message="Internal error while screening.", fatal=True)
     finally:
         for task in tasks:

@@ -119,7 +119,7 @@ def local_profile(note: str) -> PatientProfile:
     facts = KeyFacts(stage=stage.group(1).lower() if stage else None, biomarkers=biomarkers,
                      prior_therapies=_dedupe(prior), current_therapies=_dedupe([c for c in current if c not in prior]),
                      comorbidities=conditions[1:6],
-                     performance_status=(m.group(1) if (m := _ECOG.search(text)) else None),
+                     performance_status=(ecog.group(1) if (ecog := _ECOG.search(text)) else None),
                      labs=_dedupe([m.group(1).strip() for m in _LAB.finditer(text)], 10))
     keywords = _dedupe([*conditions[:4], *([f"{facts.stage} {conditions[0]}"] if facts.stage and conditions else []),
                         *biomarkers[:2]])

@@ -67,7 +67,8 @@ def _parse(text: str, criteria: Sequence[Criterion], sentence_count: int
         if answer not in ANSWERS:
             continue
         criterion = by_id[entry["id"]]
-        evidence = entry.get("evidence") if isinstance(entry.get("evidence"), list) else []
+        raw_evidence = entry.get("evidence")
+        evidence: list[Any] = raw_evidence if isinstance(raw_evidence, list) else []
         indices = sorted({int(e) for e in evidence if isinstance(e, (int, float, str)) and str(e).strip().isdigit()
                           and 0 <= int(e) < sentence_count})
         reasoning = entry.get("reasoning")
@@ -104,8 +105,9 @@ async def judge_trial(client: anthropic.AsyncAnthropic, model: str, *, note_vers
                                           criterion_hash=criterion_hash(c), model=model) for c in criteria}
     try:
         cached = await cache.get(list(keys.values()))
-    except Exception:  # the cache is a shortcut; without it the trial is still judged
-        log.exception("reading cached judgements failed")
+    except Exception as exc:  # the cache is a shortcut; without it the trial is still judged
+        # The type only: a database error's message can carry the parameters (judgements quote the note).
+        log.error("reading cached judgements failed: %s", type(exc).__name__)
         cached = {}
     results: dict[str, CriterionResult] = {}
     for c in criteria:
@@ -133,6 +135,6 @@ async def judge_trial(client: anthropic.AsyncAnthropic, model: str, *, note_vers
     if new:
         try:
             await cache.put(new)
-        except Exception:
-            log.exception("caching judgements failed")
+        except Exception as exc:
+            log.error("caching judgements failed: %s", type(exc).__name__)
     return JudgedTrial([results[criterion_id(c)] for c in criteria], usage)

@@ -15,12 +15,14 @@ from typing import Annotated, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backend.criteria.labels import Verdict
+from backend.sources.models import OverallStatus
 
 MAX_NOTE_CHARS = 20_000  # a long discharge summary fits; a pasted chart does not
 DEFAULT_CANDIDATES = 20
 MAX_CANDIDATES = 100
 
 CriterionKind = Literal["inclusion", "exclusion"]
+OPEN_STATUSES: tuple[OverallStatus, ...] = ("RECRUITING", "NOT_YET_RECRUITING")
 
 
 class _Frozen(BaseModel):
@@ -88,6 +90,8 @@ class ScreenRequest(_Frozen):
     nct_ids: list[str] = Field(default_factory=list, max_length=MAX_CANDIDATES)
     n: int = Field(DEFAULT_CANDIDATES, ge=1, le=MAX_CANDIDATES, description="Candidates kept after search")
     max_tool_calls: int = Field(8, ge=1, le=30, description="The prescreen's search budget")
+    status: list[OverallStatus] = Field(default_factory=lambda: list(OPEN_STATUSES),
+                                        description="Statuses searched when the model names none; [] = any")
 
     @field_validator("nct_ids")
     @classmethod

@@ -45,13 +45,18 @@ _SUFFIXES = ("izations", "ization", "ations", "ation", "ities", "ity", "ness", "
              "ical", "ic", "ies", "ive", "ous", "ed", "es", "al", "s", "y", "e")
 
 
-def stem(word: str) -> str:
-    """A crude suffix stripper: 'diabetic' and 'diabetes' → 'diabet'; enough to match words, not to read."""
+def strip_suffix(word: str, suffixes: tuple[str, ...], keep: int = 4) -> str:
+    """The lowercased word without the first of `suffixes` it ends with, if `keep` letters remain."""
     word = word.lower()
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+    for suffix in suffixes:
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
             return word[: -len(suffix)]
     return word
+
+
+def stem(word: str) -> str:
+    """A crude stemmer: 'diabetic' and 'diabetes' → 'diabet'; enough to match words, not to read."""
+    return strip_suffix(word, _SUFFIXES)
 
 
 WORD = re.compile(r"[a-z0-9][a-z0-9'+-]*[a-z0-9+]|[a-z0-9]", re.I)
@@ -199,14 +204,10 @@ def _clauses(index: int, sentence: str) -> list[Clause]:
     return out
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=32)  # one screening reads one note many times; a few notes at once
 def read_note(note: str) -> NoteText:
     sentences = split_sentences(note)
     clauses = [c for i, s in enumerate(sentences) for c in _clauses(i, s)]
     stems = frozenset(w for c in clauses for w in c.words)
     return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences))
 
-
-def numbered(note: str) -> str:
-    """The note as numbered sentences ("0. …\\n1. …"), the form evidence indices refer to."""
-    return "\n".join(f"{i}. {s}" for i, s in enumerate(read_note(note).sentences))

@@ -23,12 +23,12 @@ from typing import Any
 import anthropic
 from pydantic import ValidationError
 
+from backend.errors import AppError, UpstreamError
 from backend.screening.models import Candidate, PatientProfile, ScreenRequest, ToolCallRecord, Usage
 from backend.screening.prompts import DETAILS_TOOL, PRESCREEN_SYSTEM, SEARCH_TOOL, prescreen_message
 from backend.screening.usage import add_usage, usage_of
 from backend.sources import TrialSearchParams, TrialsSource, TrialSummary
 
-DEFAULT_STATUS = ["RECRUITING", "NOT_YET_RECRUITING"]
 PHASE_BONUS = {"PHASE3": 2.0, "PHASE2": 1.5, "PHASE1": 0.5, "EARLY_PHASE1": 0.5, "PHASE4": 1.0}
 SEARCH_ARGS = ("condition", "intervention", "eligibility_keywords", "status", "phase", "location")
 
@@ -87,9 +87,10 @@ class Prescreen:
 
 
 class _Executor:
-    def __init__(self, trials: TrialsSource, profile: PatientProfile) -> None:
+    def __init__(self, trials: TrialsSource, profile: PatientProfile, status: list[str]) -> None:
         self.trials = trials
         self.profile = profile
+        self.status = status
         self.found: dict[str, _Found] = {}
         self.records: list[ToolCallRecord] = []
 
@@ -101,7 +102,8 @@ class _Executor:
                                                  for p in self.profile.key_facts.prior_therapies):
             args.pop("intervention")
             note = f"intervention {intervention!r} dropped: the patient already received it"
-        args.setdefault("status", DEFAULT_STATUS)
+        if self.status:
+            args.setdefault("status", self.status)
         if self.profile.age is not None:
             age = int(self.profile.age)
             args["min_age"], args["max_age"] = age, age
@@ -140,10 +142,9 @@ class _Executor:
             raise ValueError(f"unknown tool {name!r}")
         except (ValidationError, ValueError) as exc:
             message = str(exc).splitlines()[0][:300]
-        except Exception as exc:  # a source error: reported to the model and recorded, the loop goes on
-            detail = getattr(exc, "detail", None)
-            message = str(detail or exc)[:300]
-            if getattr(exc, "status_code", 0) in (502, 503):
+        except AppError as exc:  # a trial that vanished, a query CT.gov refused: the model hears it, goes on
+            message = exc.detail[:300]
+            if isinstance(exc, UpstreamError):  # CT.gov down: recorded, then the screening reports it
                 self._record(index, name, args, "", 0, started, message)
                 raise
         self._record(index, name, args, "", 0, started, message)
@@ -151,9 +152,9 @@ class _Executor:
 
     def _record(self, index: int, name: str, args: dict[str, Any], summary: str, count: int, started: float,
                 error: str | None) -> None:
+        latency = round((time.perf_counter() - started) * 1000, 2)
         self.records.append(ToolCallRecord(call_index=index, tool_name=name, args=args, result_summary=summary,
-                                           result_count=count, latency_ms=round((time.perf_counter() - started) * 1000, 2),
-                                           error=error))
+                                           result_count=count, latency_ms=latency, error=error))
 
 
 def _compact(t: TrialSummary) -> dict[str, Any]:
@@ -189,7 +190,7 @@ def _block_dicts(content: list[Any]) -> list[dict[str, Any]]:
 async def run_prescreen(client: anthropic.AsyncAnthropic, model: str, profile: PatientProfile,
                         trials: TrialsSource, request: ScreenRequest) -> Prescreen:
     """The agentic search. Source outages (502/503) propagate after being recorded."""
-    executor = _Executor(trials, profile)
+    executor = _Executor(trials, profile, list(request.status))
     budget = request.max_tool_calls
     messages: list[dict[str, Any]] = [{"role": "user", "content": prescreen_message(profile, budget, request.n)}]
     usage = Usage(model=model)

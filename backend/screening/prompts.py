@@ -6,7 +6,6 @@ which the demo recognises the request.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -108,7 +107,8 @@ def read_trial_block(text: str) -> tuple[str, list[tuple[str, str, str]]] | None
 
 def profile_from_json(obj: dict[str, Any]) -> PatientProfile:
     """A profile from the model's JSON, tolerant of extra keys and loose types."""
-    facts = obj.get("key_facts") if isinstance(obj.get("key_facts"), dict) else {}
+    raw_facts = obj.get("key_facts")
+    facts: dict[str, Any] = raw_facts if isinstance(raw_facts, dict) else {}
 
     def strings(value: Any) -> list[str]:
         items = value if isinstance(value, list) else ([value] if value else [])
@@ -132,6 +132,3 @@ def profile_from_json(obj: dict[str, Any]) -> PatientProfile:
                       "labs": strings(facts.get("labs")), "location": one(facts.get("location"))},
     })
 
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)

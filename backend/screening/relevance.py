@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from backend.screening.models import PatientProfile
 from backend.screening.note_reader import WORD, fold, norm, read_note
@@ -33,19 +33,19 @@ def trial_text(t: TrialDetail) -> str:
     return " ".join([t.title, t.official_title or "", *t.conditions, *t.keywords, *t.condition_mesh_terms])
 
 
-def profile_query(profile: PatientProfile) -> Counter[str]:
+def profile_query(profile: PatientProfile) -> dict[str, float]:
     """Query term weights: the main condition counts most, then the other conditions and keywords."""
-    weights: Counter[str] = Counter()
+    weights: dict[str, float] = {}
     for i, condition in enumerate(profile.conditions[:8]):
         for term in set(terms(condition)):
-            weights[term] += 2.0 if i == 0 else 1.0
+            weights[term] = weights.get(term, 0.0) + (2.0 if i == 0 else 1.0)
     for phrase in [*profile.keywords, *profile.key_facts.biomarkers]:
         for term in set(terms(phrase)):
-            weights[term] += 0.5
+            weights[term] = weights.get(term, 0.0) + 0.5
     return weights
 
 
-def _bm25(query: Counter[str], docs: list[Counter[str]], df: Counter[str]) -> list[float]:
+def _bm25(query: Mapping[str, float], docs: list[Counter[str]], df: Counter[str]) -> list[float]:
     n = len(docs)
     avg = sum(sum(d.values()) for d in docs) / n or 1.0
     raw = []

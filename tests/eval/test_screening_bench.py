@@ -71,8 +71,9 @@ def test_ranks_the_pool_and_scores_it_by_trialgpts_protocol(tmp_path: Path, caps
 
     # The ranker never reads a label: other labels, the same run.
     flipped = tmp_path / "flipped.tsv"
-    flipped.write_text("\n".join(line if i == 0 else "\t".join([*line.split("\t")[:2], str(2 - int(line.split("\t")[2]))])
-                                 for i, line in enumerate(QRELS.read_text().splitlines())) + "\n")
+    header, *rows = QRELS.read_text().splitlines()
+    flipped.write_text("\n".join([header, *(f"{q}\t{n}\t{2 - int(s)}" for q, n, s in (r.split("\t") for r in rows))])
+                       + "\n")
     again = tmp_path / "again"
     assert main(["screening", "--queries", str(QUERIES), "--pool", str(POOL), "--qrels", str(flipped),
                  "--out", str(again)]) == 0

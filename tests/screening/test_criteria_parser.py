@@ -55,8 +55,8 @@ async def test_structure_on_sixty_real_records() -> None:
         headings = " ".join(line for line in text.splitlines()  # section and topic lines ("Hepatic:")
                             if re.fullmatch(r"[\W\d]*[A-Za-z][A-Za-z /&,()'-]{0,60}:?[\W]*", line.strip())
                             and (line.strip().endswith(":") or line.strip().isupper() or HEADING.match(line)))
-        headings += " ".join(m.group(0) for m in re.finditer(r"(?im)^\W*(?:key\s+)?(?:in|ex)clusion\s+criteria[^:\n]{0,40}:",
-                                                             text))
+        inline = r"(?im)^\W*(?:key\s+)?(?:in|ex)clusion\s+criteria[^:\n]{0,40}:"
+        headings += " ".join(m.group(0) for m in re.finditer(inline, text))
         missing = source - covered - _words(headings)
         assert len(missing) <= 0.05 * len(source), (nct_id, sorted(missing)[:20])  # nothing lost
         if EXCLUSION_HEADING.search(text):

@@ -147,3 +147,49 @@ async def test_prescreen_budget_guard_past_therapy_and_merge(fake_llm: FakeAnthr
     assert by_id["NCT00000001"].found_by_queries == ["condition=breast cancer; status=RECRUITING,NOT_YET_RECRUITING",
                                                      "condition=breast; status=RECRUITING,NOT_YET_RECRUITING"]
     assert by_id["NCT00000001"].heuristic_score == 2 * 3 + 1.5 + 1  # two queries, phase 2, recruiting
+
+
+class _BrokenCache:
+    """A cache whose database fails with a message quoting what it was given (as drivers do)."""
+
+    async def get(self, keys: Any) -> Any:
+        raise RuntimeError(f"cannot read {NOTE}")
+
+    async def put(self, items: Any) -> None:
+        raise RuntimeError(f"cannot write {[j.reasoning for _, j in items]} {NOTE}")
+
+
+async def test_a_failing_cache_costs_nothing_but_speed_and_logs_no_note_text(
+        demo_client: Any, caplog: pytest.LogCaptureFixture) -> None:
+    eligibility = "Inclusion Criteria:\n\n* Breast cancer\n\nExclusion Criteria:\n\n* Heart failure"
+    trials = FakeTrials([trial("NCT00000001", eligibility)])
+    with caplog.at_level("DEBUG", logger="backend"):  # (the SDK's own DEBUG log shows bodies: not ours)
+        events = await collect(screen(PatientInput(note=NOTE, version="v1"), ScreenRequest(nct_ids=["NCT00000001"]),
+                                      trials, demo_client, DEMO_MODEL_ID, _BrokenCache()))
+    assert [e.type for e in events] == ["profile", "candidates", "trial", "done"]
+    assert [r.label for r in events[2].trial.criteria] == [Verdict.MET, Verdict.MET]  # "denies heart failure"
+    assert "cache" in caplog.text and "woman" not in caplog.text and "trastuzumab" not in caplog.text
+
+
+async def test_registered_age_and_sex_limits_are_checked_even_without_eligibility_text(demo_client: Any) -> None:
+    note = "0. A 45-year-old woman with asthma."
+    old_only = trial("NCT00000001", None, title="Asthma in older adults", conditions=["Asthma"]).model_copy(
+        update={"minimum_age": "65 Years", "sex": "ALL"})
+    open_to_her = trial("NCT00000002", "Inclusion Criteria:\n\n* Asthma", title="Asthma trial",
+                        conditions=["Asthma"]).model_copy(update={"minimum_age": "18 Years", "maximum_age": "70 Years",
+                                                                  "sex": "FEMALE"})
+    events = await collect(screen(PatientInput(note=note, version="v1"),
+                                  ScreenRequest(nct_ids=["NCT00000001", "NCT00000002"]),
+                                  FakeTrials([old_only, open_to_her]), demo_client, DEMO_MODEL_ID,
+                                  MemoryJudgementCache()))
+    screened = {e.trial.nct_id: e.trial for e in events if e.type == "trial"}
+    old = screened["NCT00000001"]
+    assert [(c.criterion.text, c.label) for c in old.criteria] == [
+        ("Age 65 years or older (registered minimum age)", Verdict.NOT_MET)]
+    assert old.verdict == TrialVerdict.EXCLUDED and old.reason  # and it says the text was missing
+    fits = screened["NCT00000002"]
+    assert [(c.criterion.index, c.criterion.text, c.label) for c in fits.criteria] == [
+        (0, "Asthma", Verdict.MET), (1, "Age 18 years to 70 years (registered age limits)", Verdict.MET),
+        (2, "Female (registered sex)", Verdict.MET)]
+    assert fits.verdict == TrialVerdict.ELIGIBLE and fits.reason is None
+    assert events[-1].ranking == ["NCT00000002", "NCT00000001"]

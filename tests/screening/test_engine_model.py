@@ -99,7 +99,8 @@ async def test_one_call_per_trial_with_the_note_as_a_cached_prefix(fake_llm: Fak
     fake_llm.script(answering({}))
     async with _client(fake_llm) as client:
         other = await collect(screen(PatientInput(note=NOTE, profile=PROFILE, version="v2"),
-                                     ScreenRequest(nct_ids=["NCT00000001"]), trials, client, "claude-sonnet-4-6", cache))
+                                     ScreenRequest(nct_ids=["NCT00000001"]), trials, client, "claude-sonnet-4-6",
+                                     cache))
     assert len(fake_llm.requests) == before + 1 and not other[2].trial.criteria[0].cached
 
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from backend.agent.demo.ages import age_bounds as _age_bounds
 from backend.agent.demo.records import decide, extract, parse_record
 from backend.criteria.prompts import Answer, parse_request
+from backend.screening.note_reader import strip_suffix
 
 
 class Assessment(NamedTuple):
@@ -102,11 +103,7 @@ _SUFFIXES = ("ations", "ation", "ncy", "ers", "ing", "ive", "ion", "ics", "ies",
 
 
 def stem(word: str) -> str:
-    word = word.lower()
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
+    return strip_suffix(word, _SUFFIXES)
 
 
 _GENERIC_STEMS = frozenset(stem(w) for w in GENERIC_WORDS)
