@@ -114,7 +114,7 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
     """Profile, candidates, one event per screened trial, then done (or a fatal error)."""
     started = time.perf_counter()
     usage = Usage(model=model)
-    tasks: list[asyncio.Task[ScreenedTrial | ErrorEvent]] = []
+    tasks: list[asyncio.Task[tuple[ScreenedTrial, Usage] | ErrorEvent]] = []
     try:
         read = read_note(patient.note)
         sentences = [NoteSentence(index=i, text=s) for i, s in enumerate(read.sentences)]
@@ -124,7 +124,7 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
             try:
                 profile, ingest_usage = await extract_profile(patient.note, client, model)
             except (anthropic.APIError, httpx2.TransportError) as exc:
-                yield _api_error(exc)
+                yield _api_error(exc).model_copy(update={"usage": usage})
                 return
             usage = add_usage(usage, ingest_usage)
         yield ProfileEvent(profile=profile, sentences=sentences, extracted=patient.profile is None)
@@ -132,24 +132,23 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
         try:
             event, details, search_usage = await _candidates(request, patient.note, profile, trials, client, model)
         except (anthropic.APIError, httpx2.TransportError) as exc:
-            yield _api_error(exc)
+            yield _api_error(exc).model_copy(update={"usage": usage})
             return
         except AppError as exc:  # the source (502/503 when CT.gov is down)
-            yield _source_error(exc)
+            yield _source_error(exc).model_copy(update={"usage": usage})
             return
         usage = add_usage(usage, search_usage)
         yield event
 
         limit = asyncio.Semaphore(concurrency)
-        usages: list[Usage] = []
 
-        async def one(candidate: Candidate) -> ScreenedTrial | ErrorEvent:
+        async def one(candidate: Candidate) -> tuple[ScreenedTrial, Usage] | ErrorEvent:
             detail = details[candidate.nct_id]
             from_text = parse_criteria(detail.eligibility_criteria)
             criteria = from_text + registered_criteria(detail.minimum_age, detail.maximum_age, detail.sex, from_text)
             if not criteria:
                 return _screened(detail, candidate, [], candidate.relevance).model_copy(
-                    update={"verdict": TrialVerdict.UNCERTAIN, "reason": NO_CRITERIA})
+                    update={"verdict": TrialVerdict.UNCERTAIN, "reason": NO_CRITERIA}), Usage(model=model)
             async with limit:
                 try:
                     judged = await judge_trial(client, model, note_version=patient.version,
@@ -161,12 +160,11 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
                     if error.fatal:
                         raise _Fatal(error) from exc
                     return error
-            usages.append(judged.usage)
             screened = _screened(detail, candidate, judged.results, candidate.relevance)
             if not from_text:  # only the registered age and sex limits could be checked
                 verdict = screened.verdict if screened.verdict == TrialVerdict.EXCLUDED else TrialVerdict.UNCERTAIN
                 screened = screened.model_copy(update={"verdict": verdict, "reason": NO_CRITERIA})
-            return screened
+            return screened, judged.usage
 
         tasks = [asyncio.create_task(one(c)) for c in event.candidates]
         screened: list[ScreenedTrial] = []
@@ -175,15 +173,15 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
             try:
                 outcome = await next_done
             except _Fatal as fatal:
-                yield fatal.event
+                yield fatal.event.model_copy(update={"usage": usage})
                 return
             if isinstance(outcome, ErrorEvent):
-                yield outcome
+                yield outcome.model_copy(update={"usage": usage})
                 continue
-            screened.append(outcome)
-            yield TrialEvent(trial=outcome, done=len(screened), total=total)
-        for u in usages:
-            usage = add_usage(usage, u)
+            trial, trial_usage = outcome
+            usage = add_usage(usage, trial_usage)
+            screened.append(trial)
+            yield TrialEvent(trial=trial, done=len(screened), total=total, usage=usage)
         ranking = [t.nct_id for t in sorted(screened, key=lambda t: (-t.score, t.nct_id))]
         yield DoneEvent(ranking=ranking, usage=usage, elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
     except Exception as exc:  # a bug still ends the stream with an event
@@ -191,7 +189,7 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
         frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
         log.error("screening crashed: %s at %s:%s", type(exc).__name__, frame.filename if frame else "?",
                   frame.lineno if frame else "?")
-        yield ErrorEvent(code="internal_error", message="Internal error while screening.", fatal=True)
+        yield ErrorEvent(code="internal_error", message="Internal error while screening.", fatal=True, usage=usage)
     finally:
         for task in tasks:
             task.cancel()

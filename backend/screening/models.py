@@ -210,6 +210,7 @@ class TrialEvent(_Frozen):
     trial: ScreenedTrial
     done: int  # trials screened so far, this one included
     total: int
+    usage: Usage = Field(default_factory=Usage)  # the screening's so far (cumulative), this trial's calls included
 
 
 class ErrorEvent(_Frozen):
@@ -222,6 +223,7 @@ class ErrorEvent(_Frozen):
     retryable: bool = False
     fatal: bool = True
     nct_id: str | None = None
+    usage: Usage = Field(default_factory=Usage)  # the screening's so far (cumulative)
 
 
 class DoneEvent(_Frozen):

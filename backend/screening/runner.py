@@ -69,7 +69,7 @@ class Run:
     stop_reason: StopReason | None = None
     producer: asyncio.Task[None] | None = None
     task: asyncio.Task[None] | None = None
-    usage: Usage | None = None  # the engine's, from its `done` event
+    usage: Usage | None = None  # the engine's so far (cumulative), from its latest trial, error or done event
 
     def stop(self, reason: StopReason) -> None:
         if self.stop_reason is None:
@@ -135,14 +135,23 @@ async def _publish(db: Database, run: Run, event: ScreeningEvent) -> bool:
         await _save(db, run, ScreeningCandidates(mode=event.mode, candidates=event.candidates,
                                                  tool_calls=event.tool_calls, missing=event.missing))
     elif isinstance(event, TrialEvent):
+        run.usage = event.usage
         wire = TrialScreened(trial=event.trial, done=event.done, total=event.total)
         frame = run.log.peek_next(wire)
-        await _in_session(db, lambda s: store.save_trial(s, sid, frame.id, event.trial, event.done, event.total))
+        usage = usage_of(run)
+
+        def save(s: Session) -> None:
+            store.save_trial(s, sid, frame.id, event.trial, event.done, event.total)
+            _charge(s, sid, usage)
+
+        await _in_session(db, save)
         run.log.append(wire)
     elif isinstance(event, ErrorEvent) and not event.fatal:
+        run.usage = event.usage
         await _save(db, run, TrialFailed(nct_id=event.nct_id, code=event.code, message=event.message,
-                                         retryable=event.retryable))
+                                         retryable=event.retryable), usage=usage_of(run))
     elif isinstance(event, ErrorEvent):
+        run.usage = event.usage
         error = ScreeningError(message=event.message, code=event.code, retryable=event.retryable)
         await _end(db, run, "failed", ScreeningFailed(**error.model_dump()), error=error)
         return True
@@ -171,10 +180,22 @@ async def _end_early(db: Database, run: Run) -> None:
         await _end(db, run, "failed", ScreeningFailed(**ENDED_EARLY.model_dump()), error=ENDED_EARLY)
 
 
-async def _save(db: Database, run: Run, wire: WireEvent) -> None:
+async def _save(db: Database, run: Run, wire: WireEvent, usage: ScreeningUsage | None = None) -> None:
     frame = run.log.peek_next(wire)
-    await _in_session(db, lambda s: store.save_event(s, run.screening_id, frame))
+
+    def save(s: Session) -> None:
+        store.save_event(s, run.screening_id, frame)
+        if usage is not None:
+            _charge(s, run.screening_id, usage)
+
+    await _in_session(db, save)
     run.log.append(wire)
+
+
+def _charge(s: Session, screening_id: int, usage: ScreeningUsage) -> None:
+    screening = s.get(Screening, screening_id)
+    if screening is not None:
+        store.charge(s, screening, usage)
 
 
 async def _end(db: Database, run: Run, status: str, last: WireEvent, error: ScreeningError | None = None) -> None:

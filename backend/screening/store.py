@@ -242,8 +242,8 @@ def _saved(s: Session, screening_id: int, seq: int) -> None:
 
 def finish(s: Session, screening: Screening, status: str, last: Frame | None, *,
            usage: ScreeningUsage | None = None, error: ScreeningError | None = None) -> None:
-    """The screening's end: its status, its terminal event, its tokens and cost (added to the user's
-    day: a screening counts as one of the day's turns), its patient released."""
+    """The screening's end: its status, its terminal event, its tokens and cost (what was not charged to
+    the user's day yet is; a screening counts as one of the day's turns), its patient released."""
     if last is not None:
         s.add(ScreeningEvent(screening_id=screening.id, seq=last.id, type=last.type, data=last.data))
         screening.last_event_id = last.id
@@ -251,16 +251,27 @@ def finish(s: Session, screening: Screening, status: str, last: Frame | None, *,
     screening.finished_at = utcnow()
     screening.error = error.model_dump() if error else None
     if usage is not None:
-        screening.input_tokens = usage.input_tokens
-        screening.output_tokens = usage.output_tokens
-        screening.cache_read_input_tokens = usage.cache_read_input_tokens
-        screening.cache_creation_input_tokens = usage.cache_creation_input_tokens
-        screening.estimated_cost_usd = usage.estimated_cost_usd
-        record_usage(s, screening.user_id, usage.model_dump())
+        charge(s, screening, usage, turns=1)
     s.execute(update(Patient).where(Patient.id == screening.patient_id,
                                     Patient.active_screening_id == screening.id)
               .values(active_screening_id=None, active_expires_at=None)
               .execution_options(synchronize_session=False))
+
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def charge(s: Session, screening: Screening, usage: ScreeningUsage, turns: int = 0) -> None:
+    """Store the screening's usage so far (cumulative) and add what grew since the last store to the
+    user's day: the row is the ledger, so tokens are counted as they are spent (a stopped or failed
+    screening's too) and never twice."""
+    grown = {f: max(0, getattr(usage, f) - (getattr(screening, f) or 0)) for f in USAGE_FIELDS}
+    for f in USAGE_FIELDS:
+        setattr(screening, f, max(getattr(usage, f), getattr(screening, f) or 0))
+    if usage.estimated_cost_usd is not None:
+        screening.estimated_cost_usd = usage.estimated_cost_usd
+    if turns or any(grown.values()):
+        record_usage(s, screening.user_id, grown, turns=turns)
 
 
 # ---- reading screenings -----------------------------------------------------------------------------

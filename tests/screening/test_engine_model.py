@@ -155,6 +155,24 @@ async def test_an_overloaded_model_fails_one_trial_and_the_screening_goes_on(fak
     assert events[-1].ranking == ["NCT00000002"]
 
 
+async def test_trial_and_error_events_carry_the_usage_so_far(fake_llm: FakeAnthropic) -> None:
+    def counted(body: dict[str, Any]) -> Script:
+        script = answering({"": "no"})(body)
+        assert script.reply is not None
+        script.reply.input_tokens, script.reply.output_tokens = 300, 40
+        return script
+
+    fake_llm.script(counted, Script.http_error(529, "overloaded_error"), counted)
+    trials = FakeTrials([trial(f"NCT0000000{i}", ELIGIBILITY) for i in range(1, 4)])
+    async with _client(fake_llm) as client:
+        events = await collect(screen(patient(), ScreenRequest(nct_ids=[t.nct_id for t in trials.items]), trials,
+                                      client, "claude-sonnet-4-6", MemoryJudgementCache(), concurrency=1))
+    assert [e.type for e in events] == ["profile", "candidates", "trial", "error", "trial", "done"]
+    so_far = [(e.type, e.usage.model_calls, e.usage.input_tokens, e.usage.output_tokens) for e in events[2:]]
+    assert so_far == [("trial", 1, 300, 40), ("error", 1, 300, 40), ("trial", 2, 600, 80), ("done", 2, 600, 80)]
+    assert events[2].usage.estimated_cost_usd and events[2].usage.estimated_cost_usd > 0
+
+
 async def test_stop_cancels_pending_model_calls(fake_llm: FakeAnthropic) -> None:
     fake_llm.default = Script.answer(Reply.text("{}"), delay=5)
     trials = FakeTrials([trial(f"NCT0000000{i}", ELIGIBILITY) for i in range(1, 4)])

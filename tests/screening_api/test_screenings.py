@@ -174,6 +174,34 @@ def test_stop_keeps_what_was_screened(alice: TestClient, model: ScriptedModel, f
         assert s.execute(sa.text("SELECT turns FROM daily_usage")).scalar_one() == 1
 
 
+def test_a_stopped_screening_has_its_tokens_counted(alice: TestClient, model: ScriptedModel, db: Database) -> None:
+    pid = create_patient(alice)["id"]
+    with db.session() as s:  # the profile's extraction is on the day's count already
+        before = s.get(DailyUsage, (user_id(db, "alice"), utcnow().date()))
+        out_before, in_before = (before.output_tokens, before.input_tokens + before.cache_read_input_tokens) \
+            if before else (0, 0)
+    judge = model.__call__
+
+    def first_answers_then_stall(body: dict[str, Any]) -> Script:
+        script = judge(body)
+        return script if len(model.judged) == 1 else Script.stall(hold=10)
+
+    model.fake.default = first_answers_then_stall  # type: ignore[assignment]
+    with ExitStack() as stack:
+        sid, events = open_screening(alice, stack, pid, nct_ids=TRIALS)
+        assert next(events).event == "trial"  # one trial judged, the other two calls pending
+        running = alice.get(f"/api/screenings/{sid}").json()["usage"]
+        assert running["output_tokens"] == 40  # stored as it was spent
+        assert alice.post(f"/api/screenings/{sid}/stop").json() == {"stopped": True}
+        assert kinds(list(events)) == ["complete"]
+    usage = alice.get(f"/api/screenings/{sid}").json()["usage"]
+    assert usage["output_tokens"] == 40 and usage["input_tokens"] + usage["cache_read_input_tokens"] == 300
+    with db.session() as s:
+        day = s.get(DailyUsage, (user_id(db, "alice"), utcnow().date()))
+    assert day is not None and day.turns == 1  # charged once, not again at the end
+    assert day.output_tokens - out_before == 40 and day.input_tokens + day.cache_read_input_tokens - in_before == 300
+
+
 def test_a_second_screening_while_one_runs_is_409(alice: TestClient, model: ScriptedModel) -> None:
     pid = create_patient(alice)["id"]
     other = create_patient(alice)["id"]
