@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 import traceback
 from collections.abc import AsyncIterator, Sequence
@@ -186,9 +187,10 @@ async def screen(patient: PatientInput, request: ScreenRequest, trials: TrialsSo
         yield DoneEvent(ranking=ranking, usage=usage, elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
     except Exception as exc:  # a bug still ends the stream with an event
         # Only the type and the place: an exception's message or a traceback's values could quote the note.
-        frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-        log.error("screening crashed: %s at %s:%s", type(exc).__name__, frame.filename if frame else "?",
-                  frame.lineno if frame else "?")
+        # The innermost frames (a library's often) and their callers: file, line and function, no values.
+        where = " < ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}"
+                           for f in reversed(traceback.extract_tb(exc.__traceback__)[-3:]))
+        log.error("screening crashed: %s at %s", type(exc).__name__, where or "?")
         yield ErrorEvent(code="internal_error", message="Internal error while screening.", fatal=True, usage=usage)
     finally:
         for task in tasks:
