@@ -91,8 +91,35 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
     return low, high
 
 
+# A criterion that never speaks of age but of a period ("a doubling time of less than 6 months", "4 weeks
+# must have passed") sets a duration, not an age limit.
+_AGE_WORD = re.compile(r"\b(?:age[sd]?|old|older|younger|adults?|child(?:ren)?|y\.?o|year-old|years-old)\b", re.I)
+_DURATION = re.compile(r"\b(?:period|time|interval|passed|elapsed|duration|expectancy|survival|follow|diagnos\w*|"
+                       r"history|treat\w*|therap\w*|doubling|within|since|ago|prior|previous|last|past|months? of|"
+                       r"weeks?|days?|hours?|dose|course|cycles?)\b", re.I)
+# "under 18 or over 65 years": the limit is outside a band (an exclusion's usual form).
+_NUM = r"(\d{1,3}(?:\.\d+)?)"
+_OUTSIDE_BAND = re.compile(rf"(?:<|less than|under|younger than|below)\s*{_NUM}[^<>]*?\bor\b[^<>]*?"
+                           rf"(?:>|greater than|more than|over|older than|above)\s*{_NUM}", re.I)
+# "25-40 years, or >= 65 years"; "18 to 60 years of age and over 60": alternatives, the patient fits any.
+_AGE_ALTERNATIVE = re.compile(r"\bor\b(?=\s*(?:[<>]=?|≥|≤|aged?\b|\d))|\band\b(?=\s*(?:over|above|older than)\s*\d)",
+                              re.I)
+
+
 def _age(note: NoteText, criterion: str) -> Judged | None:
-    bounds = age_bounds(criterion)
+    if not _AGE_WORD.search(criterion) and _DURATION.search(criterion):
+        return None
+    band = _OUTSIDE_BAND.search(criterion.replace("≥", ">=").replace("≤", "<="))
+    if band and float(band.group(1)) < float(band.group(2)):
+        if note.age is None:
+            return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
+        age, where = note.age
+        outside = age < float(band.group(1)) or age > float(band.group(2))
+        where_to = "outside" if outside else "within"
+        return Judged("yes" if outside else "no",
+                      f"The patient is {age:g}, {where_to} {band.group(1)}-{band.group(2)}.", [where])
+    parts = [b for b in (age_bounds(p) for p in _AGE_ALTERNATIVE.split(criterion)) if b is not None]
+    bounds = age_bounds(criterion) if len(parts) < 2 else parts[0]
     if bounds is None:
         return None
     rest = re.sub(r"\b(?:age[sd]?|years?|yrs?|old|older|younger|of|or|and|at|least|over|under|above|below|between|"
@@ -104,8 +131,8 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
     if note.age is None:
         return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
     age, where = note.age
-    low, high = bounds
-    inside = (low is None or age >= low) and (high is None or age <= high)
+    inside = any((low is None or age >= low) and (high is None or age <= high)
+                 for low, high in (parts if len(parts) >= 2 else [bounds]))
     if not inside:
         return Judged("no", f"The patient is {age:g}, outside the age limit.", [where])
     if rest.split():

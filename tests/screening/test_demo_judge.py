@@ -58,6 +58,19 @@ def test_age_bounds() -> None:
     assert age_bounds("FVC > 80% predicted for age") is None
 
 
+@pytest.mark.parametrize(("age", "criterion", "kind", "answer"), [
+    (34, "Age less than 18 years or greater than 65 years.", "exclusion", "no"),  # outside a band, in words
+    (70, "Age less than 18 years or greater than 65 years.", "exclusion", "yes"),
+    (67, "Male and female adults, 18 to 60 years of age and over 60 years of age.", "inclusion", "yes"),
+    (67, "Aged 25-40 years, or 65 years or older.", "inclusion", "yes"),  # alternatives: any fits
+    (50, "Aged 25-40 years, or 65 years or older.", "inclusion", "no"),
+    (57, "Progressive lymphocytosis with a doubling time of less than 6 months", "inclusion", "unknown"),  # a period
+    (67, "Age 18 to 60", "inclusion", "no"),
+])
+def test_age_limits_read_as_a_screener_reads_them(age: int, criterion: str, kind: str, answer: str) -> None:
+    assert judge(f"0. A {age}-year-old man with asthma.", criterion, kind).answer == answer
+
+
 def test_sentences_keep_the_notes_numbering_or_split_plain_text() -> None:
     assert split_sentences(NOTE)[2].startswith("He denies")
     assert split_sentences("A 45-year-old man, Dr. Lee's patient. He smokes. Fever!") == [
