@@ -229,7 +229,9 @@ based criteria criterion eligible enrolment enrollment entry screening visit inv
 judgment judgement per due also not no without e g i e etc ie eg like type one two both either
 suspected suspicion likely possible probable other new newly untreated uncontrolled stable
 drug drugs medication medications medicine medicines agent agents product products procedure procedures
-""".split())
+mri ct pet scan scans imaging radiologic radiological radiographic biopsy biopsies test tests testing assessed
+positive negative result results finding findings sign signs function functions center centre site sites
+""".split())  # the last lines: how a finding is shown ("by CT or MRI", "on biopsy"), not a finding
 
 
 def key_stems(text: str) -> list[str]:

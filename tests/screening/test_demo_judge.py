@@ -71,6 +71,20 @@ def test_age_limits_read_as_a_screener_reads_them(age: int, criterion: str, kind
     assert judge(f"0. A {age}-year-old man with asthma.", criterion, kind).answer == answer
 
 
+@pytest.mark.parametrize("criterion", [
+    "Evidence of decompensated cirrhosis based on radiologic criteria or biopsy",
+    "Evidence of acute or chronic intracranial hemorrhage by head CT or MRI",
+])
+def test_how_a_finding_is_shown_names_no_finding(criterion: str) -> None:
+    note = "0. A 50-year-old man with headaches. 1. MRI of the head and a liver biopsy were unremarkable."
+    assert judge(note, criterion, "exclusion").answer == "no"
+
+
+def test_a_finding_shown_by_a_test_still_excludes() -> None:
+    criterion = "Evidence of decompensated cirrhosis based on radiologic criteria or biopsy"
+    assert judge("0. A 50-year-old man with decompensated cirrhosis.", criterion, "exclusion").answer == "yes"
+
+
 def test_sentences_keep_the_notes_numbering_or_split_plain_text() -> None:
     assert split_sentences(NOTE)[2].startswith("He denies")
     assert split_sentences("A 45-year-old man, Dr. Lee's patient. He smokes. Fever!") == [
