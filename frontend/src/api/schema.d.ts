@@ -1927,6 +1927,11 @@ export interface components {
             n?: number;
             /** Nct Ids */
             nct_ids?: string[];
+            /**
+             * Status
+             * @description Statuses searched when the model names none; [] = any
+             */
+            status?: ("RECRUITING" | "ACTIVE_NOT_RECRUITING" | "COMPLETED" | "NOT_YET_RECRUITING" | "TERMINATED" | "WITHDRAWN" | "SUSPENDED" | "ENROLLING_BY_INVITATION" | "UNKNOWN" | "AVAILABLE" | "NO_LONGER_AVAILABLE" | "TEMPORARILY_NOT_AVAILABLE" | "APPROVED_FOR_MARKETING" | "WITHHELD")[];
         };
         /** ScreenedTrial */
         ScreenedTrial: {
