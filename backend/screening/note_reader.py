@@ -81,6 +81,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "dyspnea": ("shortness of breath", "short of breath", "sob", "dyspnea", "dyspnoea", "breathlessness",
                 "difficulty breathing"),
     "hiv": ("human immunodeficiency virus", "hiv", "aids"),
+    "hepb": ("hepatitis b(?: virus)?", "hep b", "hbv"),
+    "hepc": ("hepatitis c(?: virus)?", "hep c", "hcv"),
     "uti": ("urinary tract infections?", "uti"),
     "cancer": ("cancers?", "carcinomas?", "malignanc(?:y|ies)", "neoplasms?", "tumou?rs?", "metastas[ie]s",
                "metastatic"),

@@ -85,6 +85,12 @@ def test_a_finding_shown_by_a_test_still_excludes() -> None:
     assert judge("0. A 50-year-old man with decompensated cirrhosis.", criterion, "exclusion").answer == "yes"
 
 
+def test_hepatitis_b_is_not_hepatitis_c() -> None:
+    note = "0. A 55-year-old man. 1. The biopsy showed chronic inflammation from hepatitis C."
+    assert judge(note, "Has Hepatitis B", "exclusion").answer == "no"
+    assert judge(note, "Hepatitis C", "exclusion").answer == "yes"
+
+
 def test_sentences_keep_the_notes_numbering_or_split_plain_text() -> None:
     assert split_sentences(NOTE)[2].startswith("He denies")
     assert split_sentences("A 45-year-old man, Dr. Lee's patient. He smokes. Fever!") == [
