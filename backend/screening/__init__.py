@@ -21,6 +21,9 @@ client: anthropic.AsyncAnthropic, model: str, cache: JudgementCache, *, concurre
 3. one `TrialEvent` per screened trial, in the order they finish (`done`/`total` count them);
 4. `DoneEvent`: the ranking (NCT ids best first), the token usage and estimated cost.
 
+Every `TrialEvent` and `ErrorEvent` carries the screening's usage so far (cumulative, as `DoneEvent`'s), so a
+caller that stops early, or sees a fatal error, knows what was spent.
+
 Errors are events, never exceptions: an `ErrorEvent` with `fatal=False` reports one trial that failed
 (vanished from the source, its model call refused) and the screening goes on; `fatal=True` (the source
 is down, the key or the model is refused) ends it, and the trials already yielded stand. Stop = the caller
