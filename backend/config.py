@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     demo_delay_ms: int = Field(default=20, alias="COLLEAGUE_DEMO_DELAY_MS")
     # Model requests in flight per AI column run.
     ai_column_concurrency: int = Field(default=8, ge=1, le=64, alias="COLLEAGUE_AI_COLUMN_CONCURRENCY")
+    # Model requests in flight per screening (one per trial).
+    screening_concurrency: int = Field(default=8, ge=1, le=64, alias="COLLEAGUE_SCREENING_CONCURRENCY")
     # Seconds a streaming model call may go without any event from the Messages API (before the first
     # one too) before it is abandoned as stalled; separate from the SDK's per-request timeout.
     model_idle_timeout: float = Field(default=60.0, gt=0, alias="COLLEAGUE_MODEL_IDLE_TIMEOUT")
@@ -59,6 +61,7 @@ class Settings(BaseSettings):
     # Trial and article searches and statistics, and exports and reports, a user may ask for a minute.
     searches_per_minute: int = Field(default=120, ge=0, alias="COLLEAGUE_SEARCHES_PER_MINUTE")
     exports_per_minute: int = Field(default=20, ge=0, alias="COLLEAGUE_EXPORTS_PER_MINUTE")
+    screenings_per_minute: int = Field(default=10, ge=0, alias="COLLEAGUE_SCREENINGS_PER_MINUTE")
     daily_token_budget: int = Field(default=2_000_000, ge=0, alias="COLLEAGUE_DAILY_TOKEN_BUDGET")
     # How much of the system prompt a page's context may take (estimated at 4 characters per token).
     context_token_budget: int = Field(default=8_000, ge=500, alias="COLLEAGUE_CONTEXT_TOKEN_BUDGET")

@@ -43,6 +43,9 @@ from backend.quotas import Quotas
 from backend.registry import REGISTRY
 from backend.registry.builtins import load_builtins
 from backend.routing import OneHopRoute
+from backend.screening.router import patients as patients_router
+from backend.screening.router import screenings as screenings_router
+from backend.screening.service import ScreeningService
 from backend.sources import close_sources, get_sources
 from backend.stats.router import router as stats_router
 from backend.streams.router import router as streams_router
@@ -89,6 +92,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
                 yield
             finally:
                 sweeper.cancel()
+                await app.state.screening.shutdown()  # running screenings end interrupted, what they have saved
                 await supervisor.shutdown()  # running turns save what they have; their readers are told to resume
         finally:
             await anyio.to_thread.run_sync(supervisor.presence.release)
@@ -109,11 +113,14 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     app.state.chat = chat  # the routes' `ChatDep` (chat/router.py)
     app.state.quotas = Quotas(db, settings)
     app.state.chat.admit_stream = app.state.quotas.admit_stream
+    app.state.screening = ScreeningService(db, llm, sources, app.state.quotas, chat.presence,
+                                           concurrency=settings.screening_concurrency)
     set_context_budget(settings.context_token_budget)  # what every page's context_builder fits into
 
     _error_handlers(app)
     for router in (auth_router, chat_router, resume_router, conversations_router, pages_router, trials_router,
-                   articles_router, streams_router, ai_columns_router, exports_router, stats_router):
+                   articles_router, streams_router, ai_columns_router, exports_router, stats_router,
+                   patients_router, screenings_router):
         app.include_router(router)
     install_observability(app, settings, db)  # /metrics, /api/admin/usage, request ids and counts, tracing
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document

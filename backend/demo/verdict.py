@@ -18,6 +18,7 @@ from backend.criteria.prompts import Answer, parse_request
 from backend.demo.ages import age_bounds as _age_bounds
 from backend.demo.extraction import extract
 from backend.demo.records import decide, parse_record
+from backend.screening.note_reader import strip_suffix
 
 
 class Assessment(NamedTuple):
@@ -103,11 +104,7 @@ _SUFFIXES = ("ations", "ation", "ncy", "ers", "ing", "ive", "ion", "ics", "ies",
 
 
 def stem(word: str) -> str:
-    word = word.lower()
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
+    return strip_suffix(word, _SUFFIXES)
 
 
 _GENERIC_STEMS = frozenset(stem(w) for w in GENERIC_WORDS)

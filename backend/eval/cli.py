@@ -17,6 +17,7 @@ import anthropic
 from backend.agent.llm import make_llm
 from backend.config import Settings
 from backend.criteria.evaluator import DEFAULT_MAX_TOKENS
+from backend.eval import screening_bench
 from backend.eval.artifacts import format_baseline, format_summary
 from backend.eval.dataset import ANNOTATIONS_PATH, load_annotations
 from backend.eval.harness import gpt4_baseline, run_criteria_eval
@@ -72,6 +73,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--baseline-only", action="store_true",
                    help="print the GPT-4 baseline over the full file and exit (no model calls)")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s = sub.add_parser("screening", help="rank each patient's trials with the screening engine (TrialGPT protocol)",
+                       description=screening_bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("--queries", type=Path, required=True, help="patients: JSONL of {_id, text}")
+    s.add_argument("--pool", type=Path, help="TSV with query-id and corpus-id columns: the trials to rank per patient")
+    s.add_argument("--out", type=Path, required=True, help="directory for run.trec, traces and the summaries")
+    s.add_argument("--qrels", type=Path, help="TSV query-id, corpus-id, score: writes metrics.json (read last)")
+    s.add_argument("--model", default="demo", help="demo (offline, default) or a Claude model id (needs a key)")
+    s.add_argument("--retrieve", type=int, metavar="K", help="search the whole corpus for K trials instead of "
+                                                            "ranking the pool (recall@K)")
+    s.add_argument("--limit", type=_positive, help="only the first N patients")
+    s.add_argument("--concurrency", type=_positive, default=8, help="model calls in flight per patient (default 8)")
     return parser
 
 
@@ -106,10 +118,50 @@ async def _run(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
+async def _screening(args: argparse.Namespace, argv: list[str]) -> int:
+    if args.pool is None and args.retrieve is None:
+        raise UsageError("give --pool (rank each patient's pool) or --retrieve K (search the corpus)")
+    if args.retrieve is not None and not 1 <= args.retrieve <= 100:
+        raise UsageError("--retrieve K takes 1 <= K <= 100")
+    kind = "demo" if args.model == "demo" else "claude"
+    client, model, backend = build_client(kind, Settings(), None if kind == "demo" else args.model)
+    from backend.sources import get_sources
+    settings = Settings()
+    queries = screening_bench.load_queries(args.queries)
+    pool = screening_bench.load_pool(args.pool) if args.pool else None
+    if args.limit:
+        queries = {q: queries[q] for q in [q for q in queries if pool is None or q in pool][:args.limit]}
+    config = {"command": ["eval", *argv], "model_kind": kind, "model": model, "model_backend": backend,
+              "queries": str(args.queries), "pool": str(args.pool) if args.pool else None,
+              "retrieve": args.retrieve, "sources": settings.colleague_sources, "concurrency": args.concurrency,
+              "patients": len(queries)}
+    try:
+        summary = await screening_bench.run_benchmark(
+            queries=queries, pool=pool, trials=get_sources(settings).trials, client=client, model=model,
+            out=args.out, config=config, retrieve=args.retrieve, qrels_path=args.qrels,
+            concurrency=args.concurrency)
+    finally:
+        await client.close()
+    cost = summary["cost"]
+    print(f"{cost['patients']} patients, {cost['trials_screened']} trials, {cost['criteria_judged']} criteria "
+          f"in {cost['elapsed_s']} s; {cost['model_calls']} model calls; errors: {cost['errors']}")
+    metrics = summary.get("metrics")
+    if metrics and "ndcg@10" in metrics:
+        print(f"NDCG@10 {metrics['ndcg@10']} {metrics['ndcg@10_ci95']}  P@10 {metrics['p@10']} "
+              f"{metrics['p@10_ci95']}  AUROC excluded-vs-eligible {metrics['auroc_excluded_vs_eligible']} "
+              f"{metrics['auroc_ci95']}  ({metrics['patients']} patients)")
+    elif metrics:
+        print(f"recall@{args.retrieve} {metrics['recall']} {metrics['recall_ci95']} ({metrics['patients']} patients)")
+    print(f"written to {args.out}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     """Entry point for `python -m backend eval …` (argv excludes the `eval` word itself)."""
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "screening":
+            return asyncio.run(_screening(args, argv))
         if args.baseline_only:
             print(format_baseline(gpt4_baseline(load_annotations(args.annotations))))
             return 0

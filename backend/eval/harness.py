@@ -23,11 +23,12 @@ from tqdm import tqdm
 
 from backend.agent.errors import API_ERRORS, classify_api_error
 from backend.criteria.evaluator import DEFAULT_MAX_TOKENS, CallUsage, evaluate_criterion
-from backend.eval.aggregate import aggregate_by_trial, compare_trial_verdicts
+from backend.eval.aggregate import compare_trial_verdicts
 from backend.eval.artifacts import config_snapshot, write_run
 from backend.eval.dataset import CriterionAnnotation, load_annotations, sentence_indices, stratified_sample
 from backend.eval.metrics import accuracy, compute_metrics
 from backend.eval.run import Budget, EvalConfig, PairOutcome, RunReport
+from backend.screening.verdict import aggregate_by_trial
 
 
 class BudgetGuard:
@@ -151,7 +152,7 @@ def build_metrics(outcomes: list[PairOutcome], all_annotations: list[CriterionAn
             "model and gpt4_same_pairs are scored on the evaluated pairs only; "
             "gpt4_full_file on every row.",
             "trial_level compares verdicts aggregated over the same criteria on both sides "
-            "(see backend/eval/aggregate.py).",
+            "(see backend/screening/verdict.py).",
         ],
     }
 

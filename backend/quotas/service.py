@@ -2,11 +2,12 @@
 
     streams   chat turns running at once: the user's conversations holding a live turn lease
               (`backend/chat/turns.py`), counted in the transaction that claims one (`streams.py`), so
-              simultaneous sends on any worker cannot pass the cap together
+              simultaneous sends on any worker cannot pass the cap together; screenings likewise, by the
+              patients holding a live screening lease, against the same cap (counted before they start)
     rates     per minute, `limits`' fixed window over `DatabaseStorage`: chat turns, AI column runs and
-              their rows, searches and statistics, exports and reports
-    budget    tokens per UTC day: `daily_usage`, added to by `record_usage` when a turn is saved and by
-              `spend` after any other model call (an AI column's rows; screenings)
+              their rows, screenings, searches and statistics, exports and reports
+    budget    tokens per UTC day: `daily_usage`, added to by `record_usage` when a turn is saved, as a
+              screening goes, and by `spend` after any other model call (an AI column's rows)
     runs      AI column runs at once per user, in this worker (`ai_column_slot`)
 
 All are checked before a stream starts. The budget is read at the start of a turn or a run: the one
@@ -30,12 +31,12 @@ from typing import Any
 import anyio
 from limits import RateLimitItem, RateLimitItemPerMinute
 from limits.strategies import FixedWindowRateLimiter
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from backend.config import Settings
 from backend.db.base import table_of, utcnow
-from backend.db.models import DailyUsage, ModelUsage
+from backend.db.models import DailyUsage, ModelUsage, Patient
 from backend.db.session import Database
 from backend.errors import TooManyRequests
 from backend.observability.observe import quota_refused
@@ -58,6 +59,7 @@ class Quotas:
         self.column_row_rate = _per_minute(settings.ai_column_rows_per_minute)
         self.search_rate = _per_minute(settings.searches_per_minute)
         self.export_rate = _per_minute(settings.exports_per_minute)
+        self.screening_rate = _per_minute(settings.screenings_per_minute)
         self.max_column_runs = settings.max_concurrent_ai_column_runs
         self._column_runs: Counter[int] = Counter()  # this worker's running AI column runs, by user
         self._column_runs_lock = threading.Lock()
@@ -111,6 +113,19 @@ class Quotas:
         self.check_budget(user_id)
         self._hit(self.turn_rate, "chat-turns", user_id, "messages")
 
+    def admit_screening(self, user_id: int) -> None:
+        """Raise TooManyRequests unless the user may start a screening now (and count it). Blocking."""
+        if self.max_streams:
+            with self.db.session() as s:
+                running = running_screenings(s, user_id)
+            if running >= self.max_streams:
+                quota_refused("screenings")
+                raise TooManyRequests(
+                    f"You already have {running} screenings running (the limit is {self.max_streams} at once). "
+                    "Wait for one to finish or stop it, then start again.", STREAM_RETRY_SECONDS)
+        self.check_budget(user_id)
+        self._hit(self.screening_rate, "screenings", user_id, "screenings")
+
     def admit_stream(self, s: Session, user_id: int) -> None:
         """The stream cap, in the transaction that has just claimed a conversation for the user's turn."""
         admit_stream(s, user_id, self.max_streams)
@@ -159,6 +174,13 @@ class ColumnRunSlot:
         release, self._release = self._release, None
         if release is not None:
             release()
+
+
+def running_screenings(s: Session, user_id: int) -> int:
+    """The user's patients whose screening lease is live (on any worker)."""
+    return int(s.scalar(select(func.count()).select_from(Patient).where(
+        Patient.user_id == user_id, Patient.active_screening_id.is_not(None),
+        Patient.active_expires_at > utcnow())) or 0)
 
 
 def tokens_used_today(s: Session, user_id: int) -> int:

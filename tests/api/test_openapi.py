@@ -17,6 +17,7 @@ from backend.agent.schemas import ChatEvent
 from backend.ai_columns.schemas import ColumnEvent
 from backend.config import get_settings
 from backend.schema_export import COMMITTED, openapi_document, render
+from backend.screening.schemas import ScreeningStreamEvent
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +35,8 @@ def members(union: Any) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("path", "union"), [("/api/chat/stream", ChatEvent),
-                                             ("/api/ai-columns/evaluate", ColumnEvent)])
+                                             ("/api/ai-columns/evaluate", ColumnEvent),
+                                             ("/api/patients/{patient_id}/screenings", ScreeningStreamEvent)])
 def test_sse_routes_describe_every_event_as_a_component(document: dict[str, Any], path: str, union: Any) -> None:
     content = document["paths"][path]["post"]["responses"]["200"]["content"]
     assert list(content) == ["text/event-stream"]
@@ -49,6 +51,12 @@ def test_sse_routes_describe_every_event_as_a_component(document: dict[str, Any]
 
 def test_the_document_is_valid_openapi(document: dict[str, Any]) -> None:
     validate(document)
+
+
+def test_no_two_models_share_a_name(document: dict[str, Any]) -> None:
+    """FastAPI names two models of one name by their modules (`backend__streams__schemas__VersionRead`),
+    which renames the frontend's types of both."""
+    assert [name for name in document["components"]["schemas"] if name.startswith("backend__")] == []
 
 
 def test_the_committed_document_is_the_apps(document: dict[str, Any]) -> None:

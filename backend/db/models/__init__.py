@@ -4,9 +4,20 @@ from backend.db.models.ai_columns import AiColumnResult
 from backend.db.models.conversations import Conversation, Message
 from backend.db.models.quotas import DailyUsage, ModelUsage, RateLimitCounter
 from backend.db.models.reports import Report
+from backend.db.models.screening import (
+    CachedJudgement,
+    Patient,
+    PatientVersion,
+    Screening,
+    ScreeningCriterion,
+    ScreeningEvent,
+    ScreeningTrial,
+)
 from backend.db.models.streams import InstructionVersion, ResearchStream
 from backend.db.models.turns import ChatTurn, TurnEvent
 from backend.db.models.users import AuthSession, LoginFailure, User
 
-__all__ = ["AiColumnResult", "AuthSession", "ChatTurn", "Conversation", "DailyUsage", "InstructionVersion",
-           "LoginFailure", "Message", "ModelUsage", "RateLimitCounter", "Report", "ResearchStream", "TurnEvent", "User"]
+__all__ = ["AiColumnResult", "AuthSession", "CachedJudgement", "ChatTurn", "Conversation", "DailyUsage",
+           "InstructionVersion", "LoginFailure", "Message", "ModelUsage", "Patient", "PatientVersion",
+           "RateLimitCounter", "Report", "ResearchStream", "Screening", "ScreeningCriterion", "ScreeningEvent",
+           "ScreeningTrial", "TurnEvent", "User"]

@@ -495,6 +495,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/patients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Patients
+         * @description Your patients, last changed first.
+         */
+        get: operations["list_patients_api_patients_get"];
+        put?: never;
+        /**
+         * Create Patient
+         * @description A patient from a note (1 to 20,000 characters; an empty or longer one is a 422): the profile is extracted from it (the model's tokens count in the day's budget: 429 when it is spent). The note is kept for you only and never logged or echoed in an error.
+         */
+        post: operations["create_patient_api_patients_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/patients/{patient_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Patient
+         * @description The patient's current note and profile, and the versions kept.
+         */
+        get: operations["get_patient_api_patients__patient_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Patient
+         * @description The patient and everything derived from it: versions, screenings, their trials and criterion
+         *     results, cached judgements. A running screening of it is stopped first.
+         */
+        delete: operations["delete_patient_api_patients__patient_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Patient
+         * @description Edit the profile and/or the note: a new version (a new note without a profile is read again).
+         *     Older versions are kept while a screening refers to them.
+         */
+        patch: operations["update_patient_api_patients__patient_id__patch"];
+        trace?: never;
+    };
+    "/api/patients/{patient_id}/screenings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Screenings
+         * @description The patient's screenings, newest first.
+         */
+        get: operations["list_screenings_api_patients__patient_id__screenings_get"];
+        put?: never;
+        /**
+         * Start Screening
+         * @description Screen the patient's current version against trials found from its profile, or against exactly `nct_ids` (at most 100: "screen these trials"). Before the first byte: 404, 409 while a screening of this patient runs, 429 over a quota; after it, failures are `error` events and the trials already screened stay stored. The `Location` header names the screening.
+         */
+        post: operations["start_screening_api_patients__patient_id__screenings_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reports": {
         parameters: {
             query?: never;
@@ -562,6 +640,71 @@ export interface paths {
         };
         /** Report Pdf */
         get: operations["report_pdf_api_reports__report_id__pdf_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screenings/{screening_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Screening
+         * @description The screening as it stands (a running one says so, with the trials screened so far).
+         */
+        get: operations["get_screening_api_screenings__screening_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Screening
+         * @description The screening with its trials and criterion results (stopped first when it runs).
+         */
+        delete: operations["delete_screening_api_screenings__screening_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screenings/{screening_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop Screening
+         * @description Stop the screening; the trials screened so far are kept and it ends `stopped`.
+         */
+        post: operations["stop_screening_api_screenings__screening_id__stop_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screenings/{screening_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow Screening
+         * @description The screening's events after `Last-Event-ID` (all without it), then live ones until its terminal
+         *     event. Never starts anything.
+         */
+        get: operations["follow_screening_api_screenings__screening_id__stream_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -943,6 +1086,33 @@ export interface components {
              */
             value: string;
         };
+        /** Candidate */
+        Candidate: {
+            /** Conditions */
+            conditions?: string[];
+            /** Found By Queries */
+            found_by_queries?: string[];
+            /**
+             * Heuristic Score
+             * @default 0
+             */
+            heuristic_score?: number;
+            /** Interventions */
+            interventions?: string[];
+            /** Nct Id */
+            nct_id: string;
+            /** Phase */
+            phase?: string[];
+            /**
+             * Relevance
+             * @default 0
+             */
+            relevance?: number;
+            /** Status */
+            status?: string | null;
+            /** Title */
+            title: string;
+        };
         /** Card */
         Card: {
             /** Data */
@@ -1290,6 +1460,42 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** Criterion */
+        Criterion: {
+            /** Index */
+            index: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "inclusion" | "exclusion";
+            /** Text */
+            text: string;
+        };
+        /**
+         * CriterionResult
+         * @description One criterion judged against the note. `label` is read from the patient's side (the spec's label
+         *     map: "included" and "not excluded" are MET, "not included" and "excluded" NOT_MET, "not enough
+         *     information" and "not applicable" UNKNOWN): a NOT_MET exclusion criterion is one that applies.
+         */
+        CriterionResult: {
+            /**
+             * Cached
+             * @default false
+             */
+            cached?: boolean;
+            criterion: components["schemas"]["Criterion"];
+            /** Error */
+            error?: string | null;
+            /** Evidence */
+            evidence?: number[];
+            label: components["schemas"]["Verdict"];
+            /**
+             * Reasoning
+             * @default
+             */
+            reasoning?: string;
+        };
         /** DecisionCreate */
         DecisionCreate: {
             /**
@@ -1475,6 +1681,28 @@ export interface components {
             version_id: number;
         };
         /**
+         * KeyFacts
+         * @description What a screener reads off a note before looking at any trial. Every list may be empty.
+         */
+        KeyFacts: {
+            /** Biomarkers */
+            biomarkers?: string[];
+            /** Comorbidities */
+            comorbidities?: string[];
+            /** Current Therapies */
+            current_therapies?: string[];
+            /** Labs */
+            labs?: string[];
+            /** Location */
+            location?: string | null;
+            /** Performance Status */
+            performance_status?: string | null;
+            /** Prior Therapies */
+            prior_therapies?: string[];
+            /** Stage */
+            stage?: string | null;
+        };
+        /**
          * Level
          * @description The resolved tool and payload names at one level (global ∪ page ∪ tab ∪ subtab).
          */
@@ -1549,6 +1777,13 @@ export interface components {
             /** Label */
             label: string;
         };
+        /** NoteSentence */
+        NoteSentence: {
+            /** Index */
+            index: number;
+            /** Text */
+            text: string;
+        };
         /** Outcome */
         Outcome: {
             /** Description */
@@ -1586,6 +1821,127 @@ export interface components {
             payload_types: {
                 [key: string]: components["schemas"]["PayloadTypeRead"];
             };
+        };
+        /** PatientCreate */
+        PatientCreate: {
+            /**
+             * Label
+             * @description A name for the list; the profile's summary when left out
+             */
+            label?: string | null;
+            /**
+             * Note
+             * @description The patient's note, free text (1 to 20,000 characters). Health data: kept for its owner only, never logged or echoed in an error.
+             */
+            note: string;
+        };
+        /** PatientDetail */
+        PatientDetail: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Note */
+            note: string;
+            profile: components["schemas"]["PatientProfile"];
+            /** Running Screening Id */
+            running_screening_id?: number | null;
+            /** Summary */
+            summary: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            version: components["schemas"]["PatientVersionRead"];
+            /** Versions */
+            versions: components["schemas"]["PatientVersionRead"][];
+        };
+        /**
+         * PatientProfile
+         * @description INGEST's output, editable by the user (an edit makes a new note version).
+         */
+        PatientProfile: {
+            /**
+             * Age
+             * @description Years; a 6-month-old is 0.5
+             */
+            age?: number | null;
+            /**
+             * Conditions
+             * @description Main condition first
+             */
+            conditions?: string[];
+            key_facts?: components["schemas"]["KeyFacts"];
+            /**
+             * Keywords
+             * @description Search terms for the wanted trials
+             */
+            keywords?: string[];
+            /** Sex */
+            sex?: ("female" | "male") | null;
+            /**
+             * Summary
+             * @default
+             */
+            summary?: string;
+        };
+        /** PatientRead */
+        PatientRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Label */
+            label: string;
+            /** Running Screening Id */
+            running_screening_id?: number | null;
+            /** Summary */
+            summary: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            version: components["schemas"]["PatientVersionRead"];
+        };
+        /**
+         * PatientUpdate
+         * @description A new note and/or profile makes a new version (a new note without a profile is read again);
+         *     a label alone does not.
+         */
+        PatientUpdate: {
+            /** Label */
+            label?: string | null;
+            /**
+             * Note
+             * @description The patient's note, free text (1 to 20,000 characters). Health data: kept for its owner only, never logged or echoed in an error.
+             */
+            note?: string | null;
+            /** @description At most 20,000 characters as JSON */
+            profile?: components["schemas"]["PatientProfile"] | null;
+        };
+        /** PatientVersionRead */
+        PatientVersionRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Edited */
+            edited: boolean;
+            /** Id */
+            id: number;
+            /** Number */
+            number: number;
         };
         /** @enum {string} */
         PayloadTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "pubmed_query_suggestion" | "pubmed_search_results" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "trial_details" | "trial_search_results" | "trial_search_suggestion" | "validation_results";
@@ -1973,6 +2329,275 @@ export interface components {
              */
             type: "schema_proposal";
         };
+        /**
+         * ScreenRequest
+         * @description Either search from the profile (`nct_ids` empty) or screen exactly these trials ("screen these").
+         */
+        ScreenRequest: {
+            /**
+             * Max Tool Calls
+             * @description The prescreen's search budget
+             * @default 8
+             */
+            max_tool_calls?: number;
+            /**
+             * N
+             * @description Candidates kept after search
+             * @default 20
+             */
+            n?: number;
+            /** Nct Ids */
+            nct_ids?: string[];
+            /**
+             * Status
+             * @description Statuses searched when the model names none; [] = any
+             */
+            status?: ("RECRUITING" | "ACTIVE_NOT_RECRUITING" | "COMPLETED" | "NOT_YET_RECRUITING" | "TERMINATED" | "WITHDRAWN" | "SUSPENDED" | "ENROLLING_BY_INVITATION" | "UNKNOWN" | "AVAILABLE" | "NO_LONGER_AVAILABLE" | "TEMPORARILY_NOT_AVAILABLE" | "APPROVED_FOR_MARKETING" | "WITHHELD")[];
+        };
+        /** ScreenedTrial */
+        ScreenedTrial: {
+            /** Criteria */
+            criteria?: components["schemas"]["CriterionResult"][];
+            /** Found By Queries */
+            found_by_queries?: string[];
+            /**
+             * Met
+             * @default 0
+             */
+            met?: number;
+            /** Nct Id */
+            nct_id: string;
+            /**
+             * Not Met
+             * @default 0
+             */
+            not_met?: number;
+            /** Reason */
+            reason?: string | null;
+            /**
+             * Relevance
+             * @default 0
+             */
+            relevance?: number;
+            /** Score */
+            score: number;
+            /** Snapshot Date */
+            snapshot_date?: string | null;
+            /** Title */
+            title: string;
+            /**
+             * Unknown
+             * @default 0
+             */
+            unknown?: number;
+            verdict: components["schemas"]["TrialVerdict"];
+        };
+        /** ScreeningCandidates */
+        ScreeningCandidates: {
+            /** Candidates */
+            candidates: components["schemas"]["Candidate"][];
+            /** Missing */
+            missing?: string[];
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "search" | "nct_ids";
+            /** Tool Calls */
+            tool_calls?: components["schemas"]["ToolCallRecord"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "candidates";
+        };
+        /**
+         * ScreeningCompleted
+         * @description Last on success, and after Stop (`status: stopped`, the trials screened so far kept).
+         */
+        ScreeningCompleted: {
+            /** Ranking */
+            ranking: string[];
+            /** Screening Id */
+            screening_id: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "complete" | "stopped";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "complete";
+            usage: components["schemas"]["ScreeningUsage"];
+        };
+        /**
+         * ScreeningDetail
+         * @description A screening as it stands: running ones too (`status: running`, trials so far).
+         */
+        ScreeningDetail: {
+            /** Candidates */
+            candidates?: components["schemas"]["Candidate"][];
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            error?: components["schemas"]["TurnError"] | null;
+            /** Finished At */
+            finished_at?: string | null;
+            /** Id */
+            id: number;
+            /**
+             * Last Event Id
+             * @default 0
+             */
+            last_event_id?: number;
+            /** Max Candidates */
+            max_candidates: number;
+            /** Missing */
+            missing?: string[];
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "search" | "nct_ids";
+            /** Nct Ids */
+            nct_ids: string[];
+            /** Patient Id */
+            patient_id: number;
+            /** Problems */
+            problems?: components["schemas"]["TrialProblem"][];
+            profile?: components["schemas"]["PatientProfile"] | null;
+            /** Ranking */
+            ranking?: string[];
+            /** Sentences */
+            sentences?: components["schemas"]["NoteSentence"][];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "complete" | "failed" | "stopped" | "interrupted";
+            /** Tool Calls */
+            tool_calls?: components["schemas"]["ToolCallRecord"][];
+            /** Trials */
+            trials?: components["schemas"]["ScreenedTrial"][];
+            /** Trials Screened */
+            trials_screened: number;
+            usage: components["schemas"]["ScreeningUsage"];
+            /** Version Id */
+            version_id: number;
+        };
+        /**
+         * ScreeningFailed
+         * @description Last on failure (the source is down, the model refused, the server stopped): the trials already
+         *     screened stay stored.
+         */
+        ScreeningFailed: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /**
+             * Retryable
+             * @default false
+             */
+            retryable?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        /**
+         * ScreeningProfile
+         * @description Always first: the screening's id and the profile it screens with.
+         */
+        ScreeningProfile: {
+            /** Extracted */
+            extracted: boolean;
+            /** Patient Id */
+            patient_id: number;
+            profile: components["schemas"]["PatientProfile"];
+            /** Screening Id */
+            screening_id: number;
+            /** Sentences */
+            sentences: components["schemas"]["NoteSentence"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "profile";
+            /** Version Id */
+            version_id: number;
+        };
+        /** ScreeningRead */
+        ScreeningRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            error?: components["schemas"]["TurnError"] | null;
+            /** Finished At */
+            finished_at?: string | null;
+            /** Id */
+            id: number;
+            /** Max Candidates */
+            max_candidates: number;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "search" | "nct_ids";
+            /** Nct Ids */
+            nct_ids: string[];
+            /** Patient Id */
+            patient_id: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "complete" | "failed" | "stopped" | "interrupted";
+            /** Trials Screened */
+            trials_screened: number;
+            usage: components["schemas"]["ScreeningUsage"];
+            /** Version Id */
+            version_id: number;
+        };
+        /**
+         * ScreeningUsage
+         * @description A screening's tokens, counted as the Messages API counts them, its model and estimated cost.
+         */
+        ScreeningUsage: {
+            /**
+             * Cache Creation Input Tokens
+             * @default 0
+             */
+            cache_creation_input_tokens?: number;
+            /**
+             * Cache Read Input Tokens
+             * @default 0
+             */
+            cache_read_input_tokens?: number;
+            /** Context Window */
+            context_window?: number | null;
+            /** Estimated Cost Usd */
+            estimated_cost_usd?: number | null;
+            /**
+             * Input Tokens
+             * @default 0
+             */
+            input_tokens?: number;
+            /** Model */
+            model: string;
+            /**
+             * Output Tokens
+             * @default 0
+             */
+            output_tokens?: number;
+        };
         /** SessionRead */
         SessionRead: {
             user: components["schemas"]["UserRead"] | null;
@@ -2034,6 +2659,11 @@ export interface components {
              * @enum {string}
              */
             type: "status";
+        };
+        /** StopAck */
+        StopAck: {
+            /** Stopped */
+            stopped: boolean;
         };
         /** StreamCreate */
         StreamCreate: {
@@ -2258,6 +2888,34 @@ export interface components {
             /** Tool Name */
             tool_name: string;
         };
+        /** ToolCallRecord */
+        ToolCallRecord: {
+            /** Args */
+            args: {
+                [key: string]: unknown;
+            };
+            /** Call Index */
+            call_index: number;
+            /** Error */
+            error?: string | null;
+            /**
+             * Latency Ms
+             * @default 0
+             */
+            latency_ms?: number;
+            /**
+             * Result Count
+             * @default 0
+             */
+            result_count?: number;
+            /**
+             * Result Summary
+             * @default
+             */
+            result_summary?: string;
+            /** Tool Name */
+            tool_name: string;
+        };
         /** ToolCompleted */
         ToolCompleted: {
             /** Index */
@@ -2415,6 +3073,58 @@ export interface components {
              * @enum {string}
              */
             type: "trial_details";
+        };
+        /**
+         * TrialFailed
+         * @description One trial could not be screened; the screening goes on.
+         */
+        TrialFailed: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /** Nct Id */
+            nct_id: string | null;
+            /**
+             * Retryable
+             * @default false
+             */
+            retryable?: boolean;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trial_error";
+        };
+        /**
+         * TrialProblem
+         * @description A trial that could not be screened (vanished from the source, its model call refused).
+         */
+        TrialProblem: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /** Nct Id */
+            nct_id: string | null;
+            /**
+             * Retryable
+             * @default false
+             */
+            retryable?: boolean;
+        };
+        /** TrialScreened */
+        TrialScreened: {
+            /** Done */
+            done: number;
+            /** Total */
+            total: number;
+            trial: components["schemas"]["ScreenedTrial"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trial";
         };
         /**
          * TrialSearchFields
@@ -2685,6 +3395,11 @@ export interface components {
             /** Title */
             title: string;
         };
+        /**
+         * TrialVerdict
+         * @enum {string}
+         */
+        TrialVerdict: "ELIGIBLE" | "EXCLUDED" | "UNCERTAIN" | "NOT_RELEVANT";
         /** TurnCompleted */
         TurnCompleted: {
             payload: components["schemas"]["TurnResult"];
@@ -2901,6 +3616,11 @@ export interface components {
              */
             type: "validation_results";
         };
+        /**
+         * Verdict
+         * @enum {string}
+         */
+        Verdict: "MET" | "NOT_MET" | "UNKNOWN";
         /** VersionRead */
         VersionRead: {
             /**
@@ -4481,6 +5201,432 @@ export interface operations {
             };
         };
     };
+    list_patients_api_patients_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientRead"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_patient_api_patients_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatientCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientDetail"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_patient_api_patients__patient_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientDetail"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_patient_api_patients__patient_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_patient_api_patients__patient_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatientUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientDetail"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_screenings_api_patients__patient_id__screenings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScreeningRead"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    start_screening_api_patients__patient_id__screenings_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                patient_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScreenRequest"];
+            };
+        };
+        responses: {
+            /** @description The screening's events, one per SSE frame */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ScreeningProfile"] | components["schemas"]["ScreeningCandidates"] | components["schemas"]["TrialScreened"] | components["schemas"]["TrialFailed"] | components["schemas"]["ScreeningCompleted"] | components["schemas"]["ScreeningFailed"] | components["schemas"]["Reconnect"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_reports_api_reports_get: {
         parameters: {
             query?: never;
@@ -4709,6 +5855,206 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_screening_api_screenings__screening_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScreeningDetail"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_screening_api_screenings__screening_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stop_screening_api_screenings__screening_id__stop_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StopAck"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    follow_screening_api_screenings__screening_id__stream_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "last-event-id"?: string | null;
+            };
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events after Last-Event-ID */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ScreeningProfile"] | components["schemas"]["ScreeningCandidates"] | components["schemas"]["TrialScreened"] | components["schemas"]["TrialFailed"] | components["schemas"]["ScreeningCompleted"] | components["schemas"]["ScreeningFailed"] | components["schemas"]["Reconnect"];
                 };
             };
             /** @description Unauthorized */

@@ -2,7 +2,7 @@
 
 Days before this migration keep their totals: they are copied with the model "unrecorded".
 
-Revision ID: 0015_model_usage
+Revision ID: 0014_model_usage
 Revises: 0012_reports
 Create Date: 2026-11-26
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0015_model_usage"
-down_revision = "0012_reports"
+revision = "0014_model_usage"
+down_revision = "0013_screening"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,301 @@
+"""The demo model's criterion judgement: decide a trial criterion from the note's text alone, no model.
+
+`judge(note, criterion, kind)` answers the natural question "is this criterion true of the patient?"
+(yes / no / unknown / not_applicable, as the evaluator's wire format asks), with a short reason and the
+note sentences it rests on. What it reads:
+
+- ages against age limits, sex against sex limits (a pregnancy criterion does not apply to a man);
+- consent and willingness ("able to give informed consent", "willing to comply") hold for a patient
+  being screened: nothing in a note says otherwise;
+- a condition, treatment or finding named in the criterion: present in the note, denied ("no history
+  of…", "denies…", "negative for…"), or not mentioned. A family member's condition is not the patient's;
+- a measurement or lab threshold the note does not report is unknown.
+
+What a missing mention means follows how the TrialGPT annotators read notes: an exclusion criterion the
+note does not show does not apply (the patient is not excluded by what the note never says), and an
+inclusion criterion the note does not show is unknown: a screener would have to ask.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, NamedTuple
+
+from backend.screening.note_reader import WORD, NoteText, fold, norm, read_note
+
+Answer = Literal["yes", "no", "unknown", "not_applicable"]
+
+
+class Judged(NamedTuple):
+    answer: Answer
+    reasoning: str
+    evidence: list[int]
+
+
+# ---- ages -------------------------------------------------------------------------------------------
+
+_YEARS = r"(?:years?|yrs?|y\.?o\.?|year-old|years-old|y\b)(?:\s*old)?"
+_AGE_NUMBER = re.compile(rf"(\d{{1,3}}(?:\.\d+)?)\s*(?:{_YEARS}|(?=\s*(?:-|to|and)\s*\d+(?:\.\d+)?\s*{_YEARS}))|"
+                         rf"\bage[sd]?\W*(?:of|is|at|between|from|range)?\s*(?:>=|<=|>|<|=|at least|over|under|"
+                         rf"above|below|greater than|less than|up to|older than|younger than)?\s*(\d{{1,3}}(?:\.\d+)?)",
+                         re.I)
+_LOW_CUE = re.compile(r"(?:>=|=>|>|at least|over|older than|above|greater than|more than|minimum|from|between|"
+                      r"aged|ages|age)\W*$", re.I)
+_HIGH_CUE = re.compile(r"(?:<=|=<|<|under|younger than|below|less than|up to|maximum|no older than|not older than|"
+                       r"to|and|-)\W*$", re.I)
+_OLDER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:(?:or|and)\s+(?:older|over|above|more|greater)|\+)", re.I)
+_YOUNGER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:or|and)\s+(?:younger|under|below|less)", re.I)
+
+
+def age_bounds(text: str) -> tuple[float | None, float | None] | None:
+    """(low, high) in years from an age criterion; None when it sets no age limit we can read. Only
+    numbers that carry a unit of age ("18 years", "6 months") or follow the word age count."""
+    t = text.lower().replace("≥", ">=").replace("≤", "<=").replace("–", "-").replace("—", "-")
+    for unit, per_year in (("months?", 12), ("weeks?", 52)):
+        def in_years(m: re.Match[str], d: int = per_year) -> str:
+            return f"{float(m.group(1)) / d:.4f} years"
+        t = re.sub(rf"(\d+(?:\.\d+)?)\s*(?:-|\s)?{unit}(?:\s*old)?\b", in_years, t)
+    span = re.search(r"\bage[sd]?\b\W*(?:between|from|of|range)?\W*(\d{1,3}(?:\.\d+)?)\s*(?:years?)?\s*"
+                     r"(?:-|to|and)\s*(\d{1,3}(?:\.\d+)?)\b(?!\s*%)", t)
+    if span and float(span.group(1)) < float(span.group(2)):
+        return float(span.group(1)), float(span.group(2))
+    if re.search(r"<\s*\d+[^<>]*\bor\b[^<>]*>\s*\d+|>\s*\d+[^<>]*\bor\b[^<>]*<\s*\d+", t):
+        return None  # "< 18 or > 90": outside a band
+    low: float | None = None
+    high: float | None = None
+    for m in _AGE_NUMBER.finditer(t):
+        value = float(m.group(1) or m.group(2))
+        before, after = t[max(0, m.start() - 25): m.start()], t[m.end(): m.end() + 20]
+        if (re.search(r"\b(?:within|past|last|previous|prior|for|since|ago|duration|history|lasting|during)\b",
+                      before) and not re.search(r"\bage", before)) or \
+                re.match(r"\s*(?:ago|prior|before|after|since|post|of (?:follow|treatment|disease|history))", after):
+            continue  # a duration, not an age
+        if _YOUNGER_AFTER.match(after):
+            high = value
+        elif _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
+            low = value
+        elif _HIGH_CUE.search(before):
+            high = value if low is not None or not re.search(r"\b(?:to|and|-)\W*$", before) else high
+            if low is None and re.search(r"\b(?:to|and|-)\W*$", before):
+                continue
+        elif low is None:
+            low = value  # "age 18" alone, or the first number of "18 - 65 years"
+        else:
+            high = value
+    if low is not None and high is not None and low > high:
+        return None  # "< 18 or > 90": outside a band, not a band
+    if low is None and high is None:
+        if re.fullmatch(r"\W*(?:adults?|adult patients?|aged? (?:over|above) 18)\W*", t):
+            return 18.0, None
+        return None
+    return low, high
+
+
+# A criterion that never speaks of age but of a period ("a doubling time of less than 6 months", "4 weeks
+# must have passed") sets a duration, not an age limit.
+_AGE_WORD = re.compile(r"\b(?:age[sd]?|old|older|younger|adults?|child(?:ren)?|y\.?o|year-old|years-old)\b", re.I)
+_DURATION = re.compile(r"\b(?:period|time|interval|passed|elapsed|duration|expectancy|survival|follow|diagnos\w*|"
+                       r"history|treat\w*|therap\w*|doubling|within|since|ago|prior|previous|last|past|months? of|"
+                       r"weeks?|days?|hours?|dose|course|cycles?)\b", re.I)
+# "under 18 or over 65 years": the limit is outside a band (an exclusion's usual form).
+_NUM = r"(\d{1,3}(?:\.\d+)?)"
+_OUTSIDE_BAND = re.compile(rf"(?:<|less than|under|younger than|below)\s*{_NUM}[^<>]*?\bor\b[^<>]*?"
+                           rf"(?:>|greater than|more than|over|older than|above)\s*{_NUM}", re.I)
+# "25-40 years, or >= 65 years"; "18 to 60 years of age and over 60": alternatives, the patient fits any.
+_AGE_ALTERNATIVE = re.compile(r"\bor\b(?=\s*(?:[<>]=?|≥|≤|aged?\b|\d))|\band\b(?=\s*(?:over|above|older than)\s*\d)",
+                              re.I)
+
+
+def _age(note: NoteText, criterion: str) -> Judged | None:
+    if not _AGE_WORD.search(criterion) and _DURATION.search(criterion):
+        return None
+    band = _OUTSIDE_BAND.search(criterion.replace("≥", ">=").replace("≤", "<="))
+    if band and float(band.group(1)) < float(band.group(2)):
+        if note.age is None:
+            return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
+        age, where = note.age
+        outside = age < float(band.group(1)) or age > float(band.group(2))
+        where_to = "outside" if outside else "within"
+        return Judged("yes" if outside else "no",
+                      f"The patient is {age:g}, {where_to} {band.group(1)}-{band.group(2)}.", [where])
+    parts = [b for b in (age_bounds(p) for p in _AGE_ALTERNATIVE.split(criterion)) if b is not None]
+    bounds = age_bounds(criterion) if len(parts) < 2 else parts[0]
+    if bounds is None:
+        return None
+    rest = re.sub(r"\b(?:age[sd]?|years?|yrs?|old|older|younger|of|or|and|at|least|over|under|above|below|between|"
+                  r"than|to|the|time|signing|informed|consent|form|screening|enrollment|enrolment|inclusion|"
+                  r"male|female|males|females|men|women|both|sexes|patients?|subjects?|participants?|adults?|"
+                  r"children|must|be|is|are|who|with|in|a|an|greater|less|equal|more|up|from|inclusive|"
+                  r"aged|any|gender|sex|months?|visit|day|study|entry|date|registered|limits?|minimum|maximum)\b|"
+                  r"[\d\W_]+", " ", criterion.lower())
+    if note.age is None:
+        return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
+    age, where = note.age
+    inside = any((low is None or age >= low) and (high is None or age <= high)
+                 for low, high in (parts if len(parts) >= 2 else [bounds]))
+    if not inside:
+        return Judged("no", f"The patient is {age:g}, outside the age limit.", [where])
+    if rest.split():
+        return None  # the age fits; what else the criterion asks decides
+    return Judged("yes", f"The patient is {age:g}, within the age limit.", [where])
+
+
+# ---- sex and pregnancy ------------------------------------------------------------------------------
+
+_SEX_WORDS = re.compile(r"\b(?:males?|females?|men|women|man|woman|boys?|girls?|sex|sexes|gender|genders|both|either|"
+                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal|registered)\b",
+                        re.I)
+_FEMALE_ONLY = re.compile(r"\b(?:pregnan\w*|lactat\w*|breast[- ]?feed\w*|nursing (?:women|mothers|a baby)|"
+                          r"childbearing|child-bearing|contracepti\w*|hcg|birth control)", re.I)
+_MENOPAUSE = re.compile(r"\b(pre|post|peri)-?menopaus\w*", re.I)
+
+
+def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
+    sex = note.sex
+    lowered = criterion.lower()
+    if _FEMALE_ONLY.search(lowered):
+        if sex and sex[0] == "male":
+            return Judged("not_applicable", "The criterion concerns women and the patient is male.", [sex[1]])
+        pregnant = note.mention(["pregnant"])
+        if re.search(r"\b(?:not|non|no)\b[\w\s-]{0,20}pregnan", lowered) and kind == "inclusion" and sex and not (
+                pregnant and pregnant[0] == "present"):
+            return Judged("yes", "The note does not describe a pregnancy.", [sex[1]])
+        if pregnant and pregnant[0] == "present" and re.search(r"(?<!desire )(?<!planning )(?<!plan )pregnan",
+                                                                 lowered):
+            return Judged("yes", "The note says the patient is pregnant.", [pregnant[1]])
+        if sex and re.search(r"\bpostmenopausal\b", lowered) and re.search(r"\bpostmenopausal\b",
+                                                                           " ".join(note.sentences).lower()):
+            return Judged("yes", "The note describes a postmenopausal woman.", [sex[1]])
+        return Judged("unknown", "The note does not say whether the patient is pregnant, nursing or could "
+                                 "become pregnant.", [])
+    meno = _MENOPAUSE.search(lowered)
+    if meno and len(lowered) < 40:
+        if sex and sex[0] == "male":
+            return Judged("not_applicable", "The criterion concerns women and the patient is male.", [sex[1]])
+        if note.age is None or sex is None:
+            return Judged("unknown", "The note does not say enough to tell the menopausal status.", [])
+        age = note.age[0]
+        post = age >= 55 or "postmenopausal" in " ".join(note.sentences).lower()
+        pre = age < 45 and not post
+        if not (post or pre):
+            return Judged("unknown", "The patient's age does not settle the menopausal status.", [])
+        holds = post if meno.group(1) == "post" else pre
+        return Judged("yes" if holds else "no", f"A {age:g}-year-old woman is "
+                                                f"{'postmenopausal' if post else 'premenopausal'}.", [note.age[1]])
+    if _SEX_WORDS.sub(" ", lowered).strip(" .,;:-()") or not re.search(
+            r"\b(?:males?|females?|men|women|man|woman|boys?|girls?)\b", lowered):
+        return None
+    if sex is None:
+        return Judged("unknown", "The criterion concerns sex and the note does not state it.", [])
+    wants_f = bool(re.search(r"\b(?:females?|women|woman|girls?)\b", lowered))
+    wants_m = bool(re.search(r"\b(?:males?|men|man|boys?)\b", lowered))
+    if wants_f and wants_m:
+        return Judged("yes", f"The criterion admits either sex; the patient is {sex[0]}.", [sex[1]])
+    ok = (sex[0] == "female") == wants_f
+    return Judged("yes" if ok else "no", f"The criterion is about {'women' if wants_f else 'men'}; the patient "
+                                         f"is {sex[0]}.", [sex[1]])
+
+
+# ---- consent, measurements, mentions ----------------------------------------------------------------
+
+_CONSENT = re.compile(r"\b(?:consent|assent|willing\w*|agree\w*|comply|complian\w*|cooperat\w*|voluntar\w*|"
+                      r"(?:able|ability) to (?:understand|take|swallow|undergo|tolerate|"
+                      r"read|attend|follow|return|participate|give|provide|sign)|sign\w* (?:the |an )?"
+                      r"inform\w*|follow[- ]up visits?|study visits?|available for)\b", re.I)
+_MEASURE = re.compile(r"\bwithin (?:the )?(?:last |past |previous |preceding )?\d+\s*(?:hours?|days?|weeks?|months?|"
+                      r"years?)|\d+\s*(?:or more|or less|or fewer|or greater)\b|"
+                      r"(?:[<>≤≥=]|\b(?:greater|less|more|higher|lower|fewer|above|below|exceed\w*|at least|"
+                      r"no more than|within|times|x)\b)\s*\d|\d\s*(?:%|mg|g/|mmol|µ|u/l|iu|ml|mm|cm|kg|"
+                      r"x\s*10|/mm|/µl|/ul|/l\b|uln|times)|\b(?:uln|upper limit of normal|score|grade|stage|"
+                      r"class|clearance|count|level|concentration|index|fev1|saturation|ejection fraction|"
+                      r"bmi|body mass|hba1c|inr|qtc?)\b", re.I)
+_ALLERGY = re.compile(r"\b(?:hypersensitiv\w*|allerg\w*|intoleran\w*|anaphyla\w*|contraindicat\w*)", re.I)
+_UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|participat\w* in (?:another|other|any)|"
+                         r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
+_NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:have|has|had|did|does|do|are|is|was|were)\s+(?:not|never)"
+                                r"(?:\s+been)?(?:\s+previously)?|no|not|without|absence of|free of|never|lack of|"
+                                r"non|none)\b\s*", re.I)
+_GENERIC = frozenset(norm(w) for w in """
+a an the of in on at to for with and or by from as is are be been being has have had any all other such
+patient patients subject subjects participant participants individual individuals people person persons
+history known prior previous previously documented diagnosis diagnosed diagnostic evidence presence present
+clinical clinically confirmed established who which that this these those must should will would able
+willing capable ability can may signed sign written study trial protocol its their his her disease
+diseases disorder disorders condition conditions including include includes defined definition following
+current currently active acute chronic significant severe mild moderate serious major minor recent
+recently within past last months month weeks week years year days day time at least than more less
+medical medically treatment treated therapy therapies use used using require requiring required need
+based criteria criterion eligible enrolment enrollment entry screening visit investigator opinion
+judgment judgement per due also not no without e g i e etc ie eg like type one two both either
+suspected suspicion likely possible probable other new newly untreated uncontrolled stable
+drug drugs medication medications medicine medicines agent agents product products procedure procedures
+mri ct pet scan scans imaging radiologic radiological radiographic biopsy biopsies test tests testing assessed
+positive negative result results finding findings sign signs function functions center centre site sites
+""".split())  # the last lines: how a finding is shown ("by CT or MRI", "on biopsy"), not a finding
+
+
+def key_stems(text: str) -> list[str]:
+    words = [norm(w) for w in WORD.findall(fold(text)) if not w.isdigit()]
+    return list(dict.fromkeys(w for w in words if w not in _GENERIC and len(w) >= 3 or w in ("hiv", "tia")))
+
+
+def _alternatives(text: str) -> list[list[str]]:
+    parts = re.split(r"\bor\b|,|/|;|\band/or\b|\(|\)", fold(text), flags=re.I)
+    return [a for a in (key_stems(p) for p in parts) if a]
+
+
+def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, list[int]] | None:
+    """('present'|'absent', sentences) when the note names one of the criterion's alternatives; `partial`
+    lets a long alternative match with one of its words missing."""
+    present: list[int] = []
+    absent: list[int] = []
+    for alternative in _alternatives(text)[:12]:
+        if len(alternative) > 6:
+            continue
+        need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
+        hit = note.mention(alternative, need)
+        if hit:
+            (present if hit[0] == "present" else absent).append(hit[1])
+    if present:
+        return "present", sorted(set(present))[:3]
+    if absent:
+        return "absent", sorted(set(absent))[:3]
+    return None
+
+
+def judge(note: str, criterion: str, kind: str | None) -> Judged:
+    """Is `criterion` true of the patient the note describes? `kind`: inclusion | exclusion | None."""
+    text = " ".join(criterion.split())
+    read = read_note(note)
+    if not text or not read.sentences:
+        return Judged("unknown", "There is no criterion or no note to check.", [])
+    found = _age(read, text) or _sex(read, text, kind or "")
+    if found is not None:
+        return found
+    if _CONSENT.search(text) or _UNRELIABLE.search(text):
+        if kind == "exclusion":
+            return Judged("no", "Nothing in the note says the patient cannot consent or take part.", [])
+        return Judged("yes", "Consent, willingness and the ability to take part are assumed for a patient being "
+                             "screened; the note says nothing against them.", [])
+    negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
+    body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
+    hit = _mentioned(read, body, partial=kind != "exclusion")
+    measured = bool(_MEASURE.search(body))
+    if kind == "exclusion" and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
+        return Judged("no", "The note reports no allergy or intolerance.", [])
+    if hit is not None and hit[0] == "present" and not measured:
+        answer: Answer = "no" if negated else "yes"
+        return Judged(answer, "The note mentions "
+                              f"{'what the criterion rules out' if negated else 'what the criterion names'}.", hit[1])
+    if hit is not None and hit[0] == "absent":  # denied in the note
+        return Judged("yes" if negated else "no", "The note explicitly rules it out.", hit[1])
+    if measured:
+        if kind == "exclusion":
+            return Judged("no", "The criterion needs a measurement the note does not report; an exclusion the "
+                                "note does not show is taken not to apply.", [])
+        return Judged("unknown", "The criterion needs a measurement the note does not report.", [])
+    if kind == "exclusion" or negated:
+        answer = "yes" if negated else "no"
+        return Judged(answer, "The note does not mention it; a condition the note never shows is taken as "
+                              "absent.", [])
+    return Judged("unknown", "The note does not mention what the criterion asks about.", [])

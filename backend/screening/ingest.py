@@ -1,0 +1,157 @@
+"""INGEST: a structured `PatientProfile` from a free-text note.
+
+With a client, one Messages API request (`prompts.INGEST_SYSTEM`); the demo model answers it with the
+local rules below (`local_profile`), so both paths go through the SDK. Without a client the local rules
+run in-process. A reply that cannot be read falls back to the local rules, and says so in the log
+(never the note).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+import anthropic
+
+from backend.criteria.evaluator import extract_json_object
+from backend.screening.models import KeyFacts, PatientProfile, Usage
+from backend.screening.note_reader import read_note
+from backend.screening.prompts import INGEST_SYSTEM, profile_from_json
+from backend.screening.usage import usage_of
+
+log = logging.getLogger(__name__)
+
+_DISEASE_WORD = (r"\w*(?:itis|oma|omas|emia|aemia|osis|pathy|plasia|algia|cele|uria|ism|ectasis|iasis|trophy|"
+                 r"megaly|sclerosis|penia|cytosis|rrhea|rrhoea|plegia|paresis)")
+_DISEASE_HEAD = (r"(?:cancer|carcinoma|tumou?r|disease|syndrome|disorder|infection|failure|fracture|injury|"
+                 r"insufficiency|deficiency|stenosis|obstruction|hypertension|diabetes(?: mellitus)?|asthma|"
+                 r"pneumonia|stroke|infarction|embolism|thrombosis|fibrillation|arrest|hemorrhage|haemorrhage|"
+                 r"bleed(?:ing)?|abscess|ulcer|lesion|mass|nodule|effusion|aneurysm|malformation|palsy|"
+                 r"dementia|depression|schizophrenia|autism|anemia|anaemia|sepsis|shock|edema|oedema|"
+                 r"dyspnea|pain|fever|cough|rash|seizures?|epilepsy|migraine|headache|obesity|"
+                 r"lymphoma|leukemia|leukaemia|melanoma|sarcoma|myeloma|glioma|glioblastoma|"
+                 r"hepatitis|cirrhosis|copd|hiv|aids|tuberculosis|malaria|covid-19|influenza)")
+_CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
+_STOP_LEAD = re.compile(r"^(?:a|an|the|his|her|their|of|with|and|or|no|history|h/o|has|had|had a|known|"
+                        r"presents?|presented|presenting|complains?|diagnosed|was|is|for|to|in|on|at|from|by|"
+                        r"recent|new|prior|previous|severe|mild|acute|chronic|significant|worsening|"
+                        r"progressive|who|which|that|also|patient|pt|denies|developed|s/p|status|post|due|"
+                        r"right|left|bilateral|some|any|revealed|reveals|showing|showed|shows|show|confirmed|confirms|be|found|"
+                        r"mri|ct|x-ray|cxr|echo|tte|imaging|exam|symptoms? of|signs? of|sudden|large|small|"
+                        r"underlying|spontaneous|possible|probable|suspected|likely|\d+)\s+", re.I)
+_THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|"
+                      r"trexate|olimus|parib|ciclib|tinib|zumab|ximab|mumab)|chemotherapy|radiation(?: therapy)?|"
+                      r"radiotherapy|immunotherapy|surgery|resection|mastectomy|lobectomy|transplant(?:ation)?|"
+                      r"tamoxifen|letrozole|anastrozole|temozolomide|avastin|herceptin|prednisone|insulin|"
+                      r"metformin|warfarin|aspirin|steroids?|dialysis|hemodialysis)\b", re.I)
+_PRIOR_CUE = re.compile(r"\b(?:s/p|status post|after|previously|prior|received|underwent|treated with|completed|"
+                        r"progress\w* (?:on|after|through|despite)|failed|history of|refractory to|relapsed after|"
+                        r"was (?:given|started)|had)\b", re.I)
+_CURRENT_CUE = re.compile(r"\b(?:currently|is on|on|taking|receiving|maintained on|continues?)\b", re.I)
+_STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|advanced|recurrent|relapsed|"
+                    r"refractory|early[- ]stage)\b", re.I)
+_BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|MSI-H|HLA-B27|"
+                        r"JAK2|BCR-ABL|FLT3|IDH[12]?|MGMT|CD20|CD19|PSA)[\s-]*(?:positive|negative|\+|-|mutant|"
+                        r"mutation|mutated|amplified|amplification|fusion|rearrangement|V600E|high|low)?)", re.I)
+_ECOG = re.compile(r"\b((?:ECOG|Karnofsky|KPS|WHO)\s*(?:performance status|PS)?\s*(?:of\s*)?[:=]?\s*\d{1,3}%?)", re.I)
+_LAB = re.compile(r"\b((?:hemoglobin|hgb|hb|wbc|platelets?|creatinine|bilirubin|ast|alt|inr|glucose|hba1c|"
+                  r"sodium|potassium|troponin|bnp|albumin|egfr|gfr|psa|ldl|crp|esr|ef|ejection fraction|"
+                  r"temperature|temp|bp|blood pressure|heart rate|hr|o2 sat\w*|spo2)\s*(?:of|was|is|:|=)?\s*"
+                  r"[<>]?\s*\d[\d.,/]*\s*(?:%|mg/dl|g/dl|mmol/l|u/l|k|mmhg|bpm|°?[cf])?)", re.I)
+
+
+def _dedupe(items: list[str], limit: int = 8) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = item.lower()
+        if key not in seen and len(item) > 2:
+            seen.add(key)
+            out.append(item)
+    return out[:limit]
+
+
+def _conditions(sentences: list[str]) -> list[str]:
+    found: list[str] = []
+    for sentence in sentences:
+        clean = re.sub(r"\[\*\*[^\]]*\*\*\]", " ", sentence)
+        for clause in re.split(r"[,;:.()]|\band\b|\bwith\b|\bwho\b", clean, flags=re.I):
+            if re.search(r"\b(?:no|denies|denied|negative for|without|family history|absence of|absent|"
+                         r"ruled out|mother|father|sister|brother)\b", clause, re.I):
+                continue
+            for m in _CONDITION.finditer(clause):
+                phrase = m.group(1).strip()
+                while True:
+                    stripped = _STOP_LEAD.sub("", phrase)
+                    if stripped == phrase:
+                        break
+                    phrase = stripped
+                if phrase and not re.fullmatch(r"pain|mass|fever|cough|rash|lesion", phrase, re.I):
+                    found.append(phrase.lower())
+                elif phrase:
+                    found.append(phrase.lower())
+    return _dedupe(found, 10)
+
+
+def _core(condition: str) -> str:
+    """The condition without its stage and biomarker words: 'her2-positive metastatic breast cancer' →
+    'breast cancer' (stage and biomarkers are key facts of their own)."""
+    core = _BIOMARKER.sub(" ", _STAGE.sub(" ", condition))
+    return " ".join(core.split()).strip(" -,")
+
+
+def local_profile(note: str) -> PatientProfile:
+    """The profile the note's text alone supports: no model, no guessing."""
+    read = read_note(note)
+    sentences = read.sentences
+    text = " ".join(sentences)
+    prior: list[str] = []
+    current: list[str] = []
+    for sentence in sentences:
+        for m in _THERAPY.finditer(sentence):
+            before = sentence[max(0, m.start() - 60): m.start()]
+            (prior if _PRIOR_CUE.search(before) or re.search(r"\b(?:followed by|then|after)\b", before, re.I)
+             else current if _CURRENT_CUE.search(before) else prior).append(m.group(1).lower())
+    stage = _STAGE.search(text)
+    biomarkers = _dedupe([m.group(1).strip() for m in _BIOMARKER.finditer(text)])
+    conditions = _dedupe([c for c in (_core(c) for c in _conditions(sentences)) if c], 10)
+    facts = KeyFacts(stage=stage.group(1).lower() if stage else None, biomarkers=biomarkers,
+                     prior_therapies=_dedupe(prior), current_therapies=_dedupe([c for c in current if c not in prior]),
+                     comorbidities=conditions[1:6],
+                     performance_status=(ecog.group(1) if (ecog := _ECOG.search(text)) else None),
+                     labs=_dedupe([m.group(1).strip() for m in _LAB.finditer(text)], 10))
+    keywords = _dedupe([*conditions[:4], *([f"{facts.stage} {conditions[0]}"] if facts.stage and conditions else []),
+                        *biomarkers[:2]])
+    age = read.age[0] if read.age else None
+    sex = read.sex[0] if read.sex else None
+    who = " ".join(p for p in (f"{age:g}-year-old" if age is not None else "", {"female": "woman", "male": "man"}.get(
+        sex or "", "patient")) if p)
+    summary = f"{who} with {conditions[0]}" if conditions else who
+    return PatientProfile(age=age, sex=sex, conditions=conditions, key_facts=facts, keywords=keywords,
+                          summary=summary[:200])
+
+
+async def extract_profile(note: str, client: anthropic.AsyncAnthropic | None = None,
+                          model: str | None = None, *, max_tokens: int = 1024) -> tuple[PatientProfile, Usage]:
+    """The note's profile. With a client: one model call (a reply that cannot be read falls back to the
+    local rules); without one: the local rules alone. API errors propagate (the caller reports them)."""
+    if client is None or model is None:
+        return local_profile(note), Usage(model="local rules")
+    started = time.perf_counter()
+    message = await client.messages.create(
+        model=model, max_tokens=max_tokens,
+        system=[{"type": "text", "text": INGEST_SYSTEM, "cache_control": {"type": "ephemeral"}}],
+        messages=[{"role": "user", "content": f"<patient_note>\n{note.strip()}\n</patient_note>"}])
+    text = "".join(b.text for b in message.content if b.type == "text")
+    obj, _ = extract_json_object(text, required_key="conditions")
+    usage = usage_of(message, model)
+    if obj is None:
+        log.warning("INGEST reply unusable (%d chars, no profile object); the local rules read the note "
+                    "instead (%.0f ms)", len(text), (time.perf_counter() - started) * 1000)
+        return local_profile(note), usage
+    try:
+        return profile_from_json(obj), usage
+    except ValueError:
+        log.warning("INGEST reply off-schema; the local rules read the note instead")
+        return local_profile(note), usage

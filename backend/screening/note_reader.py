@@ -1,0 +1,215 @@
+"""Reading a clinical note without a model: its sentences, the patient's age and sex, and whether a
+condition is mentioned, denied ("no history of…", "denies…", "negative for…") or not mentioned at all.
+
+`NoteText` is built once per note (`read_note` caches it) and answers many criteria cheaply: each
+sentence is split into clauses and stemmed once. The demo judge (`backend.screening.demo_judge`) and the
+local INGEST rules (`backend.screening.ingest`) read notes through it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+# ---- sentences --------------------------------------------------------------------------------------
+
+_NUMBERED = re.compile(r"^\s*(\d{1,3})\.\s+(.*)$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(])")
+_ABBREVIATIONS = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|vs|e\.g|i\.e|approx|St|No|Fig)\.$", re.I)
+
+
+def split_sentences(note: str) -> list[str]:
+    """The note's sentences, 0-based. A note already numbered ("0. …\\n1. …", as in the TrialGPT data)
+    keeps its numbering; other text is split at sentence ends."""
+    lines = [line for line in note.splitlines() if line.strip()]
+    numbered = [_NUMBERED.match(line) for line in lines]
+    if lines and all(numbered) and [int(m.group(1)) for m in numbered if m] == list(range(len(lines))):
+        return [m.group(2).strip() for m in numbered if m]
+    out: list[str] = []
+    for line in lines:
+        pending = ""
+        for piece in _SENTENCE_END.split(line.strip()):
+            pending = f"{pending} {piece}".strip() if pending else piece
+            if not _ABBREVIATIONS.search(pending):
+                out.append(pending)
+                pending = ""
+        if pending:
+            out.append(pending)
+    return out
+
+
+# ---- words ------------------------------------------------------------------------------------------
+
+_SUFFIXES = ("izations", "ization", "ations", "ation", "ities", "ity", "ness", "ments", "ment", "ings", "ing",
+             "ical", "ic", "ies", "ive", "ous", "ed", "es", "al", "s", "y", "e")
+
+
+def strip_suffix(word: str, suffixes: tuple[str, ...], keep: int = 4) -> str:
+    """The lowercased word without the first of `suffixes` it ends with, if `keep` letters remain."""
+    word = word.lower()
+    for suffix in suffixes:
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
+            return word[: -len(suffix)]
+    return word
+
+
+def stem(word: str) -> str:
+    """A crude stemmer: 'diabetic' and 'diabetes' → 'diabet'; enough to match words, not to read."""
+    return strip_suffix(word, _SUFFIXES)
+
+
+WORD = re.compile(r"[a-z0-9][a-z0-9'+-]*[a-z0-9+]|[a-z0-9]", re.I)
+
+# Names notes and criteria give one thing, folded to one token before words are compared.
+_CONCEPTS: dict[str, tuple[str, ...]] = {
+    "myoinfarct": ("myocardial infarctions?", "heart attacks?", "mi", "stemi", "nstemi", "infarctions?"),
+    "heartfail": ("congestive heart failure", "heart failure", "cardiac failure", "chf", "hfref", "hfpef"),
+    "coronarydz": ("coronary artery disease", "coronary heart disease", "ischemic heart disease", "cad"),
+    "copd": ("chronic obstructive pulmonary disease", "chronic obstructive lung disease", "emphysema"),
+    "afib": ("atrial fibrillation", "afib", "a-fib", "a fib"),
+    "kidneydz": ("chronic kidney disease", "renal failure", "renal insufficiency", "kidney failure", "ckd",
+                 "esrd", "kidney disease", "renal disease", "renal impairment", "kidney impairment"),
+    "liverdz": ("liver disease", "hepatic disease", "hepatic impairment", "liver failure", "hepatic failure",
+                "cirrhosis", "liver cirrhosis"),
+    "diabetes": ("diabetes mellitus", "diabetes", "diabetic", "dm", "t2dm", "t1dm", "iddm", "niddm"),
+    "hypertension": ("hypertension", "hypertensive", "htn", "high blood pressure"),
+    "stroke": ("cerebrovascular accidents?", "strokes?", "cva"),
+    "tia": ("transient ischemic attacks?", "tia"),
+    "dvt": ("deep vein thrombosis", "deep venous thrombosis", "dvt"),
+    "pulmembol": ("pulmonary embol(?:ism|us|i)", "pe"),
+    "dyspnea": ("shortness of breath", "short of breath", "sob", "dyspnea", "dyspnoea", "breathlessness",
+                "difficulty breathing"),
+    "hiv": ("human immunodeficiency virus", "hiv", "aids"),
+    "hepb": ("hepatitis b(?: virus)?", "hep b", "hbv"),
+    "hepc": ("hepatitis c(?: virus)?", "hep c", "hcv"),
+    "uti": ("urinary tract infections?", "uti"),
+    "cancer": ("cancers?", "carcinomas?", "malignanc(?:y|ies)", "neoplasms?", "tumou?rs?", "metastas[ie]s",
+               "metastatic"),
+    "smoking": ("smok(?:er|ers|ing|es)", "tobacco", "cigarettes?"),
+    "alcohol": ("alcohol(?:ism|ic)?", "etoh"),
+    "seizure": ("seizures?", "epilepsy", "epileptic", "convulsions?"),
+    "pregnant": ("pregnan(?:t|cy|cies)",),
+    "lupus": ("systemic lupus erythematosus", "lupus erythematosus", "lupus", "sle"),
+    "fever": ("fevers?", "febrile", "pyrexia"),
+    "obesity": ("obes(?:e|ity)", "overweight"),
+}
+_CONCEPT = re.compile(r"\b(?:" + "|".join(sorted((f"(?P<{k}_{i}>{a})" for k, alts in _CONCEPTS.items()
+                                                  for i, a in enumerate(alts)), key=len, reverse=True)) + r")\b",
+                      re.I)
+
+
+def fold(text: str) -> str:
+    """Text with every known name of a concept replaced by its token."""
+    return _CONCEPT.sub(lambda m: " " + (m.lastgroup or "").rsplit("_", 1)[0] + " ", text)
+
+
+def norm(word: str) -> str:
+    w = word.lower()
+    return w if w in _CONCEPTS else stem(w)
+
+
+_NEGATION = re.compile(
+    r"\b(?:no|not|denies|denied|denying|without|negative|free of|absence of|absent|never|ruled out|rules out|"
+    r"nor|unremarkable|non|none|neither|resolved|lack of|lacks)\b", re.I)
+_CLAUSE_BREAK = re.compile(r";|:|\bbut\b|\bhowever\b|\balthough\b|\bthough\b|\bexcept\b|\bwhereas\b|"
+                           r"\bwhich\b|\bwho\b|\bwith\b(?= (?!no\b))", re.I)
+_RELATIVE = re.compile(r"\b(?:family history|famil(?:y|ial)|mother|father|sister|brother|sibling|parents?|son|"
+                       r"daughter|aunt|uncle|grand\w*|cousin|wife|husband|relatives?|fh)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Clause:
+    sentence: int
+    words: tuple[str, ...]  # normalised stems, in order
+    negated_from: int  # index of the first word after a negation cue (len(words) when none)
+    relative: bool  # about a family member, not the patient
+
+
+@dataclass
+class NoteText:
+    sentences: list[str]
+    clauses: list[Clause] = field(default_factory=list)
+    stems: frozenset[str] = frozenset()
+    age: tuple[float, int] | None = None  # (years, sentence index)
+    sex: tuple[str, int] | None = None  # ("female"|"male", sentence index)
+
+    def mention(self, wanted: list[str], need: int | None = None) -> tuple[str, int] | None:
+        """('present'|'absent', sentence) for the first clause holding `need` of the wanted stems (all by
+        default); a clause that holds them after a negation cue reads 'absent'. None: the note never names
+        them together."""
+        need = len(wanted) if need is None else need
+        if not wanted or len(set(wanted) & self.stems) < need:
+            return None
+        absent: tuple[str, int] | None = None
+        for clause in self.clauses:
+            positions = [clause.words.index(w) for w in wanted if w in clause.words]
+            if len(positions) < need or clause.relative:
+                continue
+            if min(positions) >= clause.negated_from:
+                absent = absent or ("absent", clause.sentence)
+                continue
+            return "present", clause.sentence
+        return absent
+
+
+_AGE = (
+    (re.compile(r"\b(\d{1,3})[- ]?(?:year|yr)s?[- ]?old\b", re.I), 1.0),
+    (re.compile(r"\b(\d{1,3})\s*(?:yo|y/o|y\.o\.|yrs?|years?)\b(?!\s+(?:ago|history|prior|before|of\s+\w+ing))",
+                re.I), 1.0),
+    (re.compile(r"\bage[sd]?\s*(?:of\s*)?:?\s*(\d{1,3})\b", re.I), 1.0),
+    (re.compile(r"\b(\d{1,3})[- ]?(?:month)s?[- ]?old\b", re.I), 1 / 12),
+    (re.compile(r"\b(\d{1,3})[- ]?(?:week)s?[- ]?old\b", re.I), 1 / 52),
+    (re.compile(r"\b(\d{1,3})[- ]?(?:day)s?[- ]?old\b", re.I), 1 / 365),
+    (re.compile(r"^\s*(?:a\s+|an\s+)?(\d{1,3})\s*(?:M|F|m|f)\b"), 1.0),  # "48 M with …"
+    (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b(?=\s+(?:with|who|presents|presenting|patient|pt|admitted|here))"), 1.0),
+)
+_FEMALE = re.compile(r"\b(?:woman|women|female|girl|lady|mrs|ms|she|her|herself|mother of|pregnant|"
+                     r"postmenopausal|premenopausal|\d+\s*F|\d+-year-old F)\b", re.I)
+_MALE = re.compile(r"\b(?:man|men|male|boy|gentleman|mr|he|his|him|himself|\d+\s*M)\b", re.I)
+_FEMALE_NOUN = re.compile(r"\b(?:woman|female|girl|lady|\d+\s*F)\b", re.I)
+_MALE_NOUN = re.compile(r"\b(?:man|male|boy|gentleman|\d+\s*M)\b", re.I)
+
+
+def _find_age(sentences: list[str]) -> tuple[float, int] | None:
+    for i, sentence in enumerate(sentences[:6]):
+        for pattern, scale in _AGE:
+            m = pattern.search(sentence)
+            if m and int(m.group(1)) <= 120:
+                return round(int(m.group(1)) * scale, 3), i
+    return None
+
+
+def _find_sex(sentences: list[str]) -> tuple[str, int] | None:
+    for female, male in ((_FEMALE_NOUN, _MALE_NOUN), (_FEMALE, _MALE)):
+        for i, sentence in enumerate(sentences):
+            text = re.sub(r"\b(?:his|her) (?:mother|father|wife|husband|son|daughter)\b", "", sentence, flags=re.I)
+            f, m = bool(female.search(text)), bool(male.search(text))
+            if f != m:
+                return ("female" if f else "male"), i
+    return None
+
+
+def _clauses(index: int, sentence: str) -> list[Clause]:
+    out = []
+    for part in _CLAUSE_BREAK.split(fold(sentence)):
+        raw = WORD.findall(part)
+        if not raw:
+            continue
+        words = tuple(norm(w) for w in raw)
+        cue = _NEGATION.search(part)
+        negated_from = len(words)
+        if cue:
+            before = len(WORD.findall(part[: cue.start()]))
+            negated_from = before + 1
+        out.append(Clause(index, words, negated_from, bool(_RELATIVE.search(part))))
+    return out
+
+
+@lru_cache(maxsize=32)  # one screening reads one note many times; a few notes at once
+def read_note(note: str) -> NoteText:
+    sentences = split_sentences(note)
+    clauses = [c for i, s in enumerate(sentences) for c in _clauses(i, s)]
+    stems = frozenset(w for c in clauses for w in c.words)
+    return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences))
+
