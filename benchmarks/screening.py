@@ -19,8 +19,8 @@ from pathlib import Path
 
 import anthropic
 import httpx2
-from backend.agent.demo.transport import DEMO_MODEL_ID, DemoTransport
 
+from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.screening import screen
 from backend.screening.criteria_parser import parse_criteria
 from backend.screening.models import MemoryJudgementCache, PatientInput, ScreenRequest, note_version

@@ -9,10 +9,10 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-from backend.agent.demo.transport import DEMO_MODEL_ID, DemoTransport
-from backend.agent.demo.wire import Reply
 
 from backend.criteria.labels import Verdict
+from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
+from backend.demo.wire import Reply
 from backend.screening import extract_profile, screen
 from backend.screening.models import (
     MemoryJudgementCache,

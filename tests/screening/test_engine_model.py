@@ -9,9 +9,9 @@ from typing import Any
 
 import anthropic
 import pytest
-from backend.agent.demo.wire import Reply
 
 from backend.criteria.labels import Verdict
+from backend.demo.wire import Reply
 from backend.screening import screen
 from backend.screening.models import (
     MemoryJudgementCache,

@@ -9,9 +9,9 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-from backend.agent.demo.transport import DEMO_MODEL_ID, DemoTransport
 from pydantic import TypeAdapter
 
+from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.screening import engine, screen
 from backend.screening.models import MemoryJudgementCache, PatientInput, ScreenRequest
 from tests.screening.trials import FakeTrials, trial

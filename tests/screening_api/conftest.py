@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from backend.agent.demo.wire import Reply
 from starlette.testclient import TestClient
 
 from backend.db.session import Database
+from backend.demo.wire import Reply
 from backend.main import create_app
 from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script
