@@ -128,8 +128,9 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
 
     app.add_api_route("/api/health", health, methods=["GET"], response_model_exclude_none=True)
     app.add_api_route("/api/health/live", live, methods=["GET"])
+    # A load balancer's probe, out of the API document: its 503 is a status report, not an ErrorBody (README).
     app.add_api_route("/api/health/ready", ready, methods=["GET"], response_class=JSONResponse,
-                      responses={503: {"description": "Not ready: database unreachable, lock lost, or draining"}})
+                      include_in_schema=False)
     app.add_api_route("/api/{path:path}", no_such_method, methods=list(ANY_METHOD), include_in_schema=False)
     app.add_api_route("/{path:path}", spa, methods=["GET"], include_in_schema=False)  # last: the fallback
     return app

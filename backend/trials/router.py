@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 
@@ -39,7 +39,7 @@ async def search(
     eligibility_keywords: Text = None,
     phase: Annotated[list[Phase] | None, Query()] = None, status: Annotated[list[OverallStatus] | None, Query()] = None,
     location: Annotated[str | None, Query(max_length=200, description=QUERY_RULES)] = None,
-    sex: Sex | None = None, study_type: StudyType | None = None,
+    sex: Sex | None = None, study_type: StudyType | Literal["interventional", "observational"] | None = None,
     min_age: Annotated[int | None, Query(ge=0, le=120)] = None,
     max_age: Annotated[int | None, Query(ge=0, le=120)] = None,
     page_size: Annotated[int, Query(ge=1, le=100)] = 25,

@@ -458,23 +458,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/health/ready": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Ready */
-        get: operations["ready_api_health_ready_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/pages": {
         parameters: {
             query?: never;
@@ -5145,33 +5128,6 @@ export interface operations {
             };
         };
     };
-    ready_api_health_ready_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
-                };
-            };
-            /** @description Not ready: database unreachable, lock lost, or draining */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     pages_api_pages_get: {
         parameters: {
             query?: never;
@@ -6745,7 +6701,7 @@ export interface operations {
                 /** @description Search syntax: words, "quoted phrases", word* prefixes (at least 3 letters, at most 6 in a search), AND / OR / NOT, parentheses (balanced, at most 12 deep), [field] tags; at most 40 terms in a search. Malformed or larger searches are refused (422) with what to change. */
                 location?: string | null;
                 sex?: ("ALL" | "FEMALE" | "MALE") | null;
-                study_type?: ("INTERVENTIONAL" | "OBSERVATIONAL") | null;
+                study_type?: ("INTERVENTIONAL" | "OBSERVATIONAL") | ("interventional" | "observational") | null;
                 min_age?: number | null;
                 max_age?: number | null;
                 page_size?: number;
