@@ -1,6 +1,7 @@
 """The FastAPI dependencies every router shares: what the app holds on `app.state` (built once in
 `backend.main.create_app`). A service of one package has its dependency beside its router
-(`backend.chat.router.ChatDep`, `backend.ai_columns.router.AiColumnsDep`), and who sends a request is
+(`backend.chat.router.ChatDep`, `backend.ai_columns.router.AiColumnsDep`, the model a conversation
+may use: `backend.conversations.router.LlmDep`), and who sends a request is
 `backend.auth.deps`, so this module stands below every package that has routes.
 
 They are `async def`: they only read `app.state`, and FastAPI runs a sync dependency in its threadpool,
@@ -13,7 +14,6 @@ from typing import Annotated, Protocol
 
 from fastapi import Depends, Request
 
-from backend.agent.llm import LLM
 from backend.config import Settings
 from backend.db.session import Database
 from backend.sources import Sources
@@ -34,10 +34,6 @@ async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-async def get_llm(request: Request) -> LLM:
-    return request.app.state.llm
-
-
 async def get_sources(request: Request) -> Sources:
     return request.app.state.sources
 
@@ -48,6 +44,5 @@ async def get_running_turns(request: Request) -> RunningTurns:
 
 DbDep = Annotated[Database, Depends(get_db)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-LlmDep = Annotated[LLM, Depends(get_llm)]
 SourcesDep = Annotated[Sources, Depends(get_sources)]
 RunningTurnsDep = Annotated[RunningTurns, Depends(get_running_turns)]

@@ -20,7 +20,7 @@ from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from backend.agent.llm import LLM, make_llm
+from backend.agent.llm import LLM, LocalModel, make_llm
 from backend.agent.state import LoopLimits
 from backend.ai_columns.router import router as ai_columns_router
 from backend.articles.router import router as articles_router
@@ -32,6 +32,7 @@ from backend.chat.service import ChatService
 from backend.config import Settings, get_settings
 from backend.conversations.router import router as conversations_router
 from backend.db.session import Database
+from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
 from backend.health import live, ready
@@ -69,11 +70,16 @@ def _tune_collector() -> None:
     gc.set_threshold(young, middle, 100)
 
 
+def demo_model(settings: Settings) -> LocalModel:
+    """The demo model (`backend.demo`), which answers in this process when there is no API key."""
+    return LocalModel(DEMO_MODEL_ID, DemoTransport(delay=settings.demo_delay_ms / 1000))
+
+
 def create_app(settings: Settings | None = None, llm: LLM | None = None) -> FastAPI:
     settings = settings or get_settings()
     load_builtins()  # a dangling or duplicate registry name stops the app here, with its name
     db = Database(settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
-    llm = llm or make_llm(settings)
+    llm = llm or make_llm(settings, demo_model(settings))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

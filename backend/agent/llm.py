@@ -1,4 +1,5 @@
-"""The one place that builds the `anthropic` client: Claude with a key, the demo model without."""
+"""The one place that builds the `anthropic` client: Claude with a key, a local model without (the demo
+model, which the composition root hands in: `backend.main.create_app`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import anthropic
 import httpx2
 
 from backend.config import Settings
-from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 
 CONTEXT_WINDOW = 200_000  # tokens, for every model offered (Opus, Sonnet and Haiku 4.x)
 
@@ -79,7 +79,17 @@ class LLM:
         return {"mode": self.mode, "model": self.model, "label": self.label}
 
 
-def make_llm(settings: Settings) -> LLM:
+@dataclass(frozen=True)
+class LocalModel:
+    """A model answered inside this process: its id, and the transport that speaks the Messages API
+    for it (the demo model's is `backend.demo.transport.DemoTransport`)."""
+
+    id: str
+    transport: httpx2.AsyncBaseTransport
+
+
+def make_llm(settings: Settings, local: LocalModel) -> LLM:
+    """Claude when the settings hold an API key, else the local model."""
     if settings.anthropic_api_key:
         # No SDK retries: the chat loop retries what waiting can cure, and only before anything was
         # shown (`loop._call_with_retries`); the SDK would retry a spend-limit 429 as if it were busy.
@@ -91,10 +101,9 @@ def make_llm(settings: Settings) -> LLM:
         ids = [settings.colleague_model, *(m.strip() for m in settings.colleague_models.split(","))]
         choices = tuple(ModelChoice(i, model_label(i)) for i in dict.fromkeys(ids) if i)
         return LLM(connect=claude, model=settings.colleague_model, mode="anthropic", choices=choices)
-    transport = DemoTransport(delay=settings.demo_delay_ms / 1000)
 
     def demo() -> anthropic.AsyncAnthropic:
         return anthropic.AsyncAnthropic(api_key="demo", base_url="http://demo-model.local",
-                                        http_client=httpx2.AsyncClient(transport=transport), max_retries=0)
+                                        http_client=httpx2.AsyncClient(transport=local.transport), max_retries=0)
 
-    return LLM(connect=demo, model=DEMO_MODEL_ID, mode="demo", choices=(ModelChoice(DEMO_MODEL_ID, "demo model"),))
+    return LLM(connect=demo, model=local.id, mode="demo", choices=(ModelChoice(local.id, "demo model"),))

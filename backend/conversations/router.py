@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from anyio import from_thread
-from fastapi import APIRouter, Response
+from typing import Annotated
 
+from anyio import from_thread
+from fastapi import APIRouter, Depends, Request, Response
+
+from backend.agent.llm import LLM
 from backend.agent.schemas import Card
 from backend.auth.deps import CurrentUser
 from backend.conversations import config, service
@@ -20,7 +23,7 @@ from backend.conversations.schemas import (
     RewindCreate,
 )
 from backend.db.ids import DbId
-from backend.deps import DbDep, LlmDep, RunningTurnsDep
+from backend.deps import DbDep, RunningTurnsDep
 from backend.errors import error_responses
 from backend.routing import OneHopRoute
 
@@ -28,6 +31,13 @@ router = APIRouter(prefix="/api/conversations", tags=["conversations"], response
                    route_class=OneHopRoute)
 OWNED = error_responses(404)
 WITH_BODY = error_responses(400, 404)
+
+
+async def get_llm(request: Request) -> LLM:
+    return request.app.state.llm
+
+
+LlmDep = Annotated[LLM, Depends(get_llm)]
 
 
 @router.get("")

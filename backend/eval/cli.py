@@ -14,9 +14,10 @@ from pathlib import Path
 
 import anthropic
 
-from backend.agent.llm import make_llm
+from backend.agent.llm import LocalModel, make_llm
 from backend.config import Settings
 from backend.criteria.evaluator import DEFAULT_MAX_TOKENS
+from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.eval import screening_bench
 from backend.eval.artifacts import format_baseline, format_summary
 from backend.eval.dataset import ANNOTATIONS_PATH, load_annotations
@@ -91,12 +92,13 @@ def build_client(kind: str, settings: Settings,
                  claude_model: str | None) -> tuple[anthropic.AsyncAnthropic, str, str]:
     """(SDK client, model name, backend description) for `--model`: Claude through the API key, or the
     app's own offline demo model (`backend.agent.llm.make_llm` without a key)."""
+    demo_model = LocalModel(DEMO_MODEL_ID, DemoTransport(delay=settings.demo_delay_ms / 1000))
     if kind == "claude":
         if not settings.anthropic_api_key:
             raise UsageError("--model claude needs ANTHROPIC_API_KEY in the environment "
                              "(or use --model demo, which runs offline)")
-        return make_llm(settings).client, claude_model or settings.colleague_model, "anthropic"
-    demo = make_llm(settings.model_copy(update={"anthropic_api_key": None}))
+        return make_llm(settings, demo_model).client, claude_model or settings.colleague_model, "anthropic"
+    demo = make_llm(settings.model_copy(update={"anthropic_api_key": None}), demo_model)
     return demo.client, demo.model, "app demo model (backend.demo)"
 
 
