@@ -4,15 +4,14 @@ It knows the `anthropic` SDK and the tool registry's types, never HTTP or the da
 turn produced is recorded in a `TurnState` the caller owns, so that whoever stops the turn (the user, a
 dropped client, an API error) can still persist a history the Messages API accepts:
 `TurnState.history()` pairs every `tool_use` with a `tool_result` and ends on an assistant message.
+The tool calls a model message asks for run in `backend.agent.dispatch`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
-import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -20,27 +19,19 @@ from typing import Any, TypeVar
 
 import anthropic
 import httpx2
-from pydantic import ValidationError
 
+from backend.agent.dispatch import run_tools
 from backend.agent.errors import ApiFailure, classify_api_error, stalled, told_wait
-from backend.agent.pump import Idle, Pump
 from backend.agent.schemas import (
     AgentEvent,
-    Card,
     Status,
     TextDelta,
-    ToolCall,
-    ToolCompleted,
-    ToolProgressed,
-    ToolStarted,
     Usage,
     UsageUpdated,
 )
 from backend.agent.state import LoopLimits, TurnState
-from backend.errors import describe_validation_error
-from backend.observability.observe import model_call, tool_call
-from backend.registry.tools import ToolConfig, ToolContext, ToolProgress, ToolResult
-from backend.text import clip
+from backend.observability.observe import model_call
+from backend.registry.tools import ToolConfig, ToolContext
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -103,7 +94,7 @@ async def run_turn(
                 state.text += note
                 yield TextDelta(text=note)
             return
-        async for event in _run_tools(tool_uses, by_name, tool_ctx, state, limits):
+        async for event in run_tools(tool_uses, by_name, tool_ctx, state, limits):
             yield event
         if iteration == limits.max_iterations - 2:
             state.wrap_up = True
@@ -327,89 +318,3 @@ def _count(total: Usage, billed: Usage, reported: Any) -> None:
         if value is not None and value != getattr(billed, key):
             setattr(total, key, getattr(total, key) + value - getattr(billed, key))
             setattr(billed, key, value)
-
-
-async def _run_tools(tool_uses: list[dict[str, Any]], by_name: dict[str, ToolConfig], ctx: ToolContext,
-                     state: TurnState, limits: LoopLimits) -> AsyncIterator[AgentEvent]:
-    """Run the tool calls of one assistant message in order; their results become the next user message."""
-    results: list[dict[str, Any]] = []
-    for block in tool_uses:
-        state.tool_calls += 1
-        index = len(state.tool_history)
-        over_budget = state.tool_calls > limits.tool_budget
-        if over_budget:
-            result = ToolResult(text=f"Tool budget of {limits.tool_budget} calls for this turn is used up. "
-                                     "Do not call more tools: answer with what you have.", is_error=True)
-            state.wrap_up = True
-        else:
-            yield ToolStarted(tool=block["name"], input=block["input"], index=index)
-            result = ToolResult(text=f"Error: {block['name']} returned no result.", is_error=True)
-            if why := state.invalid_inputs.pop(block["id"], None):
-                result = ToolResult(text=f"Error: the input for {block['name']} is unusable: {why}. "
-                                         "Call it again with a JSON object.", is_error=True)
-            else:
-                with tool_call(block["name"], block["id"], block["input"]) as call:  # metrics, span, log line
-                    async for item in _execute(by_name, block, ctx, limits):
-                        if isinstance(item, ToolResult):
-                            result = call.result = item
-                        elif isinstance(item, ToolProgress):
-                            yield ToolProgressed(tool=block["name"], index=index, stage=item.stage,
-                                                 message=item.message, progress=item.progress)
-                        else:
-                            yield item
-            if state.tool_calls >= limits.tool_budget:
-                state.wrap_up = True
-        card = None
-        if result.payload:
-            card = Card(id=uuid.uuid4().hex[:16], type=result.payload["type"], data=result.payload.get("data"),
-                        source="tool", tool=block["name"])
-            state.tool_payloads.append(card)
-        text = clip(result.text, limits.max_tool_result_chars,
-                    note="\n[truncated: {rest} more characters not shown; ask for fewer items or a specific id]")
-        state.tool_history.append(ToolCall(tool_name=block["name"], input=block["input"], output=text,
-                                           is_error=result.is_error))
-        if not over_budget:
-            yield ToolCompleted(tool=block["name"], index=index, is_error=result.is_error, payload=card)
-        results.append({"type": "tool_result", "tool_use_id": block["id"], "content": text,
-                        "is_error": result.is_error})
-    state.messages.append({"role": "user", "content": results})
-
-
-async def _execute(by_name: dict[str, ToolConfig], block: dict[str, Any], ctx: ToolContext,
-                   limits: LoopLimits) -> AsyncIterator[ToolResult | ToolProgress | Status]:
-    """Run one tool call; every failure becomes an `is_error` result the model can read."""
-    name = block["name"]
-    tool = by_name.get(name)
-    if tool is None:
-        yield ToolResult(text=f"Error: the tool {name!r} is not available here. Available tools: "
-                              f"{', '.join(by_name) or 'none'}.", is_error=True)
-        return
-    try:
-        params = tool.input_model.model_validate(block["input"])
-    except ValidationError as exc:
-        yield ToolResult(text=f"Error: invalid input for {name}: {describe_validation_error(exc)}", is_error=True)
-        return
-    pump = Pump(_drive(tool, params, ctx), idle_after=limits.heartbeat_seconds)
-    try:
-        async for item in pump:
-            if isinstance(item, Idle):
-                yield Status(message=f"Still working on {name.replace('_', ' ')}… ({int(item.elapsed)}s)")
-            else:
-                yield item
-    except ValidationError as exc:  # a tool that builds a model of its own from valid input
-        yield ToolResult(text=f"Error: invalid input for {name}: {describe_validation_error(exc)}", is_error=True)
-    except Exception as exc:  # model-facing: the tool failed, the turn goes on
-        yield ToolResult(text=f"Error: {name} failed: {exc}", is_error=True)
-    finally:
-        await pump.aclose()
-
-
-async def _drive(tool: ToolConfig, params: Any, ctx: ToolContext) -> AsyncIterator[ToolResult | ToolProgress]:
-    """An executor's progress and result as one stream, whether it returns or yields them."""
-    outcome = tool.executor(params, ctx)
-    if inspect.isasyncgen(outcome):
-        async for item in outcome:
-            yield item if isinstance(item, ToolProgress | ToolResult) else ToolResult(text=str(item))
-        return
-    value = await outcome  # type: ignore[misc]
-    yield value if isinstance(value, ToolResult) else ToolResult(text=str(value))
