@@ -2,7 +2,7 @@ import { Fragment, useLayoutEffect, useRef, useState, type ReactNode } from "rea
 import type { Payload, SuggestedAction } from "../api/types";
 import { cardFor } from "../cards/registry";
 import type { CardProps } from "../cards/types";
-import type { ChatMessage } from "./chatReducer";
+import type { ChatMessage } from "./chatMessage";
 import type { OpenEntity } from "../entities/EntityLink";
 import { Markdown } from "./Markdown";
 import { AssistantActions, UserActions, type MessageActionHandlers } from "./MessageActions";

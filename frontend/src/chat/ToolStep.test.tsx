@@ -1,6 +1,6 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import type { ToolActivity } from "./chatReducer";
+import type { ToolActivity } from "./chatMessage";
 import { interleave, toolLabel, toolResult, ToolStep } from "./ToolStep";
 
 const step = (over: Partial<ToolActivity>): ToolActivity => ({ index: 0, tool: "search_pubmed", progress: null, state: "done", at: null, ...over });

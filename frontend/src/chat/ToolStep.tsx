@@ -3,7 +3,7 @@
  * text length when it began) and the step sits between the pieces, as a collapsible line with a readable
  * label and its result ("Searched PubMed for 'lung cancer' · 24 results"), its progress inline while it runs.
  */
-import type { ToolActivity } from "./chatReducer";
+import type { ToolActivity } from "./chatMessage";
 
 const QUOTE_MAX = 60;
 

@@ -1,7 +1,7 @@
 import { renderHook } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { spokenText, useAnswerAnnouncement } from "./announce";
-import type { ChatMessage } from "./chatReducer";
+import type { ChatMessage } from "./chatMessage";
 
 const answer = (content: string, status: ChatMessage["status"], key = "a1"): ChatMessage => ({
   key, role: "assistant", content, status, payloads: [], suggestedValues: [], suggestedActions: [], tools: [],

@@ -4,7 +4,7 @@
  * that was opened.
  */
 import { useEffect, useRef, useState } from "react";
-import type { ChatMessage } from "./chatReducer";
+import type { ChatMessage } from "./chatMessage";
 
 const MAX_CHARS = 600;
 

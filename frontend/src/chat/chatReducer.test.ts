@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import transcript from "../../../tests/fixtures/sse/chat_turn.sse?raw";
 import { readEventStream, toChatEvent } from "../api/sse";
 import type { ChatEvent, ConversationDetail } from "../api/types";
-import { chatReducer, initialChatState, payloadsOf, type ChatAction, type ChatState } from "./chatReducer";
+import { payloadsOf } from "./chatMessage";
+import { chatReducer, initialChatState, type ChatAction, type ChatState } from "./chatReducer";
 
 const CONTEXT = { current_page: "tablizer", query: "egfr" };
 
