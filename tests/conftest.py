@@ -186,33 +186,32 @@ def signed_in(app: Any, db: Database, username: str, role: str = "user") -> Test
     return client
 
 
-@pytest.fixture
-def alice(app: Any, db: Database) -> Iterator[TestClient]:
-    client = signed_in(app, db, "alice")
+def signed_in_for_test(app: Any, db: Database, username: str, role: str = "user") -> Iterator[TestClient]:
+    """`signed_in` for a fixture: the client, and after the test its app's lifespan ended."""
+    client = signed_in(app, db, username, role)
     yield client
     client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def alice(app: Any, db: Database) -> Iterator[TestClient]:
+    yield from signed_in_for_test(app, db, "alice")
 
 
 @pytest.fixture
 def bob(app: Any, db: Database) -> Iterator[TestClient]:
-    client = signed_in(app, db, "bob")
-    yield client
-    client.__exit__(None, None, None)
+    yield from signed_in_for_test(app, db, "bob")
 
 
 @pytest.fixture
 def admin(app: Any, db: Database) -> Iterator[TestClient]:
-    client = signed_in(app, db, "root", role="admin")
-    yield client
-    client.__exit__(None, None, None)
+    yield from signed_in_for_test(app, db, "root", role="admin")
 
 
 @pytest.fixture
 def demo(db_url: str, db: Database) -> Iterator[TestClient]:
     """Signed in to an app with no key: the demo model answers through the real SDK."""
-    client = signed_in(create_app(make_settings(db_url)), db, "dana")
-    yield client
-    client.__exit__(None, None, None)
+    yield from signed_in_for_test(create_app(make_settings(db_url)), db, "dana")
 
 
 @pytest.fixture

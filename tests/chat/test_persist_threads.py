@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from backend.db.session import Database
 from backend.demo.wire import Reply
 from backend.main import _tune_collector, create_app
-from tests.conftest import make_settings, signed_in
+from tests.conftest import make_settings, signed_in, signed_in_for_test
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import CONTEXT
 from tests.sse import parse_lines
@@ -37,9 +37,7 @@ def unlimited(db_url: str, fake_llm: FakeAnthropic, db: Database) -> Iterator[Te
     app = create_app(make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url,
                                    COLLEAGUE_MAX_CONCURRENT_STREAMS=0, COLLEAGUE_TURNS_PER_MINUTE=0,
                                    COLLEAGUE_DAILY_TOKEN_BUDGET=0))
-    client = signed_in(app, db, "alice")
-    yield client
-    client.__exit__(None, None, None)
+    yield from signed_in_for_test(app, db, "alice")
 
 
 def write_lock(db_url: str) -> tuple[Any, Any]:

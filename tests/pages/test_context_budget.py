@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from backend.db.session import Database
 from backend.main import create_app
-from tests.conftest import make_settings, signed_in
+from tests.conftest import make_settings, signed_in_for_test
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import chat, page_context_of
 
@@ -90,9 +90,7 @@ def test_other_pages_fit_the_budget(alice: TestClient, fake_llm: FakeAnthropic, 
 def small_budget(db_url: str, db: Database, fake_llm: FakeAnthropic) -> Iterator[TestClient]:
     app = create_app(make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url,
                                    COLLEAGUE_CONTEXT_TOKEN_BUDGET=1_000))
-    client = signed_in(app, db, "sam")
-    yield client
-    client.__exit__(None, None, None)
+    yield from signed_in_for_test(app, db, "sam")
 
 
 def test_the_budget_is_a_setting(small_budget: TestClient, fake_llm: FakeAnthropic) -> None:

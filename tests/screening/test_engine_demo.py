@@ -7,11 +7,10 @@ import json
 from typing import Any
 
 import anthropic
-import httpx2
 import pytest
 
 from backend.criteria.labels import Verdict
-from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
+from backend.demo.transport import DEMO_MODEL_ID
 from backend.demo.wire import Reply
 from backend.screening import extract_profile, screen
 from backend.screening.models import (
@@ -29,14 +28,6 @@ from tests.screening.trials import FakeTrials, trial
 
 NOTE = ("A 62-year-old woman with HER2-positive metastatic breast cancer, progressed after trastuzumab. "
         "ECOG 1. She denies heart failure. No history of brain metastases.")
-
-
-@pytest.fixture
-async def demo_client() -> Any:
-    client = anthropic.AsyncAnthropic(api_key="demo", max_retries=0,
-                                      http_client=httpx2.AsyncClient(transport=DemoTransport(delay=0)))
-    yield client
-    await client.close()
 
 
 async def collect(gen: Any) -> list[Any]:

@@ -6,12 +6,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import anthropic
-import httpx2
 import pytest
 from pydantic import TypeAdapter
 
-from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
+from backend.demo.transport import DEMO_MODEL_ID
 from backend.screening import engine, screen
 from backend.screening.models import MemoryJudgementCache, PatientInput, ScreenRequest
 from tests.screening.trials import FakeTrials, trial
@@ -19,14 +17,6 @@ from tests.screening.trials import FakeTrials, trial
 MARKER = "Zyxwvutsrqp-7781"  # appears in the note and nowhere else
 NOTE = f"A 58-year-old man with type 2 diabetes, lives at {MARKER}. He denies chest pain. No history of stroke."
 ELIGIBILITY = "Inclusion Criteria:\n\n* Type 2 diabetes\n\nExclusion Criteria:\n\n* History of stroke"
-
-
-@pytest.fixture
-async def demo_client() -> Any:
-    client = anthropic.AsyncAnthropic(api_key="demo", max_retries=0,
-                                      http_client=httpx2.AsyncClient(transport=DemoTransport(delay=0)))
-    yield client
-    await client.close()
 
 
 class _QuotingCache(MemoryJudgementCache):

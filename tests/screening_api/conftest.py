@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from backend.db.session import Database
 from backend.demo.wire import Reply
 from backend.main import create_app
-from tests.conftest import make_settings, signed_in
+from tests.conftest import make_settings, signed_in_for_test
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.sse import Event, parse_lines
 
@@ -126,13 +126,9 @@ def demo_app(db_url: str) -> Any:
 
 @pytest.fixture
 def demo_alice(demo_app: Any, db: Database) -> Iterator[TestClient]:
-    client = signed_in(demo_app, db, "alice")
-    yield client
-    client.__exit__(None, None, None)
+    yield from signed_in_for_test(demo_app, db, "alice")
 
 
 @pytest.fixture
 def demo_bob(demo_app: Any, db: Database) -> Iterator[TestClient]:
-    client = signed_in(demo_app, db, "bob")
-    yield client
-    client.__exit__(None, None, None)
+    yield from signed_in_for_test(demo_app, db, "bob")
