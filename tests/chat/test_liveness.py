@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -145,6 +145,17 @@ def test_a_live_worker_is_never_taken_for_dead(alice: TestClient, app: Any, db: 
                                      workers=presence) == 1
 
 
+def killed_after(checkpoint: Callable[[Database, int, int], None], db: Database,
+                 ghost: tuple[subprocess.Popen[str], str]) -> tuple[int, int]:
+    """The ghost worker mid-answer, `checkpoint` the last it wrote, then killed: (conversation, answer) ids."""
+    proc, worker_id = ghost
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+    checkpoint(db, answer_id, conv_id)
+    proc.kill()
+    proc.wait(10)
+    return conv_id, answer_id
+
+
 def checkpointed_at_3(db: Database, answer_id: int, conv_id: int) -> None:
     """The dead worker's last checkpoint: events 1-3 stored, "Half an ans" in its resume state."""
     from backend.agent.schemas import ConversationOpened, TextDelta
@@ -165,11 +176,7 @@ def test_a_dead_workers_answer_goes_on_when_its_reader_comes_back(
         alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
     """kill -9 mid-answer, then the client resumes: this worker takes the turn over from its checkpoint
     (events 1-3 stored, "Half an ans" shown) and the model continues the partial as a prefill."""
-    proc, worker_id = ghost
-    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
-    checkpointed_at_3(db, answer_id, conv_id)
-    proc.kill()
-    proc.wait(10)
+    conv_id, answer_id = killed_after(checkpointed_at_3, db, ghost)
     fake_llm.script(Script.text("wer."))
     r = alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"})
     events = parse(r.text)
@@ -196,11 +203,7 @@ def test_a_reader_ahead_of_the_dead_workers_last_save_misses_nothing_of_the_cont
     """kill -9 after the worker sent its reader events 4 and 5 but stored only 1-3: the worker that goes
     on with the turn never numbers an event 4 or 5 (the reader holds those), so the reader that resumes
     from 5 gets every event of the continuation, none of them under an id it already has."""
-    proc, worker_id = ghost
-    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
-    checkpointed_at_3(db, answer_id, conv_id)
-    proc.kill()
-    proc.wait(10)
+    conv_id, answer_id = killed_after(checkpointed_at_3, db, ghost)
     fake_llm.script(Script.text("wer, given in full by the worker that goes on with it."))
     ahead = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "5"}).text)
     behind = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
@@ -217,11 +220,7 @@ def test_the_demo_models_turn_is_interrupted_after_kill_9_not_continued(
     message), so a dead worker's demo turn ends `interrupted` with what its readers saw, as the README says."""
     client = signed_in(create_app(make_settings(db_url)), db, "alice")
     try:
-        proc, worker_id = ghost
-        conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
-        checkpointed_between(db, answer_id, conv_id)
-        proc.kill()
-        proc.wait(10)
+        conv_id, answer_id = killed_after(checkpointed_between, db, ghost)
         events = parse(client.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "4"}).text)
         assert [e.event for e in events] == ["error"] and events[0].data["code"] == "interrupted"
         assert int(events[0].id or 0) > 4 + RESERVE
@@ -261,11 +260,7 @@ def test_a_dead_workers_answer_goes_on_from_the_text_its_readers_saw(
         alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
     """Taken over after checkpoints that wrote only events: the model continues "Half an ans" (what the
     readers were sent), not "Half " (the last whole checkpoint), and the answer reads on without a repeat."""
-    proc, worker_id = ghost
-    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
-    checkpointed_between(db, answer_id, conv_id)
-    proc.kill()
-    proc.wait(10)
+    conv_id, answer_id = killed_after(checkpointed_between, db, ghost)
     fake_llm.script(Script.text("wer."))
     events = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "4"}).text)
     assert [int(e.id or 0) for e in events] == list(range(5 + RESERVE, 5 + RESERVE + len(events)))
@@ -280,11 +275,7 @@ def test_a_dead_workers_interrupted_answer_keeps_the_text_its_readers_saw(
         alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
     """Stopped after its worker died (or swept): the stored answer and its blocks for the next turn's
     history end where the readers' text did, though the last whole checkpoint was two events earlier."""
-    proc, worker_id = ghost
-    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
-    checkpointed_between(db, answer_id, conv_id)
-    proc.kill()
-    proc.wait(10)
+    conv_id, answer_id = killed_after(checkpointed_between, db, ghost)
     assert alice.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
     with db.session() as s:
         answer = s.get(Message, answer_id)
