@@ -156,6 +156,17 @@ class WireEvent(BaseModel):
         return data
 
 
+class StreamFailed(WireEvent):
+    """The fatal `error` event of a stream other than a turn's (an AI column run, a report's build). Each
+    stream names its own subclass, so the API document keeps one schema per stream (a subclass without
+    a docstring of its own has no description there)."""
+
+    message: str
+    code: str
+    retryable: bool
+    type: Literal["error"] = "error"
+
+
 class ConversationOpened(WireEvent):
     """Always first: which conversation, turn and user message this stream belongs to."""
 

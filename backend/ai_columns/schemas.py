@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from backend.agent.schemas import WireEvent
+from backend.agent.schemas import StreamFailed, WireEvent
 from backend.sources.models import normalize_nct_id, normalize_pmid
 from backend.text import looks_like_formula
 
@@ -139,11 +139,8 @@ class ColumnCompleted(WireEvent):
     type: Literal["complete"] = "complete"
 
 
-class ColumnFailed(WireEvent):
-    message: str
-    code: str
-    retryable: bool
-    type: Literal["error"] = "error"
+class ColumnFailed(StreamFailed):
+    pass
 
 
 ColumnEvent = ColumnProgress | RowEvaluated | RowFailed | ColumnCompleted | ColumnFailed

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import JsonDict
 
-from backend.agent.schemas import WireEvent
+from backend.agent.schemas import StreamFailed, WireEvent
 from backend.ai_columns.schemas import ID_KEY, AiColumn, App
 
 MAX_ROWS = 5000
@@ -141,11 +141,8 @@ class ReportReady(WireEvent):
     type: Literal["report_ready"] = "report_ready"
 
 
-class ReportFailed(WireEvent):
-    message: str
-    code: str
-    retryable: bool
-    type: Literal["error"] = "error"
+class ReportFailed(StreamFailed):
+    pass
 
 
 ReportEvent = ReportProgress | ReportReady | ReportFailed
