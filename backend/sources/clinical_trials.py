@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
@@ -28,7 +28,7 @@ from backend.errors import InvalidInput, NotFound, UpstreamError
 from backend.sources.ctgov_records import parse_study, parse_summary, study_nct_id
 from backend.sources.models import TrialDetail, TrialSearchPage, TrialSearchParams, checked_nct_id
 from backend.sources.paging import decode_page_token, encode_page_token
-from backend.sources.throttle import RateLimiter, RetryPolicy, error_text, send
+from backend.sources.throttle import ClientOptions, RateLimiter, UpstreamClient, error_text, send
 
 BASE_URL = "https://clinicaltrials.gov/api/v2"
 UPSTREAM = "ClinicalTrials.gov"
@@ -113,28 +113,12 @@ def _error_message(response: httpx.Response) -> str:
     return error_text(response, ("message", "error", "detail"), f"HTTP {response.status_code} with an empty body")
 
 
-class ClinicalTrialsService:
+class ClinicalTrialsService(UpstreamClient):
     """Live trials source. Pass `transport` (e.g. `httpx.MockTransport`) to run without network."""
 
-    def __init__(
-        self,
-        *,
-        base_url: str = BASE_URL,
-        transport: httpx.AsyncBaseTransport | None = None,
-        limiter: RateLimiter | None = None,
-        retry: RetryPolicy | None = None,
-        timeout: float = 20.0,
-    ) -> None:
-        self._client = httpx.AsyncClient(
-            base_url=base_url, transport=transport, follow_redirects=True,  # 301: NCT id alias
-            timeout=httpx.Timeout(timeout, connect=5.0),
-            headers={"Accept": "application/json", "User-Agent": "Colleague/0.1 (research assistant)"},
-        )
-        self._limiter = limiter or shared_limiter
-        self._retry = retry or RetryPolicy()
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
+    def __init__(self, **options: Unpack[ClientOptions]) -> None:
+        super().__init__(options, base_url=BASE_URL, limiter=shared_limiter, headers={"Accept": "application/json"},
+                         follow_redirects=True)  # 301: NCT id alias
 
     async def _get(self, path: str, params: dict[str, str]) -> httpx.Response:
         return await send(self._client, "GET", path, params=params, upstream=UPSTREAM,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
@@ -25,7 +25,7 @@ from backend.sources.models import (
 )
 from backend.sources.pmc import FullText, FullTextMissing, PMCFormatError, parse_elink, parse_pmc_article
 from backend.sources.pubmed_records import PubMedXMLError, parse_efetch, parse_esummary
-from backend.sources.throttle import RateLimiter, RetryPolicy, error_text, send
+from backend.sources.throttle import ClientOptions, RateLimiter, UpstreamClient, error_text, send
 
 BASE_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 UPSTREAM = "PubMed (NCBI E-utilities)"
@@ -59,30 +59,14 @@ def build_esearch_query(params: ArticleSearchParams) -> dict[str, str]:
     return query
 
 
-class PubMedService:
+class PubMedService(UpstreamClient):
     """Live articles source. Pass `transport` (e.g. `httpx.MockTransport`) to run without network."""
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        email: str | None = None,
-        base_url: str = BASE_URL,
-        transport: httpx.AsyncBaseTransport | None = None,
-        limiter: RateLimiter | None = None,
-        retry: RetryPolicy | None = None,
-        timeout: float = 20.0,
-    ) -> None:
-        self._client = httpx.AsyncClient(base_url=base_url, transport=transport,
-                                         timeout=httpx.Timeout(timeout, connect=5.0),
-                                         headers={"User-Agent": "Colleague/0.1 (research assistant)"})
+    def __init__(self, *, api_key: str | None = None, email: str | None = None,
+                 **options: Unpack[ClientOptions]) -> None:
+        super().__init__(options, base_url=BASE_URL, limiter=shared_limiters[bool(api_key)])
         self._identity = {"tool": TOOL_NAME} | ({"email": email} if email else {}) | (
             {"api_key": api_key} if api_key else {})
-        self._limiter = limiter or shared_limiters[bool(api_key)]
-        self._retry = retry or RetryPolicy()
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     async def _get(self, endpoint: str, params: dict[str, str]) -> httpx.Response:
         response = await send(self._client, "GET", f"/{endpoint}", params=params | self._identity,

@@ -1,4 +1,5 @@
-"""Politeness towards the live upstreams: request spacing, bounded retries, error mapping.
+"""Politeness towards the live upstreams: request spacing, bounded retries, error mapping, and the
+client each live source keeps (`UpstreamClient`).
 
 One `RateLimiter` per upstream is shared by every user of the process (both services keep a
 module-level instance), because the upstream limits count requests per IP, not per user. The
@@ -14,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 
@@ -58,6 +59,38 @@ class RetryPolicy:
     backoff_base: float = 2.0  # the spec's sleep(2^attempt): 2 s, 4 s, 8 s when there is no Retry-After
     max_backoff: float = 30.0  # a longer Retry-After means "come back later": fail now instead
     retry_statuses: frozenset[int] = frozenset({429, 500, 502, 503, 504})
+
+
+USER_AGENT = "Colleague/0.1 (research assistant)"
+
+
+class ClientOptions(TypedDict, total=False):
+    """What a live source can be given instead of its upstream's defaults (tests: a mock transport, a
+    limiter on a fake clock)."""
+
+    base_url: str
+    transport: httpx.AsyncBaseTransport | None
+    limiter: RateLimiter | None
+    retry: RetryPolicy | None
+    timeout: float  # seconds to read; connecting gets 5
+
+
+class UpstreamClient:
+    """A live upstream's pooled connections, and the limiter and retry policy its requests go through
+    (`send`). `limiter` is the upstream's shared one, unless the options name another."""
+
+    def __init__(self, options: ClientOptions, *, base_url: str, limiter: RateLimiter,
+                 headers: Mapping[str, str] | None = None, follow_redirects: bool = False) -> None:
+        self._client = httpx.AsyncClient(
+            base_url=options.get("base_url", base_url), transport=options.get("transport"),
+            follow_redirects=follow_redirects, timeout=httpx.Timeout(options.get("timeout", 20.0), connect=5.0),
+            headers={**(headers or {}), "User-Agent": USER_AGENT},
+        )
+        self._limiter = options.get("limiter") or limiter
+        self._retry = options.get("retry") or RetryPolicy()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
 
 
 def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
