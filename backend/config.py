@@ -69,7 +69,7 @@ class Settings(BaseSettings):
     metrics_token: str | None = Field(default=None, alias="COLLEAGUE_METRICS_TOKEN")
     # Record prompts, answers and tool inputs/results in trace spans: off, they hold patient notes.
     otel_capture_content: bool = Field(default=False, alias="COLLEAGUE_OTEL_CAPTURE_CONTENT")
-    # A span per SQL statement (~20 a turn): off, with them tracing can cost over 5% more CPU (benchmarks/README.md).
+    # A span per SQL statement (some twenty a turn): off, they make tracing cost more CPU (benchmarks/README.md).
     otel_sql: bool = Field(default=False, alias="COLLEAGUE_OTEL_SQL")
     log_format: Literal["json", "console"] = Field(default="json", alias="COLLEAGUE_LOG_FORMAT")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO", alias="COLLEAGUE_LOG_LEVEL")

@@ -66,9 +66,8 @@ def tracer() -> trace.Tracer | None:
 
 def instrument_app(app: Any, engine: Any, sql: bool) -> None:
     """FastAPI's requests, and with `sql` (COLLEAGUE_OTEL_SQL) this app's SQL statements, when tracing is on.
-    A turn runs ~20 statements and a span costs ~40 µs to make and end: traced, they took tracing to
-    1.03-1.11x the CPU per streamed delta of tracing off, against 1.005-1.02x without (benchmarks/README.md),
-    so they are traced only when asked."""
+    A turn runs some twenty statements, and a span for each made tracing cost noticeably more CPU per
+    streamed delta (benchmarks/README.md, "Metrics and tracing"), so they are traced only when asked."""
     if _provider is None:
         return
     from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor

@@ -1,5 +1,5 @@
 """Screening: patients, their note versions, screenings with their events, trials and criterion results,
-and the judgement cache (issue 25).
+and the judgement cache.
 
 Revision ID: 0013_screening
 Revises: 0012_reports

@@ -1,4 +1,4 @@
-"""Durable turns through the public API, in process (issue 10, "Checked by"): a double submit is one
+"""Durable turns through the public API, in process: a double submit is one
 turn; resuming after k events gives events k+1.. exactly — on the same worker, on another worker (a
 second app on the same database) and after the turn ended (no model call)."""
 

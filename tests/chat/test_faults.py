@@ -1,4 +1,4 @@
-"""Fault injection against `python -m backend serve` in its own process (issue 10, "Checked by"):
+"""Fault injection against `python -m backend serve` in its own process:
 `kill -9` at points across the turn lifecycle, then a restart on the same database; SIGTERM with open
 streams; a client that stops reading a long answer. SQLite and PostgreSQL (the `db_url` fixture).
 

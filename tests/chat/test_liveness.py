@@ -1,4 +1,4 @@
-"""Worker liveness (issue 10, item 4): a turn left `running` by a worker process that died holds its
+"""Worker liveness: a turn left `running` by a worker process that died holds its
 conversation only while that worker's lock says it lives — not for the whole lease. The dead worker is a
 real process (it takes its lock, then gets `kill -9`), on SQLite and PostgreSQL."""
 

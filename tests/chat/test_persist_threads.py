@@ -1,4 +1,4 @@
-"""The event loop's thread pool stays free beside many streams (issue 10, item 8): turn writes
+"""The event loop's thread pool stays free beside many streams: turn writes
 (checkpoints, final saves) run in a few threads of their own, so when the database's write lock is slow
 they queue there, not in the shared pool that sync routes such as `/api/health` need. Deterministic: the
 test holds the write lock itself and counts the shared pool's borrowed threads (the timings are in
@@ -108,7 +108,7 @@ def hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_turn_begins_in_one_thread_hop(alice: TestClient, fake_llm: FakeAnthropic, hops: list[str]) -> None:
-    """Session check, quotas and the turn's transaction in one hop (issue 12); the dependencies that only
+    """Session check, quotas and the turn's transaction in one hop; the dependencies that only
     read the app's state (the database, the chat service) in none, and a sync endpoint with the validation
     of what it returns in one (`backend/routing.py`), on every route."""
     fake_llm.default = Script.answer(Reply.text("Hello there."))

@@ -1,4 +1,4 @@
-"""Tool output and upstream content are data, never instructions (issue 11, item 6)."""
+"""Tool output and upstream content are data, never instructions."""
 
 from __future__ import annotations
 
