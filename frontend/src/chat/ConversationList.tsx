@@ -99,33 +99,43 @@ export function ConversationList({ items, currentId, disabled, error, onOpen, on
                   <span className="conversation-title">{titleOf(c)}</span>
                   <span className="muted small">{when(c.updated_at ?? c.created_at)}</span>
                 </button>
-                <button
-                  type="button"
-                  className="small-button"
-                  aria-label={`Rename ${titleOf(c)}`}
-                  data-testid="conversation-rename"
+                <RowAction
+                  verb="Rename"
+                  title={titleOf(c)}
+                  testId="conversation-rename"
                   onClick={() => {
                     setDraft(c.title ?? "");
                     setEditing(c.id);
                   }}
-                >
-                  Rename
-                </button>
-                <button
-                  type="button"
-                  className="small-button"
-                  aria-label={`Delete ${titleOf(c)}`}
-                  data-testid="conversation-delete"
+                />
+                <RowAction
+                  verb="Delete"
+                  title={titleOf(c)}
+                  testId="conversation-delete"
                   disabled={disabled && c.id === currentId}
                   onClick={() => setConfirming(c.id)}
-                >
-                  Delete
-                </button>
+                />
               </div>
             )}
           </li>
         ))}
       </ul>
     </div>
+  );
+}
+
+/** A conversation row's small action button; a screen reader hears which conversation it acts on. */
+function RowAction(props: { verb: string; title: string; testId: string; disabled?: boolean; onClick: () => void }) {
+  return (
+    <button
+      type="button"
+      className="small-button"
+      aria-label={`${props.verb} ${props.title}`}
+      data-testid={props.testId}
+      disabled={props.disabled}
+      onClick={props.onClick}
+    >
+      {props.verb}
+    </button>
   );
 }
