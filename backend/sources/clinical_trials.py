@@ -117,21 +117,15 @@ class ClinicalTrialsService(UpstreamClient):
     """Live trials source. Pass `transport` (e.g. `httpx.MockTransport`) to run without network."""
 
     def __init__(self, **options: Unpack[ClientOptions]) -> None:
-        super().__init__(options, base_url=BASE_URL, limiter=shared_limiter, headers={"Accept": "application/json"},
-                         follow_redirects=True)  # 301: NCT id alias
+        super().__init__(options, upstream=UPSTREAM, base_url=BASE_URL, limiter=shared_limiter,
+                         headers={"Accept": "application/json"}, follow_redirects=True)  # 301: NCT id alias
 
     async def _get(self, path: str, params: dict[str, str]) -> httpx.Response:
         return await send(self._client, "GET", path, params=params, upstream=UPSTREAM,
                           limiter=self._limiter, policy=self._retry)
 
     def _json(self, response: httpx.Response) -> dict[str, Any]:
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise UpstreamError(f"{UPSTREAM} answered with something that is not JSON") from exc
-        if not isinstance(body, dict):
-            raise UpstreamError(f"{UPSTREAM} answered with unexpected JSON ({type(body).__name__})")
-        return body
+        return self._json_object(response)
 
     def _check(self, response: httpx.Response, what: str) -> None:
         if response.status_code == 400:

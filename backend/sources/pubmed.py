@@ -64,7 +64,7 @@ class PubMedService(UpstreamClient):
 
     def __init__(self, *, api_key: str | None = None, email: str | None = None,
                  **options: Unpack[ClientOptions]) -> None:
-        super().__init__(options, base_url=BASE_URL, limiter=shared_limiters[bool(api_key)])
+        super().__init__(options, upstream=UPSTREAM, base_url=BASE_URL, limiter=shared_limiters[bool(api_key)])
         self._identity = {"tool": TOOL_NAME} | ({"email": email} if email else {}) | (
             {"api_key": api_key} if api_key else {})
 
@@ -79,13 +79,7 @@ class PubMedService(UpstreamClient):
         return response
 
     async def _get_json(self, endpoint: str, params: dict[str, str]) -> dict[str, Any]:
-        response = await self._get(endpoint, params)
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise UpstreamError(f"{UPSTREAM} answered {endpoint} with something that is not JSON") from exc
-        if not isinstance(body, dict):
-            raise UpstreamError(f"{UPSTREAM} answered {endpoint} with unexpected JSON")
+        body = self._json_object(await self._get(endpoint, params), endpoint)
         if isinstance(body.get("error"), str):
             raise UpstreamError(f"{UPSTREAM} {endpoint} failed: {body['error']}")
         return body

@@ -79,18 +79,31 @@ class UpstreamClient:
     """A live upstream's pooled connections, and the limiter and retry policy its requests go through
     (`send`). `limiter` is the upstream's shared one, unless the options name another."""
 
-    def __init__(self, options: ClientOptions, *, base_url: str, limiter: RateLimiter,
+    def __init__(self, options: ClientOptions, *, upstream: str, base_url: str, limiter: RateLimiter,
                  headers: Mapping[str, str] | None = None, follow_redirects: bool = False) -> None:
         self._client = httpx.AsyncClient(
             base_url=options.get("base_url", base_url), transport=options.get("transport"),
             follow_redirects=follow_redirects, timeout=httpx.Timeout(options.get("timeout", 20.0), connect=5.0),
             headers={**(headers or {}), "User-Agent": USER_AGENT},
         )
+        self._upstream = upstream  # its name in error messages
         self._limiter = options.get("limiter") or limiter
         self._retry = options.get("retry") or RetryPolicy()
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+    def _json_object(self, response: httpx.Response, asked: str = "") -> dict[str, Any]:
+        """The response's JSON object; anything else is the upstream's fault (`UpstreamError`). `asked`
+        names the endpoint in the message, where the upstream has several."""
+        where = f" {asked}" if asked else ""
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise UpstreamError(f"{self._upstream} answered{where} with something that is not JSON") from exc
+        if not isinstance(body, dict):
+            raise UpstreamError(f"{self._upstream} answered{where} with unexpected JSON ({type(body).__name__})")
+        return body
 
 
 def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
