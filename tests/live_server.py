@@ -32,6 +32,8 @@ def free_port() -> int:
 class LiveServer:
     """One `python -m backend serve` process on a free loopback port."""
 
+    health_path = "/api/health"  # answered 200 once it serves (a load balancer's view: /api/health/ready)
+
     def __init__(self, database_url: str, model_url: str, log_path: Path, *extra_args: str) -> None:
         self.database_url = database_url
         self.model_url = model_url
@@ -67,7 +69,7 @@ class LiveServer:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log_tail()}")
             try:
-                if httpx.get(f"{self.url}/api/health", timeout=1.0).status_code == 200:
+                if httpx.get(self.url + self.health_path, timeout=1.0).status_code == 200:
                     return time.monotonic() - self.launched
             except httpx.TransportError:
                 pass
