@@ -49,18 +49,23 @@ class LiveServer:
         self.launch()
         return self.wait_ready()
 
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "backend", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                *self.extra_args]
+
+    def environment(self) -> dict[str, str]:
+        return {"DATABASE_URL": self.database_url, "ANTHROPIC_API_KEY": "test",
+                "ANTHROPIC_BASE_URL": self.model_url, "COLLEAGUE_DEMO": "0", "COLLEAGUE_SOURCES": "offline",
+                "PYTHONUNBUFFERED": "1",
+                # One test user drives many streams at once: the per-user quotas are tested elsewhere.
+                "COLLEAGUE_MAX_CONCURRENT_STREAMS": "0", "COLLEAGUE_TURNS_PER_MINUTE": "0",
+                "COLLEAGUE_DAILY_TOKEN_BUDGET": "0"}
+
     def launch(self) -> None:
-        env = {**os.environ, "DATABASE_URL": self.database_url, "ANTHROPIC_API_KEY": "test",
-               "ANTHROPIC_BASE_URL": self.model_url, "COLLEAGUE_DEMO": "0", "COLLEAGUE_SOURCES": "offline",
-               "PYTHONUNBUFFERED": "1",
-               # One test user drives many streams at once: the per-user quotas are tested elsewhere.
-               "COLLEAGUE_MAX_CONCURRENT_STREAMS": "0", "COLLEAGUE_TURNS_PER_MINUTE": "0",
-               "COLLEAGUE_DAILY_TOKEN_BUDGET": "0"}
         self.launched = time.monotonic()
         with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "backend", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 *self.extra_args], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(self.command(), cwd=ROOT, env={**os.environ, **self.environment()},
+                                         stdout=log, stderr=subprocess.STDOUT)
 
     def wait_ready(self) -> float:
         assert self.proc is not None

@@ -52,6 +52,11 @@ def render_nginx_conf(listen_port: int, upstreams: list[str]) -> str:
     return rendered
 
 
+def nginx_executable() -> str | None:
+    """Debian's nginx (`make nginx`), on PATH or where the package puts it."""
+    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None)
+
+
 def fail_timeout() -> float:
     """The upstream's fail_timeout: how long nginx leaves out an instance it could not reach."""
     found = re.search(r"fail_timeout=(\d+)s", NGINX_CONF.read_text())
@@ -89,7 +94,7 @@ class Proxy:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        executable = shutil.which("nginx") or "/usr/sbin/nginx"
+        executable = nginx_executable() or "nginx"
         conf = self.workdir / "nginx.conf"
         conf.write_text(render_nginx_conf(self.port, self.upstreams))
         with open(self.access_path, "ab") as log:  # `access_log /dev/stdout`: this file

@@ -8,6 +8,7 @@ Marked `faults` (subprocess servers and nginx, ~1.5 minutes). PostgreSQL only: S
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -19,7 +20,7 @@ import pytest
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
 from tests.conftest import add_user, create_pg_database
-from tests.deploy.cluster import Instance, Outcome, Proxy, follow, paced_answer, rolling_restart, talk
+from tests.deploy.cluster import Instance, Outcome, Proxy, follow, nginx_executable, paced_answer, rolling_restart, talk
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.live_server import login, wait_for
 
@@ -38,8 +39,10 @@ class Cluster:
 
     def answer(self, conversation_id: int | None) -> Message:
         with self.db.session() as s:
-            return s.query(Message).filter_by(conversation_id=conversation_id, role="assistant") \
+            answer = s.query(Message).filter_by(conversation_id=conversation_id, role="assistant") \
                 .order_by(Message.id.desc()).first()
+            assert answer is not None
+            return answer
 
     def close(self) -> None:
         for client in self.clients:
@@ -52,6 +55,10 @@ class Cluster:
 
 @pytest.fixture(scope="module")
 def cluster(fake_server: FakeAnthropic, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    if not nginx_executable():
+        if os.environ.get("CI"):
+            pytest.fail("nginx is missing in CI (`make nginx` installs it)")
+        pytest.skip("nginx is not installed (`make nginx`)")
     url, drop = create_pg_database()
     work = tmp_path_factory.mktemp("cluster")
     a, b = Instance(url, fake_server.url, work, "a"), Instance(url, fake_server.url, work, "b")
@@ -91,7 +98,7 @@ def assert_exact(out: Outcome) -> None:
 def test_a_resume_on_the_other_instance_is_exact(live: Cluster, fake_llm: FakeAnthropic) -> None:
     """One client reads part of an answer from A (where the turn runs), the next part from B, the rest
     through the proxy (so Last-Event-ID passes through nginx): every event once, in order."""
-    fake_llm.default = paced_answer(400, pace=0.02)
+    fake_llm.default = paced_answer(400, pace=0.02)  # type: ignore[assignment]
     on_a, on_b, proxied = live.client(live.a.url), live.client(live.b.url), live.client(live.proxy.url)
     out = talk(on_a, "a long one", stop_after=lambda o: len(o.text.split()) >= 30)
     assert out.conversation_id and not out.terminal
@@ -131,7 +138,8 @@ def test_a_rolling_restart_under_concurrent_streams(live: Cluster, fake_llm: Fak
     through the proxy: 0 client errors, every answer exact (resumed ones too). Each instance is held
     draining for seconds (a request of its own left open, as a slow client would), still alive; nothing
     that reached the proxy meanwhile is sent to it."""
-    fake_llm.default = paced_answer(150, pace=0.02)  # ~1 s answers: many are mid-way at each SIGTERM
+    # ~1 s answers: many are mid-way at each SIGTERM
+    fake_llm.default = paced_answer(150, pace=0.02)  # type: ignore[assignment]
     clients = [live.client(live.proxy.url) for _ in range(8)]
     done = threading.Event()
     outcomes: list[Outcome] = []
@@ -186,7 +194,7 @@ def test_kill_9_of_the_generating_instance(live: Cluster, fake_llm: FakeAnthropi
     """Two turns answered by A when it is killed: the one with a reader goes on on B (the reader's resume
     through the proxy takes it over; no id it holds is reused); the other conversation takes a new turn
     through the proxy at once (A's lease is worth nothing once its lock is gone): no 409."""
-    fake_llm.default = paced_answer(2000, pace=0.02)
+    fake_llm.default = paced_answer(2000, pace=0.02)  # type: ignore[assignment]
     on_a, proxied = live.client(live.a.url), live.client(live.proxy.url)
     quiet: dict[str, Outcome] = {}
     t = threading.Thread(target=lambda: quiet.setdefault("out", talk(
@@ -208,7 +216,7 @@ def test_kill_9_of_the_generating_instance(live: Cluster, fake_llm: FakeAnthropi
     with live.db.session() as s:
         assert s.query(ChatTurn).filter_by(conversation_id=reader.conversation_id).one().continued == 1
 
-    fake_llm.default = paced_answer(10, pace=0.0)
+    fake_llm.default = paced_answer(10, pace=0.0)  # type: ignore[assignment]
     statuses = []
     while True:
         r = proxied.post("/api/chat/stream", json={"message": "next", "context": {"current_page": "tablizer"},
