@@ -33,6 +33,7 @@ class LiveServer:
     """One `python -m backend serve` process on a free loopback port."""
 
     health_path = "/api/health"  # answered 200 once it serves (a load balancer's view: /api/health/ready)
+    start_timeout = START_TIMEOUT
 
     def __init__(self, database_url: str, model_url: str, log_path: Path, *extra_args: str) -> None:
         self.database_url = database_url
@@ -69,7 +70,7 @@ class LiveServer:
 
     def wait_ready(self) -> float:
         assert self.proc is not None
-        deadline = self.launched + START_TIMEOUT
+        deadline = self.launched + self.start_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log_tail()}")
@@ -80,7 +81,7 @@ class LiveServer:
                 pass
             time.sleep(0.1)
         self.kill()
-        raise RuntimeError(f"server did not start in {START_TIMEOUT} s: {self.log_tail()}")
+        raise RuntimeError(f"server did not start in {self.start_timeout} s: {self.log_tail()}")
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs, as in a crash or an OOM kill."""

@@ -57,12 +57,6 @@ def nginx_executable() -> str | None:
     return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None)
 
 
-def fail_timeout() -> float:
-    """The upstream's fail_timeout: how long nginx leaves out an instance it could not reach."""
-    found = re.search(r"fail_timeout=(\d+)s", NGINX_CONF.read_text())
-    return float(found.group(1)) if found else 10.0
-
-
 @dataclass
 class Access:
     """One line of the proxy's access log (deploy/nginx.conf's `colleague` format)."""
@@ -121,6 +115,14 @@ class Proxy:
                 self.proc.kill()
                 self.proc.wait()
 
+    def reload(self) -> None:
+        """`nginx -s reload`: new workers with the upstream's failure counts cleared (the old ones finish the
+        requests they hold). Passive recovery alone readmits an instance only once a request sent to it has
+        completed, and the first ones are answer streams that take seconds."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)  # the master starts the new workers, then retires the old ones
+
     def error_log(self) -> str:
         path = self.workdir / "nginx-error.log"
         return path.read_text(errors="replace")[-3000:] if path.exists() else ""
@@ -140,6 +142,7 @@ class Instance(LiveServer):
     connections are named in pg_stat_activity (`application_name`), as compose.yaml names them."""
 
     health_path = "/api/health/ready"
+    start_timeout = 120.0  # two at once, on a shared 2-core machine
 
     def __init__(self, database_url: str, model_url: str, workdir: Path, name: str, *extra_args: str) -> None:
         url = sa.engine.make_url(database_url).update_query_dict({"application_name": f"colleague-{name}"})
@@ -152,21 +155,18 @@ class Instance(LiveServer):
         return self.proc is not None and self.proc.poll() is None
 
 
-def rolling_restart(instances: list[Instance], pause: float | None = None,
-                    on_restart: Callable[[Instance, str], None] | None = None) -> list[dict[str, float]]:
-    """README's procedure: one instance at a time, SIGTERM (it turns unready, closes its listener, tells its
-    streams to resume elsewhere, saves their turns and exits), start it again, wait until it reports ready,
-    then wait the proxy's fail_timeout (so nginx counts it live again) before the next one."""
-    pause = fail_timeout() + 0.5 if pause is None else pause
+def rolling_restart(instances: list[Instance], proxy: Proxy,
+                    on_restart: Callable[[Instance], None] | None = None) -> list[dict[str, float]]:
+    """README's procedure: one instance at a time, SIGTERM (it turns unready, refuses new requests, closes
+    its listener, tells its streams to resume elsewhere, saves their turns and exits), start it again, wait
+    until it reports ready, reload nginx (which counts it live again at once), then the next."""
     took = []
     for inst in instances:
         if on_restart:
-            on_restart(inst, "stopping")
+            on_restart(inst)
         stopped = inst.terminate(timeout=30)
         started = inst.start()
-        if on_restart:
-            on_restart(inst, "ready")
-        time.sleep(pause)
+        proxy.reload()
         took.append({"exit_s": stopped, "start_s": started})
     return took
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from backend.db.migrate import upgrade
 from backend.db.models import ChatTurn, Conversation, Message
 from backend.db.session import Database
 from tests.conftest import add_user, create_pg_database
@@ -65,8 +66,9 @@ def cluster(fake_server: FakeAnthropic, tmp_path_factory: pytest.TempPathFactory
     proxy = Proxy(work, [a.address, b.address])
     cluster = Cluster(url, a, b, proxy)
     try:
+        upgrade(url)  # here, where the code is imported already (both at once: tests/db/test_migrate_together.py)
         a.launch()
-        b.launch()  # together: they migrate the new database once, under the advisory lock
+        b.launch()
         a.wait_ready()
         b.wait_ready()
         proxy.start()
@@ -152,20 +154,19 @@ def test_a_rolling_restart_under_concurrent_streams(live: Cluster, fake_llm: Fak
             outcomes.append(talk(client, f"question {n}"))
             n += 1
 
-    def hold_open(inst: Instance, stage: str) -> None:
-        if stage == "stopping":  # a POST whose body never comes: the instance waits for it while it drains
-            held.append(socket.create_connection(("127.0.0.1", inst.port)))
-            held[-1].sendall(b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                             b"Content-Length: 100\r\n\r\n{")
-            time.sleep(0.2)
-            drains[inst.address] = time.time()
+    def hold_open(inst: Instance) -> None:  # a POST whose body never comes: the instance waits for it while it drains
+        held.append(socket.create_connection(("127.0.0.1", inst.port)))
+        held[-1].sendall(b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100\r\n\r\n{")
+        time.sleep(0.2)
+        drains[inst.address] = time.time()
 
     threads = [threading.Thread(target=keep_talking, args=(c,), daemon=True) for c in clients]
     for t in threads:
         t.start()
     try:
         wait_for(lambda: len(outcomes) >= 8, 30, "the clients to be under way")
-        took = rolling_restart([live.a, live.b], on_restart=hold_open)
+        took = rolling_restart([live.a, live.b], live.proxy, on_restart=hold_open)
     finally:
         done.set()
         for t in threads:
