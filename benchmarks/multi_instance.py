@@ -105,7 +105,7 @@ def main() -> None:
             time.sleep(0.2)
         under_way = time.monotonic()
         drains: dict[str, float] = {}
-        took = rolling_restart([a, b], proxy, on_restart=lambda inst: drains.setdefault(inst.address, time.time()))
+        took = rolling_restart([a, b], proxy, on_restart=lambda inst: drains.update({inst.address: time.time()}))
         restarted = time.monotonic()
         load = os.getloadavg()
         done.set()
@@ -126,8 +126,18 @@ def main() -> None:
         print(f"  answers: {len(outcomes)} ({sum(o.reconnects > 0 or o.cut > 0 for o in outcomes)} resumed on "
               f"the other instance: {sum(o.reconnects for o in outcomes)} after `reconnect`, "
               f"{sum(o.cut for o in outcomes)} after a cut stream)")
-        print(f"  client errors: {len(errors)}   answers not exact: {len(wrong)}   "
+        interrupted = [o for o in outcomes if o.terminal is not None and o.terminal.event == "error"]
+        statuses = [s for o in outcomes for s in o.statuses if s != 200]
+        print(f"  client errors: {len(errors)}: {len(statuses)} error statuses {sorted(set(statuses))}, "
+              f"{sum('Error' in e for e in errors)} transport errors, {len(interrupted)} answers ended "
+              f"`error` ({sorted({o.terminal.data['code'] for o in interrupted if o.terminal})}), "
+              f"{sum('again after' in e for e in errors)} events sent twice")
+        print(f"  answers not exact (ids 1..n, text = payload = stored): {len(wrong)}   "
               f"requests nginx sent to a draining instance: {to_draining}")
+        for o in wrong[:3]:
+            print(f"    not exact: conversation {o.conversation_id}, ids {o.ids[:3]}…{o.ids[-3:]}, "
+                  f"{len(o.text)} characters read, {len(stored.get(o.conversation_id or 0, ''))} stored, "
+                  f"terminal {o.terminal.event if o.terminal else None}")
         for inst, times in zip((a, b), took, strict=True):
             print(f"  instance {inst.name}: exit {times['exit_s']:.1f} s after SIGTERM, ready "
                   f"{times['start_s']:.1f} s after start")
@@ -135,7 +145,7 @@ def main() -> None:
             f"{name or '(admin)'} {at_rest.get(name, 0)} / {peak.get(name, 0)}"
             for name in sorted(set(at_rest) | set(peak))))
         print(f"  load average at the end of the restart: {' '.join(f'{x:.2f}' for x in load)}")
-        for e in errors[:10]:
+        for e in sorted({e[:160] for e in errors if not e.startswith("error event")})[:10]:
             print("   ", e)
     finally:
         for client in clients:
