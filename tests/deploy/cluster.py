@@ -211,7 +211,7 @@ class Outcome:
     statuses: list[int] = field(default_factory=list)  # every HTTP response, sends and resumes
     errors: list[str] = field(default_factory=list)  # what a user would see: an error status, an `error`
     reconnects: int = 0  # `reconnect` events (a draining instance asking the client to resume)
-    cut: int = 0  # streams that ended without a terminal event (resumed, as the frontend does)
+    cut: int = 0  # streams that ended or broke without a terminal event (resumed, as the frontend does)
     started: float = 0.0
     ended: float = 0.0
 
@@ -254,7 +254,7 @@ def follow(client: httpx.Client, out: Outcome, *, send: dict[str, Any] | None = 
             request = client.build_request("GET", f"/api/conversations/{out.conversation_id}/stream",
                                            params={"turn_id": out.turn_id} if out.turn_id else None,
                                            headers={"Last-Event-ID": str(out.last_id)})
-        wait = 0.2
+        wait, streaming = 0.2, False
         try:
             with closing(client.send(request, stream=True)) as r:
                 out.statuses.append(r.status_code)
@@ -263,9 +263,13 @@ def follow(client: httpx.Client, out: Outcome, *, send: dict[str, Any] | None = 
                     out.errors.append(f"{request.method} {request.url.path}: {r.status_code} {r.text[:200]}")
                     wait = 0.5
                 else:
+                    streaming = True
                     wait = read_events(r, out, stop_after)
         except httpx.TransportError as exc:
-            out.errors.append(f"{request.method} {request.url.path}: {type(exc).__name__} {exc}")
+            if streaming:  # a stream broken mid-body: the frontend shows "Reconnecting…" and resumes, as here
+                out.cut += 1
+            else:
+                out.errors.append(f"{request.method} {request.url.path}: {type(exc).__name__} {exc}")
         if out.terminal is not None or (stop_after and stop_after(out)):
             break
         time.sleep(wait)
