@@ -5,14 +5,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/tsconfig.json -type f 2>/dev/null)
 
-.PHONY: run test setup frontend chromium lint types
+.PHONY: run test setup frontend chromium nginx lint types
 
 run: setup frontend
 	$(PY) -m backend migrate
 	$(PY) -m backend index
 	COLLEAGUE_DEMO=1 $(PY) -m backend serve --host 127.0.0.1 --port 8000
 
-test: setup frontend chromium lint
+test: setup frontend chromium nginx lint
 	cd frontend && npm test
 	$(PY) -m backend index
 	$(PY) -m pytest
@@ -48,3 +48,10 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# The multi-instance tests (tests/deploy) put Debian's nginx in front of two app processes, running
+# deploy/nginx.conf as compose.yaml does. Installed only; the package's own service is not used.
+nginx:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  echo "installing Debian nginx for the multi-instance tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }

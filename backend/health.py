@@ -3,16 +3,29 @@ readiness (`/api/health/ready`: send it traffic). Ready is 503 while the databas
 worker's liveness lock is lost (its turns would look dead to the others), or it is draining: from the
 moment SIGTERM arrives (uvicorn's exit signal, as sse-starlette records it), before the streams end and
 the turns are saved. `/api/health` stays as the contract has it.
+
+From that moment the instance also refuses new requests (`RefuseWhileDraining`): one that reaches it anyway
+(in flight to it in the ~0.1 s before uvicorn closes its listener) is answered 503 before the app sees it,
+so a proxy passes it to another instance (deploy/nginx.conf: `proxy_next_upstream http_503`) instead of a
+chat turn starting here only to be cut by the drain.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from sse_starlette.sse import AppStatus
+from starlette.types import Receive, Scope, Send
+
+from backend.asgi import HttpMiddleware
+
+STILL_SERVED = ("/api/health", "/metrics")  # a draining instance still reports on itself
+DRAINING_BODY = json.dumps({"error": "unavailable",
+                            "detail": "This server is restarting. Try again in a moment."}).encode()
 
 
 def live() -> dict[str, str]:
@@ -32,3 +45,17 @@ def ready(request: Request) -> JSONResponse:
         checks["database"] = f"unreachable: {type(exc).__name__}"
     ok = checks["database"] == "ok" and checks.get("worker_lock") == "held" and not checks["draining"]
     return JSONResponse({"status": "ready" if ok else "unready", **checks}, status_code=200 if ok else 503)
+
+
+class RefuseWhileDraining(HttpMiddleware):
+    """503 (`Retry-After: 1`, `Connection: close`) for every new request once the instance drains, but its
+    own health and metrics."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not AppStatus.should_exit or scope["path"].startswith(STILL_SERVED):
+            await self.app(scope, receive, send)
+            return
+        await send({"type": "http.response.start", "status": 503, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(DRAINING_BODY)).encode()),
+            (b"retry-after", b"1"), (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": DRAINING_BODY})

@@ -35,7 +35,7 @@ from backend.db.session import Database
 from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
-from backend.health import live, ready
+from backend.health import RefuseWhileDraining, live, ready
 from backend.observability.setup import install as install_observability
 from backend.openapi import describe_event_streams, describe_payloads
 from backend.pages.budget import set_context_budget
@@ -110,6 +110,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     chat = ChatService(db, llm, sources=sources, limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)
+    app.add_middleware(RefuseWhileDraining)  # from SIGTERM on, new requests are 503: a proxy retries elsewhere
     app.add_middleware(BodyLimit)  # bodies capped per route, and unread without a session (body_limits.py)
     app.add_middleware(WebSecurity)  # CSP and friends on every response; cross-site writes refused
     app.state.settings = settings

@@ -32,6 +32,9 @@ def free_port() -> int:
 class LiveServer:
     """One `python -m backend serve` process on a free loopback port."""
 
+    health_path = "/api/health"  # answered 200 once it serves (a load balancer's view: /api/health/ready)
+    start_timeout = START_TIMEOUT
+
     def __init__(self, database_url: str, model_url: str, log_path: Path, *extra_args: str) -> None:
         self.database_url = database_url
         self.model_url = model_url
@@ -47,33 +50,38 @@ class LiveServer:
         self.launch()
         return self.wait_ready()
 
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "backend", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                *self.extra_args]
+
+    def environment(self) -> dict[str, str]:
+        return {"DATABASE_URL": self.database_url, "ANTHROPIC_API_KEY": "test",
+                "ANTHROPIC_BASE_URL": self.model_url, "COLLEAGUE_DEMO": "0", "COLLEAGUE_SOURCES": "offline",
+                "PYTHONUNBUFFERED": "1",
+                # One test user drives many streams at once: the per-user quotas are tested elsewhere.
+                "COLLEAGUE_MAX_CONCURRENT_STREAMS": "0", "COLLEAGUE_TURNS_PER_MINUTE": "0",
+                "COLLEAGUE_DAILY_TOKEN_BUDGET": "0"}
+
     def launch(self) -> None:
-        env = {**os.environ, "DATABASE_URL": self.database_url, "ANTHROPIC_API_KEY": "test",
-               "ANTHROPIC_BASE_URL": self.model_url, "COLLEAGUE_DEMO": "0", "COLLEAGUE_SOURCES": "offline",
-               "PYTHONUNBUFFERED": "1",
-               # One test user drives many streams at once: the per-user quotas are tested elsewhere.
-               "COLLEAGUE_MAX_CONCURRENT_STREAMS": "0", "COLLEAGUE_TURNS_PER_MINUTE": "0",
-               "COLLEAGUE_DAILY_TOKEN_BUDGET": "0"}
         self.launched = time.monotonic()
         with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "backend", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 *self.extra_args], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(self.command(), cwd=ROOT, env={**os.environ, **self.environment()},
+                                         stdout=log, stderr=subprocess.STDOUT)
 
     def wait_ready(self) -> float:
         assert self.proc is not None
-        deadline = self.launched + START_TIMEOUT
+        deadline = self.launched + self.start_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log_tail()}")
             try:
-                if httpx.get(f"{self.url}/api/health", timeout=1.0).status_code == 200:
+                if httpx.get(self.url + self.health_path, timeout=1.0).status_code == 200:
                     return time.monotonic() - self.launched
             except httpx.TransportError:
                 pass
             time.sleep(0.1)
         self.kill()
-        raise RuntimeError(f"server did not start in {START_TIMEOUT} s: {self.log_tail()}")
+        raise RuntimeError(f"server did not start in {self.start_timeout} s: {self.log_tail()}")
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs, as in a crash or an OOM kill."""
