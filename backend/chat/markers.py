@@ -3,8 +3,7 @@
 One scanner serves both uses so they can never disagree:
 - `MarkerFilter` sits on the stream of text deltas and holds text back as soon as a marker *may* be
   starting, so no `text_delta` ever shows marker JSON;
-- `extract()` parses the finished text: each marker's JSON is validated against its payload schema;
-  the marker text is removed from the message whether or not the payload was valid.
+- `extract()` (in `chat/extract.py`) parses the finished text with the same scanner.
 
 The scanner is incremental: it keeps its place (the bracket matcher's depth and string state, the
 unsettled tail) between deltas, so streaming a card costs time linear in its length. Cards are bounded
@@ -16,29 +15,18 @@ around it kept). Matching goes on past a limit (a counter, no recursion) only to
 from __future__ import annotations
 
 import functools
-import json
-import math
 import re
-import reprlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
-
-import jsonschema
+from dataclasses import dataclass
 
 from backend.payloads.suggestions import ACTION_DATA_SCHEMA as ACTION_DATA_SCHEMA  # re-exported for chat/actions
-from backend.payloads.suggestions import ACTIONS_SCHEMA, VALUES_SCHEMA
 
 SUGGESTED_VALUES = "SUGGESTED_VALUES:"
 SUGGESTED_ACTIONS = "SUGGESTED_ACTIONS:"
 
 MAX_DEPTH = 32  # nesting levels of one card's JSON (the outer object is level 1)
 MAX_MARKER_BYTES = 64 * 1024  # one card's JSON, UTF-8
-MAX_MESSAGE_MARKER_BYTES = 128 * 1024  # all the cards of one answer together
-DEFAULT_MAX_STRING = 4000  # characters, for a string field whose schema sets no maxLength
-MAX_ERROR_CHARS = 200
 
-SUGGESTION_SCHEMAS: dict[str, dict[str, Any]] = {SUGGESTED_VALUES: VALUES_SCHEMA, SUGGESTED_ACTIONS: ACTIONS_SCHEMA}
 
 _INDENT = re.compile(r"[ \t]*")
 _FENCE_LINE_END = re.compile(r"```[a-zA-Z]*[ \t]*\Z")  # searched with endpos = the line's end
@@ -49,7 +37,6 @@ _OPENING_TICKS = re.compile(r"`{1,2}")
 _CLOSING_SOON = re.compile(r"\s*`{0,2}\s*\Z")
 _IN_STRING = re.compile(r'["\\]')
 _STRUCTURE = re.compile(r'"|[{\[]+|[}\]]+')  # runs of brackets at once: "[[[[" is one step
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Scanner phases: prose, then per marker: after the marker word, inside its JSON, waiting for the
 # closing fence of a fenced card, or the rest of a marker line that held no JSON.
@@ -308,100 +295,3 @@ _STEPS = (MarkerFilter._prose, MarkerFilter._after_marker, MarkerFilter._json, M
 
 def _in_word(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
-
-
-@dataclass
-class Extraction:
-    message: str
-    payloads: list[dict[str, Any]] = field(default_factory=list)  # [{type, data}]
-    suggested_values: list[dict[str, Any]] = field(default_factory=list)
-    suggested_actions: list[dict[str, Any]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 1] + "…"
-
-
-def _finite(literal: str) -> float:
-    value = float(literal)
-    if not math.isfinite(value):
-        raise ValueError(f"{_short(literal)} is out of range")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _loads(raw: str) -> Any:
-    """json.loads, refusing what could not be stored and sent back as JSON (NaN, ±Infinity, 1e400,
-    unpaired surrogates). The caller has bounded depth and size, so nothing here can recurse deeply."""
-    data = json.loads(raw, parse_float=_finite, parse_constant=_no_constant)
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend(value)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, str) and _SURROGATE.search(value):
-            raise ValueError("a string holds an unpaired surrogate")
-    return data
-
-
-def _bounded(schema: Any) -> Any:
-    """The schema with a default maxLength on every string it declares without one."""
-    if isinstance(schema, list):
-        return [_bounded(s) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: _bounded(v) for k, v in schema.items()}
-    types = schema.get("type")
-    if (types == "string" or (isinstance(types, list) and "string" in types)) and "maxLength" not in schema:
-        out["maxLength"] = DEFAULT_MAX_STRING
-    return out
-
-
-def extract(text: str, payload_types: Iterable[Any]) -> Extraction:
-    """Parse the finished text. `payload_types` are the resolved LLM PayloadTypes (parse_marker, schema)."""
-    by_marker = {p.parse_marker: p for p in payload_types if p.parse_marker}
-    scanner = MarkerFilter([*by_marker, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
-    visible = scanner.feed(text) + scanner.finish()
-    out = Extraction(message=re.sub(r"\n{3,}", "\n\n", visible).strip())
-    budget = MAX_MESSAGE_MARKER_BYTES
-    for span in scanner.spans:
-        name = by_marker[span.marker].name if span.marker in by_marker else span.marker.rstrip(":").lower()
-        if span.problem or span.raw_json is None:
-            out.errors.append(f"{name}: {span.problem or 'the marker was not followed by complete JSON'}")
-            continue
-        size = len(span.raw_json.encode("utf-8", "surrogatepass"))
-        if size > budget:
-            out.errors.append(f"{name}: the answer's cards are larger than "
-                              f"{MAX_MESSAGE_MARKER_BYTES // 1024} KB together")
-            continue
-        try:
-            data = _loads(span.raw_json)
-        except json.JSONDecodeError as err:
-            out.errors.append(f"{name}: invalid JSON ({err.msg} at position {err.pos})")
-            continue
-        except ValueError as err:  # NaN, 1e400, a 5,000-digit integer, an unpaired surrogate
-            out.errors.append(_short(f"{name}: invalid JSON ({err})"))
-            continue
-        schema = by_marker[span.marker].schema if span.marker in by_marker else SUGGESTION_SCHEMAS[span.marker]
-        try:
-            jsonschema.validate(data, _bounded(schema))
-        except jsonschema.ValidationError as err:
-            where = "/".join(str(p) for p in err.absolute_path) or "payload"
-            reason = err.message.replace(repr(err.instance), reprlib.repr(err.instance))  # not the whole value
-            out.errors.append(_short(f"{name}: does not match its schema at {where}: {reason}"))
-            continue
-        if span.marker == SUGGESTED_VALUES:
-            out.suggested_values.extend(data)
-        elif span.marker == SUGGESTED_ACTIONS:
-            out.suggested_actions.extend(data)
-        else:
-            out.payloads.append({"type": name, "data": data})
-        budget -= size
-    return out

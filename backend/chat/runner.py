@@ -38,8 +38,9 @@ from backend.agent.schemas import (
 )
 from backend.agent.state import LoopLimits, TurnState
 from backend.chat import turns
+from backend.chat.extract import extract
 from backend.chat.log import Frame, TurnLog
-from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter, extract
+from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter
 from backend.chat.progress import ProgressWriter, persist_limiter
 from backend.chat.turn import EndStatus, ResumeState, Turn, terminal_event
 from backend.chat.turns import Progress

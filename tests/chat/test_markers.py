@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from backend.agent.schemas import TextDelta, UsageUpdated
-from backend.chat.markers import MarkerFilter, extract
+from backend.chat.extract import extract
+from backend.chat.markers import MarkerFilter
 from backend.chat.visible import visible_events
 from tests.fakes.fake_page import CARD
 
