@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
+from backend.screening.measures import compare
 from backend.screening.note_reader import WORD, NoteText, fold, norm, read_note
 
 Answer = Literal["yes", "no", "unknown", "not_applicable"]
@@ -214,7 +215,7 @@ _UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|particip
                          r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
 _NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:have|has|had|did|does|do|are|is|was|were)\s+(?:not|never)"
                                 r"(?:\s+been)?(?:\s+previously)?|no|not|without|absence of|free of|never|lack of|"
-                                r"non|none)\b\s*", re.I)
+                                r"non(?!-)|none)\b\s*", re.I)
 _GENERIC = frozenset(norm(w) for w in """
 a an the of in on at to for with and or by from as is are be been being has have had any all other such
 patient patients subject subjects participant participants individual individuals people person persons
@@ -279,6 +280,11 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
                              "screened; the note says nothing against them.", [])
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
+    reading = compare(read.sentences, body)
+    if reading is not None:
+        holds = (reading.place == "inside") != negated
+        return Judged("yes" if holds else "no", f"The note states {reading.what}, "
+                                                f"{reading.place} what the criterion asks.", [reading.sentence])
     hit = _mentioned(read, body, partial=kind != "exclusion")
     measured = bool(_MEASURE.search(body))
     if kind == "exclusion" and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):

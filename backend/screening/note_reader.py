@@ -106,6 +106,8 @@ def fold(text: str) -> str:
 
 def norm(word: str) -> str:
     w = word.lower()
+    if "-" in w and not w[0].isdigit():  # "anti-depressants" is "antidepressants"; "18-year" stays apart
+        w = w.replace("-", "")
     return w if w in _CONCEPTS else stem(w)
 
 
