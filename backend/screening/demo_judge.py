@@ -22,7 +22,7 @@ import re
 from typing import Literal, NamedTuple
 
 from backend.screening.measures import compare
-from backend.screening.note_reader import WORD, NoteText, fold, norm, read_note
+from backend.screening.note_reader import ANTICANCER, CHEMOTHERAPY, RADIOTHERAPY, WORD, NoteText, fold, norm, read_note
 
 Answer = Literal["yes", "no", "unknown", "not_applicable"]
 
@@ -264,6 +264,34 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
     return None
 
 
+# Treatment history: "newly diagnosed", "no prior chemotherapy", "prior systemic therapy for myeloma".
+_NAIVE = re.compile(r"\b(?:newly diagnosed|previously untreated|treatment[- ]na[iï]ve|chemo(?:therapy)?[- ]na[iï]ve|"
+                    r"therapy[- ]na[iï]ve)\b", re.I)
+_PRIOR_KIND = re.compile(r"\b(?:prior|previous|preceding|history of|received)\s+(?:or (?:current|concurrent)\s+)?"
+                         r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
+                         r"radiation(?: therapy)?|therapy|treatment)\b(\s+(?:for|of)\b)?", re.I)
+
+
+def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
+    """A criterion about having been treated before, against the treatments the note reports."""
+    if _MEASURE.search(text) and re.search(r"\bwithin\b|\d+\s*(?:days?|weeks?|months?)", text, re.I):
+        return None  # a time window: the note rarely dates a treatment
+    wanted, holds = ANTICANCER, True
+    if _NAIVE.search(text):
+        holds = False
+    else:
+        m = _PRIOR_KIND.search(text)
+        if not m or m.group(2).lower() in ("therapy", "treatment") and not (m.group(1) or m.group(3)):
+            return None  # "prior treatment" alone names nothing
+        kind = m.group(2).lower()
+        wanted = CHEMOTHERAPY if kind.startswith("chemo") else RADIOTHERAPY if kind.startswith("radi") else ANTICANCER
+    had = [t for t in note.therapies if wanted.search(t.name)]
+    if not had:
+        return None
+    answer: Answer = "yes" if holds != negated else "no"
+    return Judged(answer, f"The note reports earlier treatment ({had[0].name}).", [had[0].sentence])
+
+
 def judge(note: str, criterion: str, kind: str | None) -> Judged:
     """Is `criterion` true of the patient the note describes? `kind`: inclusion | exclusion | None."""
     text = " ".join(criterion.split())
@@ -280,6 +308,9 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
                              "screened; the note says nothing against them.", [])
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
+    treated = _treated(read, body, negated)
+    if treated is not None:
+        return treated
     reading = compare(read.sentences, body)
     if reading is not None:
         holds = (reading.place == "inside") != negated

@@ -40,15 +40,6 @@ _STOP_LEAD = re.compile(r"^(?:a|an|the|his|her|their|of|with|and|or|no|history|h
                         r"right|left|bilateral|some|any|revealed|reveals|showing|showed|shows|show|confirmed|confirms|be|found|"
                         r"mri|ct|x-ray|cxr|echo|tte|imaging|exam|symptoms? of|signs? of|sudden|large|small|"
                         r"underlying|spontaneous|possible|probable|suspected|likely|\d+)\s+", re.I)
-_THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|"
-                      r"trexate|olimus|parib|ciclib|tinib|zumab|ximab|mumab)|chemotherapy|radiation(?: therapy)?|"
-                      r"radiotherapy|immunotherapy|surgery|resection|mastectomy|lobectomy|transplant(?:ation)?|"
-                      r"tamoxifen|letrozole|anastrozole|temozolomide|avastin|herceptin|prednisone|insulin|"
-                      r"metformin|warfarin|aspirin|steroids?|dialysis|hemodialysis)\b", re.I)
-_PRIOR_CUE = re.compile(r"\b(?:s/p|status post|after|previously|prior|received|underwent|treated with|completed|"
-                        r"progress\w* (?:on|after|through|despite)|failed|history of|refractory to|relapsed after|"
-                        r"was (?:given|started)|had)\b", re.I)
-_CURRENT_CUE = re.compile(r"\b(?:currently|is on|on|taking|receiving|maintained on|continues?)\b", re.I)
 _STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|advanced|recurrent|relapsed|"
                     r"refractory|early[- ]stage)\b", re.I)
 _BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|MSI-H|HLA-B27|"
@@ -106,13 +97,8 @@ def local_profile(note: str) -> PatientProfile:
     read = read_note(note)
     sentences = read.sentences
     text = " ".join(sentences)
-    prior: list[str] = []
-    current: list[str] = []
-    for sentence in sentences:
-        for m in _THERAPY.finditer(sentence):
-            before = sentence[max(0, m.start() - 60): m.start()]
-            (prior if _PRIOR_CUE.search(before) or re.search(r"\b(?:followed by|then|after)\b", before, re.I)
-             else current if _CURRENT_CUE.search(before) else prior).append(m.group(1).lower())
+    prior = [t.name for t in read.therapies if t.when == "prior"]
+    current = [t.name for t in read.therapies if t.when == "current"]
     stage = _STAGE.search(text)
     biomarkers = _dedupe([m.group(1).strip() for m in _BIOMARKER.finditer(text)])
     conditions = _dedupe([c for c in (_core(c) for c in _conditions(sentences)) if c], 10)

@@ -120,6 +120,47 @@ _RELATIVE = re.compile(r"\b(?:family history|famil(?:y|ial)|mother|father|sister
                        r"daughter|aunt|uncle|grand\w*|cousin|wife|husband|relatives?|fh)\b", re.I)
 
 
+# ---- treatments: what the patient had (prior) or takes (current) -------------------------------------
+
+_THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|"
+                      r"trexate|olimus|parib|ciclib|tinib|zumab|ximab|mumab)|chemotherapy|chemo|radiation(?: therapy)?|"
+                      r"radiotherapy|xrt|immunotherapy|surgery|resection|mastectomy|lobectomy|transplant(?:ation)?|"
+                      r"tamoxifen|letrozole|anastrozole|temozolomide|avastin|herceptin|prednisone|insulin|"
+                      r"metformin|warfarin|aspirin|steroids?|dialysis|hemodialysis)\b", re.I)
+_PRIOR_CUE = re.compile(r"\b(?:s/p|status post|after|previously|prior|received|underwent|treated with|completed|"
+                        r"progress\w* (?:on|after|through|despite)|failed|history of|refractory to|relapsed after|"
+                        r"was (?:given|started)|had|followed by|then)\b", re.I)
+_CURRENT_CUE = re.compile(r"\b(?:currently|is on|on|taking|receiving|maintained on|continues?)\b", re.I)
+_THERAPY_DENIED = re.compile(r"\b(?:no|not|never|denies|without|naive|na[iï]ve|declined|refused|planned|plan|"
+                             r"offered|candidate for|will|consider\w*|recommended)\b[^.;]{0,30}$", re.I)
+CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|temozolomide",
+                          re.I)
+RADIOTHERAPY = re.compile(r"radiation|radiotherapy|xrt", re.I)
+ANTICANCER = re.compile(rf"{CHEMOTHERAPY.pattern}|{RADIOTHERAPY.pattern}|mab$|nib$|immunotherapy|transplant|tamoxifen|"
+                        r"letrozole|anastrozole|avastin|herceptin", re.I)
+
+
+@dataclass(frozen=True)
+class Therapy:
+    name: str
+    when: str  # "prior" | "current"
+    sentence: int
+
+
+def _therapies(sentences: list[str]) -> list[Therapy]:
+    """Treatments the note says the patient had or takes; planned, offered or denied ones are left out
+    (a planned therapy is not a prior one)."""
+    out = []
+    for i, sentence in enumerate(sentences):
+        for m in _THERAPY.finditer(sentence):
+            before = sentence[max(0, m.start() - 60): m.start()]
+            if _THERAPY_DENIED.search(before):
+                continue
+            when = "prior" if _PRIOR_CUE.search(before) or not _CURRENT_CUE.search(before) else "current"
+            out.append(Therapy(m.group(1).lower(), when, i))
+    return out
+
+
 @dataclass(frozen=True)
 class Clause:
     sentence: int
@@ -135,6 +176,7 @@ class NoteText:
     stems: frozenset[str] = frozenset()
     age: tuple[float, int] | None = None  # (years, sentence index)
     sex: tuple[str, int] | None = None  # ("female"|"male", sentence index)
+    therapies: list[Therapy] = field(default_factory=list)
 
     def mention(self, wanted: list[str], need: int | None = None) -> tuple[str, int] | None:
         """('present'|'absent', sentence) for the first clause holding `need` of the wanted stems (all by
@@ -213,5 +255,5 @@ def read_note(note: str) -> NoteText:
     sentences = split_sentences(note)
     clauses = [c for i, s in enumerate(sentences) for c in _clauses(i, s)]
     stems = frozenset(w for c in clauses for w in c.words)
-    return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences))
+    return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences), _therapies(sentences))
 
