@@ -251,8 +251,8 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
     present: list[int] = []
     absent: list[int] = []
     for alternative in _alternatives(text)[:12]:
-        if len(alternative) > 6:
-            continue
+        if len(alternative) > 6 or any(w.startswith("non") and w not in note.stems for w in alternative):
+            continue  # "non-small cell" is not "small cell" with a word missing
         need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
         hit = note.mention(alternative, need)
         if hit:
@@ -298,6 +298,8 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     read = read_note(note)
     if not text or not read.sentences:
         return Judged("unknown", "There is no criterion or no note to check.", [])
+    if read.language not in ("en", None):  # no silent "not mentioned" for a note the rules cannot read
+        return Judged("unknown", "The note is not in English; the offline judge reads English notes only.", [])
     found = _age(read, text) or _sex(read, text, kind or "")
     if found is not None:
         return found

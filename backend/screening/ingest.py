@@ -19,6 +19,7 @@ from backend.screening.models import KeyFacts, PatientProfile, Usage
 from backend.screening.note_reader import read_note
 from backend.screening.prompts import INGEST_SYSTEM, profile_from_json
 from backend.screening.usage import usage_of
+from backend.screening.whereabouts import LANGUAGE_NAMES, note_location
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +107,8 @@ def local_profile(note: str) -> PatientProfile:
                      prior_therapies=_dedupe(prior), current_therapies=_dedupe([c for c in current if c not in prior]),
                      comorbidities=conditions[1:6],
                      performance_status=(ecog.group(1) if (ecog := _ECOG.search(text)) else None),
-                     labs=_dedupe([m.group(1).strip() for m in _LAB.finditer(text)], 10))
+                     labs=_dedupe([m.group(1).strip() for m in _LAB.finditer(text)], 10),
+                     location=(place[0] if (place := note_location(sentences)) else None))
     keywords = _dedupe([*conditions[:4], *([f"{facts.stage} {conditions[0]}"] if facts.stage and conditions else []),
                         *biomarkers[:2]])
     age = read.age[0] if read.age else None
@@ -114,8 +116,13 @@ def local_profile(note: str) -> PatientProfile:
     who = " ".join(p for p in (f"{age:g}-year-old" if age is not None else "", {"female": "woman", "male": "man"}.get(
         sex or "", "patient")) if p)
     summary = f"{who} with {conditions[0]}" if conditions else who
+    language = read.language
+    warnings = [] if language in ("en", None) else [
+        f"The note seems to be in {LANGUAGE_NAMES.get(language, language)}: the offline rules read English only, "
+        "so this profile and the demo judgements miss what the note says. Screen it with a model, or paste an "
+        "English note."]
     return PatientProfile(age=age, sex=sex, conditions=conditions, key_facts=facts, keywords=keywords,
-                          summary=summary[:200])
+                          summary=summary[:200], language=language, warnings=warnings)
 
 
 async def extract_profile(note: str, client: anthropic.AsyncAnthropic | None = None,

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from backend.screening.whereabouts import note_language
+
 # ---- sentences --------------------------------------------------------------------------------------
 
 _NUMBERED = re.compile(r"^\s*(\d{1,3})\.\s+(.*)$")
@@ -177,6 +179,7 @@ class NoteText:
     age: tuple[float, int] | None = None  # (years, sentence index)
     sex: tuple[str, int] | None = None  # ("female"|"male", sentence index)
     therapies: list[Therapy] = field(default_factory=list)
+    language: str | None = None  # ISO 639-1; None when too short to tell
 
     def mention(self, wanted: list[str], need: int | None = None) -> tuple[str, int] | None:
         """('present'|'absent', sentence) for the first clause holding `need` of the wanted stems (all by
@@ -255,5 +258,6 @@ def read_note(note: str) -> NoteText:
     sentences = split_sentences(note)
     clauses = [c for i, s in enumerate(sentences) for c in _clauses(i, s)]
     stems = frozenset(w for c in clauses for w in c.words)
-    return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences), _therapies(sentences))
+    return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences), _therapies(sentences),
+                    note_language(" ".join(sentences)))
 
