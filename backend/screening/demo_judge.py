@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
-from backend.screening.measures import compare
+from backend.screening.measures import AT_LEAST, AT_MOST, compare
 from backend.screening.note_reader import ANTICANCER, CHEMOTHERAPY, RADIOTHERAPY, WORD, NoteText, fold, norm, read_note
 
 Answer = Literal["yes", "no", "unknown", "not_applicable"]
@@ -37,13 +37,11 @@ class Judged(NamedTuple):
 
 _YEARS = r"(?:years?|yrs?|y\.?o\.?|year-old|years-old|y\b)(?:\s*old)?"
 _AGE_NUMBER = re.compile(rf"(\d{{1,3}}(?:\.\d+)?)\s*(?:{_YEARS}|(?=\s*(?:-|to|and)\s*\d+(?:\.\d+)?\s*{_YEARS}))|"
-                         rf"\bage[sd]?\W*(?:of|is|at|between|from|range)?\s*(?:>=|<=|>|<|=|at least|over|under|"
-                         rf"above|below|greater than|less than|up to|older than|younger than)?\s*(\d{{1,3}}(?:\.\d+)?)",
+                         rf"\bage[sd]?\W*(?:of|is|at|between|from|range)?\s*(?:{AT_LEAST}|{AT_MOST}|=|older than|"
+                         rf"younger than)?\s*(\d{{1,3}}(?:\.\d+)?)",
                          re.I)
-_LOW_CUE = re.compile(r"(?:>=|=>|>|at least|over|older than|above|greater than|more than|minimum|from|between|"
-                      r"aged|ages|age)\W*$", re.I)
-_HIGH_CUE = re.compile(r"(?:<=|=<|<|under|younger than|below|less than|up to|maximum|no older than|not older than|"
-                       r"to|and|-)\W*$", re.I)
+_LOW_CUE = re.compile(rf"(?:{AT_LEAST}|older than|minimum|from|between|aged|ages|age)\W*$", re.I)
+_HIGH_CUE = re.compile(rf"(?:{AT_MOST}|younger than|maximum|no older than|not older than|to|and|-)\W*$", re.I)
 _OLDER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:(?:or|and)\s+(?:older|over|above|more|greater)|\+)", re.I)
 _YOUNGER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:or|and)\s+(?:younger|under|below|less)", re.I)
 

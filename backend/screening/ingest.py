@@ -16,7 +16,7 @@ import anthropic
 
 from backend.criteria.evaluator import extract_json_object
 from backend.screening.models import KeyFacts, PatientProfile, Usage
-from backend.screening.note_reader import read_note
+from backend.screening.note_reader import NEGATION, RELATIVE, any_of, read_note
 from backend.screening.prompts import INGEST_SYSTEM, profile_from_json
 from backend.screening.usage import usage_of
 from backend.screening.whereabouts import LANGUAGE_NAMES, note_location
@@ -25,22 +25,19 @@ log = logging.getLogger(__name__)
 
 _DISEASE_WORD = (r"\w*(?:itis|oma|omas|emia|aemia|osis|pathy|plasia|algia|cele|uria|ism|ectasis|iasis|trophy|"
                  r"megaly|sclerosis|penia|cytosis|rrhea|rrhoea|plegia|paresis)")
-_DISEASE_HEAD = (r"(?:cancer|carcinoma|tumou?r|disease|syndrome|disorder|infection|failure|fracture|injury|"
-                 r"insufficiency|deficiency|stenosis|obstruction|hypertension|diabetes(?: mellitus)?|asthma|"
-                 r"pneumonia|stroke|infarction|embolism|thrombosis|fibrillation|arrest|hemorrhage|haemorrhage|"
-                 r"bleed(?:ing)?|abscess|ulcer|lesion|mass|nodule|effusion|aneurysm|malformation|palsy|"
-                 r"dementia|depression|schizophrenia|autism|anemia|anaemia|sepsis|shock|edema|oedema|"
-                 r"dyspnea|pain|fever|cough|rash|seizures?|epilepsy|migraine|headache|obesity|"
-                 r"lymphoma|leukemia|leukaemia|melanoma|sarcoma|myeloma|glioma|glioblastoma|"
-                 r"hepatitis|cirrhosis|copd|hiv|aids|tuberculosis|malaria|covid-19|influenza)")
+_DISEASE_HEAD = any_of("""cancer carcinoma tumou?r disease syndrome disorder infection failure fracture injury
+insufficiency deficiency stenosis obstruction hypertension diabetes(?:_mellitus)? asthma pneumonia stroke infarction
+embolism thrombosis fibrillation arrest hemorrhage haemorrhage bleed(?:ing)? abscess ulcer lesion mass nodule effusion
+aneurysm malformation palsy dementia depression schizophrenia autism anemia anaemia sepsis shock edema oedema dyspnea
+pain fever cough rash seizures? epilepsy migraine headache obesity lymphoma leukemia leukaemia melanoma sarcoma
+myeloma glioma glioblastoma hepatitis cirrhosis copd hiv aids tuberculosis malaria covid-19 influenza""")
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
-_STOP_LEAD = re.compile(r"^(?:a|an|the|his|her|their|of|with|and|or|no|history|h/o|has|had|had a|known|"
-                        r"presents?|presented|presenting|complains?|diagnosed|was|is|for|to|in|on|at|from|by|"
-                        r"recent|new|prior|previous|severe|mild|acute|chronic|significant|worsening|"
-                        r"progressive|who|which|that|also|patient|pt|denies|developed|s/p|status|post|due|"
-                        r"right|left|bilateral|some|any|revealed|reveals|showing|showed|shows|show|confirmed|confirms|be|found|"
-                        r"mri|ct|x-ray|cxr|echo|tte|imaging|exam|symptoms? of|signs? of|sudden|large|small|"
-                        r"underlying|spontaneous|possible|probable|suspected|likely|\d+)\s+", re.I)
+_STOP_LEAD = re.compile("^" + any_of(r"""a an the his her their of with and or no history h/o has had had_a known
+presents? presented presenting complains? diagnosed was is for to in on at from by recent new prior previous severe
+mild acute chronic significant worsening progressive who which that also patient pt denies developed s/p status post
+due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be found mri ct x-ray
+cxr echo tte imaging exam symptoms?_of signs?_of sudden large small underlying spontaneous possible probable
+suspected likely \d+""") + r"\s+", re.I)
 _STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|advanced|recurrent|relapsed|"
                     r"refractory|early[- ]stage)\b", re.I)
 _BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|MSI-H|HLA-B27|"
@@ -69,8 +66,7 @@ def _conditions(sentences: list[str]) -> list[str]:
     for sentence in sentences:
         clean = re.sub(r"\[\*\*[^\]]*\*\*\]", " ", sentence)
         for clause in re.split(r"[,;:.()]|\band\b|\bwith\b|\bwho\b", clean, flags=re.I):
-            if re.search(r"\b(?:no|denies|denied|negative for|without|family history|absence of|absent|"
-                         r"ruled out|mother|father|sister|brother)\b", clause, re.I):
+            if NEGATION.search(clause) or RELATIVE.search(clause):
                 continue
             for m in _CONDITION.finditer(clause):
                 phrase = m.group(1).strip()

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
+from backend.screening.note_reader import any_of
+
 Place = Literal["inside", "outside"]
 
 
@@ -79,9 +81,11 @@ def _stage_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
 
 # ---- scales and labs: "<name> <comparator> <number>" in the criterion, "<name> <number>" in the note ----
 
-_CMP = (r"(?P<cmp><=|>=|=<|=>|<|>|≤|≥|=|of|at least|at most|no more than|not more than|no greater than|"
-        r"less than or equal to|greater than or equal to|less than|more than|greater than|under|over|above|"
-        r"below|up to|between|from)?")
+# The comparators criteria write, shared with the age limits (`demo_judge`).
+AT_LEAST = any_of(">= => ≥ > at_least greater_than_or_equal_to greater_than more_than over above")
+AT_MOST = any_of("<= =< ≤ < at_most no_more_than not_more_than no_greater_than less_than_or_equal_to less_than under "
+                 "below up_to")
+_CMP = rf"(?P<cmp>{AT_LEAST}|{AT_MOST}|=|of|between|from)?"
 
 
 class _Measure(NamedTuple):
@@ -107,8 +111,8 @@ _MEASURES = (
     _measure("BMI", r"bmi|body mass index", r"(?:kg/m2|kg/m\^?2|kg/m²)?", lambda v: 10 <= v <= 80),
     _measure("HbA1c", r"hba1c|hemoglobin a1c|a1c|glycated hemoglobin", r"%", lambda v: 3 <= v <= 20),
 )
-_LOW = re.compile(r">=|=>|≥|>|at least|greater|more than|over|above|from", re.I)
-_HIGH = re.compile(r"<=|=<|≤|<|at most|no more|not more|no greater|less|under|below|up to", re.I)
+_LOW = re.compile(rf"{AT_LEAST}|from", re.I)
+_HIGH = re.compile(AT_MOST, re.I)
 
 
 def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:

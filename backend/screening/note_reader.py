@@ -43,6 +43,14 @@ def split_sentences(note: str) -> list[str]:
 
 # ---- words ------------------------------------------------------------------------------------------
 
+def any_of(vocabulary: str) -> str:
+    """A regex group matching any of the whitespace-separated words or phrases ("_" is a space inside a
+    phrase; an entry may be a regex fragment such as "seizures?"), longest first so a phrase wins over its
+    first word. Vocabularies stay word lists, not hand-written alternations."""
+    entries = sorted({w.replace("_", " ") for w in vocabulary.split()}, key=len, reverse=True)
+    return "(?:" + "|".join(entries) + ")"
+
+
 _SUFFIXES = ("izations", "ization", "ations", "ation", "ities", "ity", "ness", "ments", "ment", "ings", "ing",
              "ical", "ic", "ies", "ive", "ous", "ed", "es", "al", "s", "y", "e")
 
@@ -113,28 +121,29 @@ def norm(word: str) -> str:
     return w if w in _CONCEPTS else stem(w)
 
 
-_NEGATION = re.compile(
-    r"\b(?:no|not|denies|denied|denying|without|negative|free of|absence of|absent|never|ruled out|rules out|"
-    r"nor|unremarkable|non|none|neither|resolved|lack of|lacks)\b", re.I)
+NEGATION = re.compile(r"\b" + any_of("""no not denies denied denying without negative free_of absence_of absent never
+ruled_out rules_out nor unremarkable non none neither resolved lack_of lacks""") + r"\b", re.I)
 _CLAUSE_BREAK = re.compile(r";|:|\bbut\b|\bhowever\b|\balthough\b|\bthough\b|\bexcept\b|\bwhereas\b|"
                            r"\bwhich\b|\bwho\b|\bwith\b(?= (?!no\b))", re.I)
-_RELATIVE = re.compile(r"\b(?:family history|famil(?:y|ial)|mother|father|sister|brother|sibling|parents?|son|"
-                       r"daughter|aunt|uncle|grand\w*|cousin|wife|husband|relatives?|fh)\b", re.I)
+RELATIVE = re.compile(r"\b" + any_of(r"""family_history famil(?:y|ial) mother father sister brother sibling
+parents? son daughter aunt uncle grand\w* cousin wife husband relatives? fh""") + r"\b", re.I)
 
 
 # ---- treatments: what the patient had (prior) or takes (current) -------------------------------------
 
-_THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|"
-                      r"trexate|olimus|parib|ciclib|tinib|zumab|ximab|mumab)|chemotherapy|chemo|radiation(?: therapy)?|"
-                      r"radiotherapy|xrt|immunotherapy|surgery|resection|mastectomy|lobectomy|transplant(?:ation)?|"
-                      r"tamoxifen|letrozole|anastrozole|temozolomide|avastin|herceptin|prednisone|insulin|"
-                      r"metformin|warfarin|aspirin|steroids?|dialysis|hemodialysis)\b", re.I)
-_PRIOR_CUE = re.compile(r"\b(?:s/p|status post|after|previously|prior|received|underwent|treated with|completed|"
-                        r"progress\w* (?:on|after|through|despite)|failed|history of|refractory to|relapsed after|"
-                        r"was (?:given|started)|had|followed by|then)\b", re.I)
-_CURRENT_CUE = re.compile(r"\b(?:currently|is on|on|taking|receiving|maintained on|continues?)\b", re.I)
-_THERAPY_DENIED = re.compile(r"\b(?:no|not|never|denies|without|naive|na[iï]ve|declined|refused|planned|plan|"
-                             r"offered|candidate for|will|consider\w*|recommended)\b[^.;]{0,30}$", re.I)
+_THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|"
+                      r"olimus|parib|ciclib|tinib|zumab|ximab|mumab)|" + any_of("""chemotherapy chemo
+radiation(?:_therapy)? radiotherapy xrt immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)?
+tamoxifen letrozole anastrozole temozolomide avastin herceptin prednisone insulin metformin warfarin aspirin steroids?
+dialysis hemodialysis""") + r")\b", re.I)
+# Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
+# a planned therapy is not a prior one).
+_PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior received underwent treated_with
+completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after was_(?:given|started)
+had followed_by then""") + r"\b", re.I)
+_CURRENT_CUE = re.compile(r"\b" + any_of("currently is_on on taking receiving maintained_on continues?") + r"\b", re.I)
+_THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
+offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)
 CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|temozolomide",
                           re.I)
 RADIOTHERAPY = re.compile(r"radiation|radiotherapy|xrt", re.I)
@@ -244,12 +253,12 @@ def _clauses(index: int, sentence: str) -> list[Clause]:
         if not raw:
             continue
         words = tuple(norm(w) for w in raw)
-        cue = _NEGATION.search(part)
+        cue = NEGATION.search(part)
         negated_from = len(words)
         if cue:
             before = len(WORD.findall(part[: cue.start()]))
             negated_from = before + 1
-        out.append(Clause(index, words, negated_from, bool(_RELATIVE.search(part))))
+        out.append(Clause(index, words, negated_from, bool(RELATIVE.search(part))))
     return out
 
 
