@@ -27,19 +27,21 @@ from backend.screening.models import Criterion, CriterionKind
 
 _BULLET = re.compile(r"^(?:[-*•+·▪◦o](?=\s)|\(?\d{1,2}[.)](?!\d)|\(?[a-zA-Z][.)](?=\s)|\(?(?:i|ii|iii|iv|v|vi|vii|viii|"
                      r"ix|x)[.)](?=\s))\s*")
+# "Key inclusion criteria", "Additional exclusion criteria": the qualifier a heading may carry.
+_QUALIFIED = r"^(?:(?:key|main|major|general|specific|additional|other)\s+)?"
 _EXCLUSION_HEADING = re.compile(
-    r"^(?:key\s+|main\s+|major\s+|general\s+|specific\s+|additional\s+|other\s+)?(?:exclusion|non[- ]?inclusion)"
+    _QUALIFIED + r"(?:exclusion|non[- ]?inclusion)"
     r"(?:\s+criteri(?:a|on))?\b|\bexcluded\b|\bnot\s+(?:be\s+)?eligible\b|\bineligible\b|\bmay not\s+(?:participate|"
     r"enrol)|\bcannot\s+(?:participate|be included)|\bnot\s+(?:be\s+)?(?:included|enrolled|allowed)\b|"
     r"\bnot\s+permitted\b|^contraindications?\b", re.I)
 _INCLUSION_HEADING = re.compile(
-    r"^(?:key\s+|main\s+|major\s+|general\s+|specific\s+|additional\s+|other\s+)?inclusion(?:\s+criteri(?:a|on))?\b|"
+    _QUALIFIED + r"inclusion(?:\s+criteri(?:a|on))?\b|"
     r"\beligib|^(?:disease|patient|subject)\s+characteristics|^prior\s*/?\s*(?:and\s+)?concurrent\s+therapy|"
     r"\bmust\s+(?:have|meet|be)\b|\bentry\s+criteria|^required\b|^allowed\b|\binclude[ds]?\b|^criteria\b|"
     r"^selection\s+criteria|^all\s+(?:patients|participants|subjects)", re.I)
 _INLINE_HEADING = re.compile(r"^\W*(?:key\s+)?(inclusion|exclusion)\s+criteria\b[^:]{0,40}:\s*(\S.{10,})$", re.I)
-_PLAIN_HEADING = re.compile(r"^(?:key\s+|main\s+|major\s+|general\s+|specific\s+|additional\s+|other\s+)?"
-                            r"(?:inclusion|exclusion|non[- ]?inclusion|eligibility)(?:\s+criteri(?:a|on))?\W*$", re.I)
+_PLAIN_HEADING = re.compile(_QUALIFIED + r"(?:inclusion|exclusion|non[- ]?inclusion|eligibility)"
+                                          r"(?:\s+criteri(?:a|on))?\W*$", re.I)
 _TOPIC = re.compile(r"^[A-Za-z][A-Za-z /&,()'-]{1,40}$")  # "Hepatic", "Prior concurrent therapy", "Age"
 _EMPTY = re.compile(r"^(?:n/?a|none|not applicable|no eligibility criteria|please contact site for information)"
                     r"\.?$", re.I)

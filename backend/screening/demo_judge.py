@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
-from backend.screening.note_reader import WORD, NoteText, fold, norm, read_note
+from backend.screening.measures import AT_LEAST, AT_MOST, compare
+from backend.screening.note_reader import ANTICANCER, CHEMOTHERAPY, RADIOTHERAPY, WORD, NoteText, fold, norm, read_note
 
 Answer = Literal["yes", "no", "unknown", "not_applicable"]
 
@@ -36,13 +37,11 @@ class Judged(NamedTuple):
 
 _YEARS = r"(?:years?|yrs?|y\.?o\.?|year-old|years-old|y\b)(?:\s*old)?"
 _AGE_NUMBER = re.compile(rf"(\d{{1,3}}(?:\.\d+)?)\s*(?:{_YEARS}|(?=\s*(?:-|to|and)\s*\d+(?:\.\d+)?\s*{_YEARS}))|"
-                         rf"\bage[sd]?\W*(?:of|is|at|between|from|range)?\s*(?:>=|<=|>|<|=|at least|over|under|"
-                         rf"above|below|greater than|less than|up to|older than|younger than)?\s*(\d{{1,3}}(?:\.\d+)?)",
+                         rf"\bage[sd]?\W*(?:of|is|at|between|from|range)?\s*(?:{AT_LEAST}|{AT_MOST}|=|older than|"
+                         rf"younger than)?\s*(\d{{1,3}}(?:\.\d+)?)",
                          re.I)
-_LOW_CUE = re.compile(r"(?:>=|=>|>|at least|over|older than|above|greater than|more than|minimum|from|between|"
-                      r"aged|ages|age)\W*$", re.I)
-_HIGH_CUE = re.compile(r"(?:<=|=<|<|under|younger than|below|less than|up to|maximum|no older than|not older than|"
-                       r"to|and|-)\W*$", re.I)
+_LOW_CUE = re.compile(rf"(?:{AT_LEAST}|older than|minimum|from|between|aged|ages|age)\W*$", re.I)
+_HIGH_CUE = re.compile(rf"(?:{AT_MOST}|younger than|maximum|no older than|not older than|to|and|-)\W*$", re.I)
 _OLDER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:(?:or|and)\s+(?:older|over|above|more|greater)|\+)", re.I)
 _YOUNGER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:or|and)\s+(?:younger|under|below|less)", re.I)
 
@@ -214,7 +213,7 @@ _UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|particip
                          r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
 _NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:have|has|had|did|does|do|are|is|was|were)\s+(?:not|never)"
                                 r"(?:\s+been)?(?:\s+previously)?|no|not|without|absence of|free of|never|lack of|"
-                                r"non|none)\b\s*", re.I)
+                                r"non(?!-)|none)\b\s*", re.I)
 _GENERIC = frozenset(norm(w) for w in """
 a an the of in on at to for with and or by from as is are be been being has have had any all other such
 patient patients subject subjects participant participants individual individuals people person persons
@@ -250,8 +249,8 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
     present: list[int] = []
     absent: list[int] = []
     for alternative in _alternatives(text)[:12]:
-        if len(alternative) > 6:
-            continue
+        if len(alternative) > 6 or any(w.startswith("non") and w not in note.stems for w in alternative):
+            continue  # "non-small cell" is not "small cell" with a word missing
         need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
         hit = note.mention(alternative, need)
         if hit:
@@ -263,12 +262,42 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
     return None
 
 
+# Treatment history: "newly diagnosed", "no prior chemotherapy", "prior systemic therapy for myeloma".
+_NAIVE = re.compile(r"\b(?:newly diagnosed|previously untreated|treatment[- ]na[iï]ve|chemo(?:therapy)?[- ]na[iï]ve|"
+                    r"therapy[- ]na[iï]ve)\b", re.I)
+_PRIOR_KIND = re.compile(r"\b(?:prior|previous|preceding|history of|received)\s+(?:or (?:current|concurrent)\s+)?"
+                         r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
+                         r"radiation(?: therapy)?|therapy|treatment)\b(\s+(?:for|of)\b)?", re.I)
+
+
+def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
+    """A criterion about having been treated before, against the treatments the note reports."""
+    if _MEASURE.search(text) and re.search(r"\bwithin\b|\d+\s*(?:days?|weeks?|months?)", text, re.I):
+        return None  # a time window: the note rarely dates a treatment
+    wanted, holds = ANTICANCER, True
+    if _NAIVE.search(text):
+        holds = False
+    else:
+        m = _PRIOR_KIND.search(text)
+        if not m or m.group(2).lower() in ("therapy", "treatment") and not (m.group(1) or m.group(3)):
+            return None  # "prior treatment" alone names nothing
+        kind = m.group(2).lower()
+        wanted = CHEMOTHERAPY if kind.startswith("chemo") else RADIOTHERAPY if kind.startswith("radi") else ANTICANCER
+    had = [t for t in note.therapies if wanted.search(t.name)]
+    if not had:
+        return None
+    answer: Answer = "yes" if holds != negated else "no"
+    return Judged(answer, f"The note reports earlier treatment ({had[0].name}).", [had[0].sentence])
+
+
 def judge(note: str, criterion: str, kind: str | None) -> Judged:
     """Is `criterion` true of the patient the note describes? `kind`: inclusion | exclusion | None."""
     text = " ".join(criterion.split())
     read = read_note(note)
     if not text or not read.sentences:
         return Judged("unknown", "There is no criterion or no note to check.", [])
+    if read.language not in ("en", None):  # no silent "not mentioned" for a note the rules cannot read
+        return Judged("unknown", "The note is not in English; the offline judge reads English notes only.", [])
     found = _age(read, text) or _sex(read, text, kind or "")
     if found is not None:
         return found
@@ -279,6 +308,14 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
                              "screened; the note says nothing against them.", [])
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
+    treated = _treated(read, body, negated)
+    if treated is not None:
+        return treated
+    reading = compare(read.sentences, body)
+    if reading is not None:
+        holds = (reading.place == "inside") != negated
+        return Judged("yes" if holds else "no", f"The note states {reading.what}, "
+                                                f"{reading.place} what the criterion asks.", [reading.sentence])
     hit = _mentioned(read, body, partial=kind != "exclusion")
     measured = bool(_MEASURE.search(body))
     if kind == "exclusion" and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):

@@ -78,7 +78,7 @@ def _screened(detail: TrialDetail, candidate: Candidate, results: Sequence, rele
     verdict = trial_verdict(results, relevance)
     labels = [r.label.value for r in results]
     return ScreenedTrial(nct_id=detail.nct_id, title=detail.title, verdict=verdict,
-                         score=ranking_score(results, relevance, verdict), relevance=relevance,
+                         score=ranking_score(results, relevance), relevance=relevance,
                          met=labels.count("MET"), not_met=labels.count("NOT_MET"), unknown=labels.count("UNKNOWN"),
                          criteria=list(results), snapshot_date=detail.snapshot_date,
                          found_by_queries=candidate.found_by_queries)

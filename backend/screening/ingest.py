@@ -16,39 +16,28 @@ import anthropic
 
 from backend.criteria.evaluator import extract_json_object
 from backend.screening.models import KeyFacts, PatientProfile, Usage
-from backend.screening.note_reader import read_note
+from backend.screening.note_reader import NEGATION, RELATIVE, any_of, read_note
 from backend.screening.prompts import INGEST_SYSTEM, profile_from_json
 from backend.screening.usage import usage_of
+from backend.screening.whereabouts import LANGUAGE_NAMES, note_location
 
 log = logging.getLogger(__name__)
 
 _DISEASE_WORD = (r"\w*(?:itis|oma|omas|emia|aemia|osis|pathy|plasia|algia|cele|uria|ism|ectasis|iasis|trophy|"
                  r"megaly|sclerosis|penia|cytosis|rrhea|rrhoea|plegia|paresis)")
-_DISEASE_HEAD = (r"(?:cancer|carcinoma|tumou?r|disease|syndrome|disorder|infection|failure|fracture|injury|"
-                 r"insufficiency|deficiency|stenosis|obstruction|hypertension|diabetes(?: mellitus)?|asthma|"
-                 r"pneumonia|stroke|infarction|embolism|thrombosis|fibrillation|arrest|hemorrhage|haemorrhage|"
-                 r"bleed(?:ing)?|abscess|ulcer|lesion|mass|nodule|effusion|aneurysm|malformation|palsy|"
-                 r"dementia|depression|schizophrenia|autism|anemia|anaemia|sepsis|shock|edema|oedema|"
-                 r"dyspnea|pain|fever|cough|rash|seizures?|epilepsy|migraine|headache|obesity|"
-                 r"lymphoma|leukemia|leukaemia|melanoma|sarcoma|myeloma|glioma|glioblastoma|"
-                 r"hepatitis|cirrhosis|copd|hiv|aids|tuberculosis|malaria|covid-19|influenza)")
+_DISEASE_HEAD = any_of("""cancer carcinoma tumou?r disease syndrome disorder infection failure fracture injury
+insufficiency deficiency stenosis obstruction hypertension diabetes(?:_mellitus)? asthma pneumonia stroke infarction
+embolism thrombosis fibrillation arrest hemorrhage haemorrhage bleed(?:ing)? abscess ulcer lesion mass nodule effusion
+aneurysm malformation palsy dementia depression schizophrenia autism anemia anaemia sepsis shock edema oedema dyspnea
+pain fever cough rash seizures? epilepsy migraine headache obesity lymphoma leukemia leukaemia melanoma sarcoma
+myeloma glioma glioblastoma hepatitis cirrhosis copd hiv aids tuberculosis malaria covid-19 influenza""")
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
-_STOP_LEAD = re.compile(r"^(?:a|an|the|his|her|their|of|with|and|or|no|history|h/o|has|had|had a|known|"
-                        r"presents?|presented|presenting|complains?|diagnosed|was|is|for|to|in|on|at|from|by|"
-                        r"recent|new|prior|previous|severe|mild|acute|chronic|significant|worsening|"
-                        r"progressive|who|which|that|also|patient|pt|denies|developed|s/p|status|post|due|"
-                        r"right|left|bilateral|some|any|revealed|reveals|showing|showed|shows|show|confirmed|confirms|be|found|"
-                        r"mri|ct|x-ray|cxr|echo|tte|imaging|exam|symptoms? of|signs? of|sudden|large|small|"
-                        r"underlying|spontaneous|possible|probable|suspected|likely|\d+)\s+", re.I)
-_THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|"
-                      r"trexate|olimus|parib|ciclib|tinib|zumab|ximab|mumab)|chemotherapy|radiation(?: therapy)?|"
-                      r"radiotherapy|immunotherapy|surgery|resection|mastectomy|lobectomy|transplant(?:ation)?|"
-                      r"tamoxifen|letrozole|anastrozole|temozolomide|avastin|herceptin|prednisone|insulin|"
-                      r"metformin|warfarin|aspirin|steroids?|dialysis|hemodialysis)\b", re.I)
-_PRIOR_CUE = re.compile(r"\b(?:s/p|status post|after|previously|prior|received|underwent|treated with|completed|"
-                        r"progress\w* (?:on|after|through|despite)|failed|history of|refractory to|relapsed after|"
-                        r"was (?:given|started)|had)\b", re.I)
-_CURRENT_CUE = re.compile(r"\b(?:currently|is on|on|taking|receiving|maintained on|continues?)\b", re.I)
+_STOP_LEAD = re.compile("^" + any_of(r"""a an the his her their of with and or no history h/o has had had_a known
+presents? presented presenting complains? diagnosed was is for to in on at from by recent new prior previous severe
+mild acute chronic significant worsening progressive who which that also patient pt denies developed s/p status post
+due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be found mri ct x-ray
+cxr echo tte imaging exam symptoms?_of signs?_of sudden large small underlying spontaneous possible probable
+suspected likely \d+""") + r"\s+", re.I)
 _STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|advanced|recurrent|relapsed|"
                     r"refractory|early[- ]stage)\b", re.I)
 _BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|MSI-H|HLA-B27|"
@@ -77,8 +66,7 @@ def _conditions(sentences: list[str]) -> list[str]:
     for sentence in sentences:
         clean = re.sub(r"\[\*\*[^\]]*\*\*\]", " ", sentence)
         for clause in re.split(r"[,;:.()]|\band\b|\bwith\b|\bwho\b", clean, flags=re.I):
-            if re.search(r"\b(?:no|denies|denied|negative for|without|family history|absence of|absent|"
-                         r"ruled out|mother|father|sister|brother)\b", clause, re.I):
+            if NEGATION.search(clause) or RELATIVE.search(clause):
                 continue
             for m in _CONDITION.finditer(clause):
                 phrase = m.group(1).strip()
@@ -106,13 +94,8 @@ def local_profile(note: str) -> PatientProfile:
     read = read_note(note)
     sentences = read.sentences
     text = " ".join(sentences)
-    prior: list[str] = []
-    current: list[str] = []
-    for sentence in sentences:
-        for m in _THERAPY.finditer(sentence):
-            before = sentence[max(0, m.start() - 60): m.start()]
-            (prior if _PRIOR_CUE.search(before) or re.search(r"\b(?:followed by|then|after)\b", before, re.I)
-             else current if _CURRENT_CUE.search(before) else prior).append(m.group(1).lower())
+    prior = [t.name for t in read.therapies if t.when == "prior"]
+    current = [t.name for t in read.therapies if t.when == "current"]
     stage = _STAGE.search(text)
     biomarkers = _dedupe([m.group(1).strip() for m in _BIOMARKER.finditer(text)])
     conditions = _dedupe([c for c in (_core(c) for c in _conditions(sentences)) if c], 10)
@@ -120,7 +103,8 @@ def local_profile(note: str) -> PatientProfile:
                      prior_therapies=_dedupe(prior), current_therapies=_dedupe([c for c in current if c not in prior]),
                      comorbidities=conditions[1:6],
                      performance_status=(ecog.group(1) if (ecog := _ECOG.search(text)) else None),
-                     labs=_dedupe([m.group(1).strip() for m in _LAB.finditer(text)], 10))
+                     labs=_dedupe([m.group(1).strip() for m in _LAB.finditer(text)], 10),
+                     location=(place[0] if (place := note_location(sentences)) else None))
     keywords = _dedupe([*conditions[:4], *([f"{facts.stage} {conditions[0]}"] if facts.stage and conditions else []),
                         *biomarkers[:2]])
     age = read.age[0] if read.age else None
@@ -128,8 +112,13 @@ def local_profile(note: str) -> PatientProfile:
     who = " ".join(p for p in (f"{age:g}-year-old" if age is not None else "", {"female": "woman", "male": "man"}.get(
         sex or "", "patient")) if p)
     summary = f"{who} with {conditions[0]}" if conditions else who
+    language = read.language
+    warnings = [] if language in ("en", None) else [
+        f"The note seems to be in {LANGUAGE_NAMES.get(language, language)}: the offline rules read English only, "
+        "so this profile and the demo judgements miss what the note says. Screen it with a model, or paste an "
+        "English note."]
     return PatientProfile(age=age, sex=sex, conditions=conditions, key_facts=facts, keywords=keywords,
-                          summary=summary[:200])
+                          summary=summary[:200], language=language, warnings=warnings)
 
 
 async def extract_profile(note: str, client: anthropic.AsyncAnthropic | None = None,

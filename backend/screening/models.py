@@ -53,6 +53,9 @@ class PatientProfile(_Frozen):
     key_facts: KeyFacts = Field(default_factory=KeyFacts)
     keywords: list[str] = Field(default_factory=list, description="Search terms for the wanted trials")
     summary: str = ""  # one line, e.g. "62-year-old woman with HER2-positive metastatic breast cancer"
+    language: str | None = Field(None, description="ISO 639-1 code of the note's language, when INGEST could tell")
+    warnings: list[str] = Field(default_factory=list, description="What INGEST could not read, e.g. a note "
+                                                                  "in a language the offline rules do not read")
 
 
 class NoteSentence(_Frozen):

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from backend.screening.whereabouts import note_language
+
 # ---- sentences --------------------------------------------------------------------------------------
 
 _NUMBERED = re.compile(r"^\s*(\d{1,3})\.\s+(.*)$")
@@ -40,6 +42,14 @@ def split_sentences(note: str) -> list[str]:
 
 
 # ---- words ------------------------------------------------------------------------------------------
+
+def any_of(vocabulary: str) -> str:
+    """A regex group matching any of the whitespace-separated words or phrases ("_" is a space inside a
+    phrase; an entry may be a regex fragment such as "seizures?"), longest first so a phrase wins over its
+    first word. Vocabularies stay word lists, not hand-written alternations."""
+    entries = sorted({w.replace("_", " ") for w in vocabulary.split()}, key=len, reverse=True)
+    return "(?:" + "|".join(entries) + ")"
+
 
 _SUFFIXES = ("izations", "ization", "ations", "ation", "ities", "ity", "ness", "ments", "ment", "ings", "ing",
              "ical", "ic", "ies", "ive", "ous", "ed", "es", "al", "s", "y", "e")
@@ -106,16 +116,60 @@ def fold(text: str) -> str:
 
 def norm(word: str) -> str:
     w = word.lower()
+    if "-" in w and not w[0].isdigit():  # "anti-depressants" is "antidepressants"; "18-year" stays apart
+        w = w.replace("-", "")
     return w if w in _CONCEPTS else stem(w)
 
 
-_NEGATION = re.compile(
-    r"\b(?:no|not|denies|denied|denying|without|negative|free of|absence of|absent|never|ruled out|rules out|"
-    r"nor|unremarkable|non|none|neither|resolved|lack of|lacks)\b", re.I)
+NEGATION = re.compile(r"\b" + any_of("""no not denies denied denying without negative free_of absence_of absent never
+ruled_out rules_out nor unremarkable non none neither resolved lack_of lacks""") + r"\b", re.I)
 _CLAUSE_BREAK = re.compile(r";|:|\bbut\b|\bhowever\b|\balthough\b|\bthough\b|\bexcept\b|\bwhereas\b|"
                            r"\bwhich\b|\bwho\b|\bwith\b(?= (?!no\b))", re.I)
-_RELATIVE = re.compile(r"\b(?:family history|famil(?:y|ial)|mother|father|sister|brother|sibling|parents?|son|"
-                       r"daughter|aunt|uncle|grand\w*|cousin|wife|husband|relatives?|fh)\b", re.I)
+RELATIVE = re.compile(r"\b" + any_of(r"""family_history famil(?:y|ial) mother father sister brother sibling
+parents? son daughter aunt uncle grand\w* cousin wife husband relatives? fh""") + r"\b", re.I)
+
+
+# ---- treatments: what the patient had (prior) or takes (current) -------------------------------------
+
+_THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|"
+                      r"olimus|parib|ciclib|tinib|zumab|ximab|mumab)|" + any_of("""chemotherapy chemo
+radiation(?:_therapy)? radiotherapy xrt immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)?
+tamoxifen letrozole anastrozole temozolomide avastin herceptin prednisone insulin metformin warfarin aspirin steroids?
+dialysis hemodialysis""") + r")\b", re.I)
+# Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
+# a planned therapy is not a prior one).
+_PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior received underwent treated_with
+completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after was_(?:given|started)
+had followed_by then""") + r"\b", re.I)
+_CURRENT_CUE = re.compile(r"\b" + any_of("currently is_on on taking receiving maintained_on continues?") + r"\b", re.I)
+_THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
+offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)
+CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|temozolomide",
+                          re.I)
+RADIOTHERAPY = re.compile(r"radiation|radiotherapy|xrt", re.I)
+ANTICANCER = re.compile(rf"{CHEMOTHERAPY.pattern}|{RADIOTHERAPY.pattern}|mab$|nib$|immunotherapy|transplant|tamoxifen|"
+                        r"letrozole|anastrozole|avastin|herceptin", re.I)
+
+
+@dataclass(frozen=True)
+class Therapy:
+    name: str
+    when: str  # "prior" | "current"
+    sentence: int
+
+
+def _therapies(sentences: list[str]) -> list[Therapy]:
+    """Treatments the note says the patient had or takes; planned, offered or denied ones are left out
+    (a planned therapy is not a prior one)."""
+    out = []
+    for i, sentence in enumerate(sentences):
+        for m in _THERAPY.finditer(sentence):
+            before = sentence[max(0, m.start() - 60): m.start()]
+            if _THERAPY_DENIED.search(before):
+                continue
+            when = "prior" if _PRIOR_CUE.search(before) or not _CURRENT_CUE.search(before) else "current"
+            out.append(Therapy(m.group(1).lower(), when, i))
+    return out
 
 
 @dataclass(frozen=True)
@@ -133,6 +187,8 @@ class NoteText:
     stems: frozenset[str] = frozenset()
     age: tuple[float, int] | None = None  # (years, sentence index)
     sex: tuple[str, int] | None = None  # ("female"|"male", sentence index)
+    therapies: list[Therapy] = field(default_factory=list)
+    language: str | None = None  # ISO 639-1; None when too short to tell
 
     def mention(self, wanted: list[str], need: int | None = None) -> tuple[str, int] | None:
         """('present'|'absent', sentence) for the first clause holding `need` of the wanted stems (all by
@@ -197,12 +253,12 @@ def _clauses(index: int, sentence: str) -> list[Clause]:
         if not raw:
             continue
         words = tuple(norm(w) for w in raw)
-        cue = _NEGATION.search(part)
+        cue = NEGATION.search(part)
         negated_from = len(words)
         if cue:
             before = len(WORD.findall(part[: cue.start()]))
             negated_from = before + 1
-        out.append(Clause(index, words, negated_from, bool(_RELATIVE.search(part))))
+        out.append(Clause(index, words, negated_from, bool(RELATIVE.search(part))))
     return out
 
 
@@ -211,5 +267,6 @@ def read_note(note: str) -> NoteText:
     sentences = split_sentences(note)
     clauses = [c for i, s in enumerate(sentences) for c in _clauses(i, s)]
     stems = frozenset(w for c in clauses for w in c.words)
-    return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences))
+    return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences), _therapies(sentences),
+                    note_language(" ".join(sentences)))
 

@@ -23,9 +23,10 @@ one JSON object and nothing else:
  "key_facts": {{"stage": str|null, "biomarkers": [str], "prior_therapies": [str], "current_therapies": [str],
    "comorbidities": [str], "performance_status": str|null, "labs": [str], "location": str|null}},
  "keywords": ["3 to 8 search terms for trials that would treat or study this patient"],
- "summary": "one line"}}
-Only what the note says; never guess. A therapy the patient received and stopped (or progressed on) is a
-prior therapy, not a keyword: trials are searched for what the patient may receive next.
+ "summary": "one line", "language": "ISO 639-1 code of the note's language"}}
+Write the values in English whatever the note's language. Only what the note says; never guess. A therapy
+the patient received and stopped (or progressed on) is a prior therapy, not a keyword: trials are searched
+for what the patient may receive next.
 """
 
 PRESCREEN_SYSTEM = f"""{PRESCREEN_TAG}
@@ -123,7 +124,8 @@ def profile_from_json(obj: dict[str, Any]) -> PatientProfile:
         "age": float(age) if isinstance(age, (int, float)) and 0 <= age <= 130 else None,
         "sex": sex if sex in ("female", "male") else None,
         "conditions": strings(obj.get("conditions")), "keywords": strings(obj.get("keywords")),
-        "summary": one(obj.get("summary")) or "",
+        "summary": one(obj.get("summary")) or "", "language": one(obj.get("language")),
+        "warnings": strings(obj.get("warnings")),
         "key_facts": {"stage": one(facts.get("stage")), "biomarkers": strings(facts.get("biomarkers")),
                       "prior_therapies": strings(facts.get("prior_therapies")),
                       "current_therapies": strings(facts.get("current_therapies")),

@@ -16,7 +16,9 @@ A group with no inclusion criterion at all is UNCERTAIN, not vacuously ELIGIBLE.
 
 The score (higher first) follows TrialGPT-Ranking's linear combination of criterion fractions, plus the
 trial's relevance to the patient: relevance + W_MET·(inclusions met) − W_NOT_MET·(inclusions failed)
-− W_EXCLUDED·(exclusions that apply) − VERDICT_PENALTY when EXCLUDED, the fractions over each kind's count.
+− W_EXCLUDED·(exclusions that apply), the fractions over each kind's count, less a step for a failed
+inclusion (INCLUSION_FAILED) and one for an exclusion that applies (EXCLUSION_APPLIES): one failed criterion
+excludes the patient however many others there are.
 """
 
 from __future__ import annotations
@@ -27,10 +29,13 @@ from backend.criteria.labels import Verdict
 from backend.screening.models import CriterionResult, TrialVerdict
 
 NOT_RELEVANT_BELOW = 0.05  # relevance (0..1) under which a trial's topic does not match the patient
-W_MET = 0.0  # on the TREC 2021 dev pool, inclusions met added nothing to the ranking (benchmarks/README.md)
+# Weights from the TREC 2021 dev pool, checked on SIGIR (benchmarks/README.md): the steps trade a little
+# NDCG@10 for separating excluded from eligible trials.
+W_MET = 0.1
 W_NOT_MET = 0.15
-W_EXCLUDED = 0.15
-VERDICT_PENALTY = 0.2
+W_EXCLUDED = 0.0
+INCLUSION_FAILED = 0.4
+EXCLUSION_APPLIES = 0.3
 
 
 def aggregate_trial(criteria: Iterable[tuple[str, Verdict]]) -> TrialVerdict:
@@ -63,13 +68,11 @@ def trial_verdict(results: Sequence[CriterionResult], relevance: float) -> Trial
     return aggregate_trial((r.criterion.kind, r.label) for r in results)
 
 
-def ranking_score(results: Sequence[CriterionResult], relevance: float, verdict: TrialVerdict) -> float:
+def ranking_score(results: Sequence[CriterionResult], relevance: float) -> float:
     inclusions = [r.label for r in results if r.criterion.kind == "inclusion"]
     exclusions = [r.label for r in results if r.criterion.kind == "exclusion"]
     n_inc, n_exc = max(1, len(inclusions)), max(1, len(exclusions))
-    score = (relevance + W_MET * inclusions.count(Verdict.MET) / n_inc
-             - W_NOT_MET * inclusions.count(Verdict.NOT_MET) / n_inc
-             - W_EXCLUDED * exclusions.count(Verdict.NOT_MET) / n_exc)
-    if verdict == TrialVerdict.EXCLUDED:
-        score -= VERDICT_PENALTY
+    failed, applying = inclusions.count(Verdict.NOT_MET), exclusions.count(Verdict.NOT_MET)
+    score = (relevance + W_MET * inclusions.count(Verdict.MET) / n_inc - W_NOT_MET * failed / n_inc
+             - W_EXCLUDED * applying / n_exc - INCLUSION_FAILED * (failed > 0) - EXCLUSION_APPLIES * (applying > 0))
     return round(score, 6)

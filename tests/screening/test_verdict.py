@@ -62,11 +62,19 @@ def test_a_trial_off_the_patients_topic_is_not_relevant_whatever_its_criteria_sa
 
 
 def test_the_score_orders_eligible_over_uncertain_over_excluded_at_equal_relevance():
-    from backend.screening.verdict import ranking_score, trial_verdict
+    from backend.screening.verdict import ranking_score
     def score(*pairs):
-        results = _results(*pairs)
-        return ranking_score(results, 0.5, trial_verdict(results, 0.5))
+        return ranking_score(_results(*pairs), 0.5)
     eligible, uncertain = score((INC, M), (EXC, M)), score((INC, U), (EXC, M))
     failed, excluded = score((INC, N), (EXC, M)), score((INC, M), (EXC, N))
     assert eligible >= uncertain > failed and uncertain > excluded
-    assert score((INC, M), (EXC, M)) < ranking_score(_results((INC, M), (EXC, M)), 0.9, TrialVerdict.ELIGIBLE)
+    assert score((INC, M), (EXC, M)) < ranking_score(_results((INC, M), (EXC, M)), 0.9)
+
+
+def test_one_failed_criterion_costs_a_step_however_many_criteria_the_trial_lists():
+    from backend.screening.verdict import ranking_score
+    many_met = [(INC, M)] * 9
+    one_of_ten = ranking_score(_results(*many_met, (INC, N), (EXC, M)), 0.5)
+    one_of_two = ranking_score(_results((INC, M), (INC, N), (EXC, M)), 0.5)
+    uncertain = ranking_score(_results((INC, U), (EXC, M)), 0.5)
+    assert one_of_ten < uncertain - 0.3 and one_of_two < uncertain - 0.3

@@ -1866,6 +1866,11 @@ export interface components {
              * @description Search terms for the wanted trials
              */
             keywords?: string[];
+            /**
+             * Language
+             * @description ISO 639-1 code of the note's language, when INGEST could tell
+             */
+            language?: string | null;
             /** Sex */
             sex?: ("female" | "male") | null;
             /**
@@ -1873,6 +1878,11 @@ export interface components {
              * @default
              */
             summary?: string;
+            /**
+             * Warnings
+             * @description What INGEST could not read, e.g. a note in a language the offline rules do not read
+             */
+            warnings?: string[];
         };
         /** PatientRead */
         PatientRead: {

@@ -1,0 +1,90 @@
+"""What the offline reader takes from a note beyond conditions: where the patient lives, the note's language
+(flagged, not read as silence), treatment history, stages, performance status and unit-pinned values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+
+from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
+from backend.screening import extract_profile
+from backend.screening.demo_judge import judge
+from backend.screening.ingest import local_profile
+from backend.screening.whereabouts import note_language
+
+# Real sentences in other languages (a Spanish and a German case summary, a French discharge line).
+SPANISH = ("Paciente de 45 años con antecedentes de diabetes mellitus tipo 2 e hipertensión arterial, que acude "
+           "a urgencias por dolor torácico opresivo de dos horas de evolución. No refiere tabaquismo.")
+GERMAN = ("Die 62-jährige Patientin mit metastasiertem Mammakarzinom wurde mit Trastuzumab behandelt und stellt "
+          "sich jetzt mit zunehmender Atemnot vor. Keine Herzinsuffizienz in der Vorgeschichte.")
+FRENCH = ("Patiente de 70 ans, hospitalisée pour une pneumonie communautaire, sans antécédent de cancer; elle "
+          "vit seule à domicile et reste autonome.")
+
+
+@pytest.mark.parametrize(("note", "place"), [
+    ("A 62-year-old woman who lives in Boston with metastatic breast cancer.", "Boston"),
+    ("Patient is a 34-year-old woman from Jordan with joint pain.", "Jordan"),
+    ("55 yo man from Ohio with COPD, transferred from the ED.", "Ohio"),
+    ("Mr. Smith, 70, with type 2 diabetes; he resides in Cleveland, OH.", "Cleveland, OH"),
+    ("48 M with chest pain, sent from ED by his PCP.", None),  # a department is no place
+])
+def test_the_profile_carries_where_the_patient_lives(note: str, place: str | None) -> None:
+    assert local_profile(note).key_facts.location == place
+
+
+@pytest.mark.parametrize(("note", "code"), [(SPANISH, "es"), (GERMAN, "de"), (FRENCH, "fr"),
+                                            ("Пациентка 62 лет с метастатическим раком молочной железы.", "ru")])
+def test_a_note_in_another_language_is_flagged_not_read_as_silence(note: str, code: str) -> None:
+    profile = local_profile(note)
+    assert profile.language == code and profile.warnings and "English only" in profile.warnings[0]
+    # Without the flag the rules would call every exclusion "not shown, so it does not apply".
+    found = judge(note, "History of diabetes mellitus", "exclusion")
+    assert found.answer == "unknown" and "not in English" in found.reasoning
+
+
+def test_an_english_note_has_no_language_warning() -> None:
+    profile = local_profile("A 67-year-old man with a history of type 2 diabetes and hypertension presents "
+                            "with chest pain. He denies shortness of breath.")
+    assert profile.language == "en" and profile.warnings == []
+    assert note_language("Hi") is None
+
+
+async def test_the_flag_survives_the_demo_models_sdk_path() -> None:
+    client: Any = anthropic.AsyncAnthropic(api_key="demo", max_retries=0,
+                                           http_client=httpx2.AsyncClient(transport=DemoTransport(delay=0)))
+    try:
+        profile, _ = await extract_profile(SPANISH, client, DEMO_MODEL_ID)
+    finally:
+        await client.close()
+    assert profile.language == "es" and profile.warnings
+
+
+MYELOMA = ("0. 64yo woman with multiple myeloma, s/p allogeneic transplant, now with recurrent disease.\n"
+           "1. ECOG performance status of 2.\n"
+           "2. Echo showed an EF of 25%.")
+CERVIX = ("0. A 37-year-old woman had a routine Pap smear.\n"
+          "1. Biopsy revealed stage 1B cervical cancer.\n"
+          "2. She was offered a radical hysterectomy and chemotherapy.")
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    (MYELOMA, "Newly diagnosed multiple myeloma", "inclusion", "no"),  # treated before
+    (MYELOMA, "Prior or current systemic therapy for multiple myeloma", "exclusion", "yes"),
+    (MYELOMA, "Prior systemic therapy within 4 weeks", "exclusion", "no"),  # a window the note does not date
+    (CERVIX, "Previously untreated cervical cancer", "inclusion", "yes"),  # a planned therapy is not a prior one
+    (CERVIX, "Histologically confirmed stage IIB-IVA carcinoma of the cervix", "inclusion", "no"),
+    (CERVIX, "FIGO stage I or II disease", "inclusion", "yes"),
+    (CERVIX, "Stage IV disease", "exclusion", "no"),
+    (MYELOMA, "ECOG performance status 0-1", "inclusion", "no"),
+    (MYELOMA, "ECOG performance status <= 2", "inclusion", "yes"),
+    (MYELOMA, "Left ventricular ejection fraction < 40%", "exclusion", "yes"),
+    (MYELOMA, "LVEF >= 50%", "inclusion", "no"),
+    ("0. A 60-year-old man on anti-depressants for 6 months.", "Current antidepressant therapy", "exclusion", "yes"),
+    ("0. A 60-year-old man with small cell lung cancer.", "Non-small cell lung cancer", "inclusion", "unknown"),
+])
+def test_treatment_history_stage_and_values_are_read_against_the_criterion(note: str, criterion: str, kind: str,
+                                                                           answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
