@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from backend.demo.records import AGE_GROUPS_OLD, AGE_GROUPS_YOUNG, Record, field_evidence, find_any, sentences
+from backend.demo.record_text import Record, sentences
+from backend.demo.records import AGE_GROUPS_OLD, AGE_GROUPS_YOUNG, field_evidence, find_any
 
 
 class Extraction(NamedTuple):

@@ -17,7 +17,8 @@ from typing import NamedTuple
 from backend.criteria.prompts import Answer, parse_request
 from backend.demo.ages import age_bounds as _age_bounds
 from backend.demo.extraction import extract
-from backend.demo.records import decide, parse_record
+from backend.demo.record_text import parse_record
+from backend.demo.records import decide
 from backend.screening.note_reader import strip_suffix
 
 
