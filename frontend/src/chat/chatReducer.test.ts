@@ -389,4 +389,17 @@ describe("the shared transcript fixture", () => {
       expect(state.error).not.toBeNull();
     }
   });
+
+  it("folds the same transcript batched per frame into the same state as event by event", async () => {
+    const events: ChatEvent[] = [];
+    await readEventStream(new Response(transcript).body as ReadableStream<Uint8Array>, (message) => {
+      const event = toChatEvent(message);
+      if (event) events.push(event);
+    });
+    const start = chatReducer(initialChatState, { type: "send", message: "hi", context: {}, key: "1" });
+    const one = events.reduce((s, event) => chatReducer(s, { type: "event", event }), start);
+    const batches = [events.slice(0, 3), events.slice(3, 4), events.slice(4)];
+    const batched = batches.reduce((s, batch) => chatReducer(s, { type: "events", events: batch }), start);
+    expect(batched).toEqual(one);
+  });
 });

@@ -68,6 +68,8 @@ export type ChatAction =
   | { type: "loaded"; conversation: ConversationDetail }
   | { type: "send"; message: string; context: Record<string, unknown>; action?: ChatRequest["action"]; key: string; retry?: boolean }
   | { type: "event"; event: ChatEvent }
+  /** Events that arrived within one animation frame, applied in order. */
+  | { type: "events"; events: ChatEvent[] }
   | { type: "stopped" }
   | { type: "failed"; error: ChatError }
   /** The stream broke; a reconnect is on its way. */
@@ -279,6 +281,8 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
     case "event":
       // Events after the turn ended (a late frame after Stop) change nothing.
       return state.streaming ? applyEvent({ ...state, reconnecting: false }, action.event) : state;
+    case "events":
+      return action.events.reduce((next, event) => chatReducer(next, { type: "event", event }), state);
     case "reconnecting":
       return state.streaming ? { ...state, reconnecting: true } : state;
     case "lost":

@@ -5,69 +5,10 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api, resumeChat, streamChat, type ChatEventHandler } from "../api/client";
 import type { App, ChatEvent, ChatRequest, ConfigUpdate, ConversationDetail, Decision, SuggestedAction } from "../api/types";
-import { chatReducer, initialChatState, type ChatError } from "./chatReducer";
+import { chatReducer, initialChatState, type ChatAction, type ChatError } from "./chatReducer";
+import { keepPendingSend, pendingSend, rememberConversation, rememberedConversation } from "./chatStorage";
+import { frameBatcher } from "./frameBatch";
 import { followTurn, wait } from "./turnStream";
-
-const storageKey = (app: App) => `colleague.conversation.${app}`;
-
-function rememberConversation(app: App, id: number | null): void {
-  try {
-    if (id == null) localStorage.removeItem(storageKey(app));
-    else localStorage.setItem(storageKey(app), String(id));
-  } catch {
-    // storage unavailable (private mode): nothing to remember
-  }
-}
-
-function rememberedConversation(app: App): number | null {
-  try {
-    const raw = localStorage.getItem(storageKey(app));
-    const id = raw ? Number(raw) : NaN;
-    return Number.isFinite(id) ? id : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A send that starts a new conversation, kept for this tab until its first event names the conversation.
- * The tray may unmount before then (switching app, a reload): the next tray of the app sends it again under
- * the same Idempotency-Key, which attaches to the turn the server started (or starts it, if the first never
- * arrived), so the answer is never orphaned in a conversation the tray does not know.
- */
-interface PendingSend {
-  body: ChatRequest;
-  key: string;
-}
-
-const pendingKey = (app: App) => `colleague.pending-send.${app}`;
-const pendingInMemory = new Map<App, PendingSend>(); // when sessionStorage is unavailable
-
-function keepPendingSend(app: App, pending: PendingSend | null): void {
-  if (pending) pendingInMemory.set(app, pending);
-  else pendingInMemory.delete(app);
-  try {
-    if (pending) sessionStorage.setItem(pendingKey(app), JSON.stringify(pending));
-    else sessionStorage.removeItem(pendingKey(app));
-  } catch {
-    // storage unavailable or full: the in-memory copy still covers switching app
-  }
-}
-
-function pendingSend(app: App): PendingSend | null {
-  try {
-    const raw = sessionStorage.getItem(pendingKey(app));
-    if (raw) {
-      const parsed = JSON.parse(raw) as Partial<PendingSend>;
-      if (parsed && typeof parsed.key === "string" && parsed.body && typeof parsed.body.message === "string") {
-        return { body: parsed.body, key: parsed.key };
-      }
-    }
-  } catch {
-    // fall back to memory
-  }
-  return pendingInMemory.get(app) ?? null;
-}
 
 export function toChatError(err: unknown): ChatError {
   if (err instanceof ApiError) return { message: err.message, code: err.code, retryable: err.retryable };
@@ -119,7 +60,15 @@ export interface UseChatStreamOptions {
 }
 
 export function useChatStream({ app, onTurnEnded, remember = true, initialConversation = null }: UseChatStreamOptions) {
-  const [state, dispatch] = useReducer(chatReducer, initialChatState);
+  const [state, dispatchNow] = useReducer(chatReducer, initialChatState);
+  // However many events arrive, the tray renders them once per animation frame; any other action first
+  // applies the events already received, so the order the reducer sees is the order they came in.
+  const [events] = useState(() => frameBatcher<ChatEvent>((batch) => dispatchNow({ type: "events", events: batch })));
+  const dispatch = useCallback((action: ChatAction) => {
+    events.flush();
+    dispatchNow(action);
+  }, [events]);
+  useEffect(() => () => events.cancel(), [events]);
   const turnRef = useRef<RunningTurn | null>(null);
   const conversationRef = useRef<number | null>(null);
   const sendRef = useRef<Send | null>(null);
@@ -179,7 +128,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
           return;
         }
         if (event.type === "conversation") conversationRef.current = event.conversation_id;
-        dispatch({ type: "event", event });
+        events.push(event);
       };
       let detached = false;
       try {
@@ -206,6 +155,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
           dispatch({ type: "failed", error: toChatError(outcome.error) });
         }
       } finally {
+        events.flush();
         // Unmounted before the turn named its conversation: the pending send stays for the next tray.
         if (send?.unseen && remember && !detached) keepPendingSend(app, null);
         if (turnRef.current === turn) turnRef.current = null;
