@@ -181,3 +181,34 @@ def workflows(req: DemoRequest) -> Reply | None:
                           + actions([{"label": "Next page", "action": "next_page"}])
                           + suggestions([{"label": "Broaden the search", "value": "Broaden my search"}]))
     return None
+
+
+WHICH_HAVE = re.compile(r"^\s*(?:which|what|how many)\s+(?:of (?:these|them|the \w+)\s+|"
+                        r"(?:trials|studies|articles|papers|ones)\s+)(?:have|has|had|use|uses|used|report|reports|measure|measures|include|includes|test|"
+                        r"tests|enrol+s?|require|requires|list|lists)\s+(.+?)\s*\??$", re.I)
+ROW_FIELDS = re.compile(r"\b(phase|status|year|journal|sponsor|enrol+ment|participants|recruit\w*|most|largest|"
+                        r"smallest|newest|oldest)\b", re.I)
+
+
+@intent(priority=207)
+def which_rows_column(req: DemoRequest) -> Reply | None:
+    """"Which trials have OS as primary endpoint?": a fact each row's record holds but the table does not show,
+    so a yes/no AI column answers it for every loaded row (the rows' listed fields are counted in rows.py)."""
+    text = req.user_text
+    if req.tool_results or not req.offers_marker("AI_COLUMN:") or not _has_rows(req):
+        return None
+    match = WHICH_HAVE.match(text)
+    if not match or ROW_FIELDS.search(match.group(1)):
+        return None
+    noun = "trial" if req.page == "trialscout" else "article"
+    verb = re.search(r"\b(have|has|had|use\w*|report\w*|measure\w*|include\w*|test\w*|enrol\w*|require\w*|list\w*)\b",
+                     text, re.I)
+    said = verb.group(1).lower() if verb else "have"
+    said = "have" if said in ("has", "had") else said.removesuffix("s")
+    thing = match.group(1).strip(" ?.")
+    spec = {"name": f"{thing[:1].upper()}{thing[1:]}?"[:60], "type": "boolean",
+            "criteria": f"Does this {noun} {said} {thing}? Answer from its record.",
+            "explanation": f"Marks each loaded {noun} Yes/No; filter the column to Yes to see which."}
+    return Reply.text(f"The table doesn't show that, but each {noun}'s record does: an AI column can check every "
+                      f"loaded {noun}, and filtering it to Yes answers “which”. Accept adds it."
+                      "\n\n" + marker_json("AI_COLUMN:", spec))
