@@ -85,8 +85,8 @@ def demo_admin(db_url: str, db: Database) -> Iterator[TestClient]:
 
 @pytest.mark.parametrize(("sentence", "context", "kind", "says"), SENTENCES,
                          ids=[f"{c['current_page']}:{s}" for s, c, _, _ in SENTENCES])
-def test_every_spec_sentence_gets_a_useful_answer(demo_admin: TestClient, sentence: str, context: dict[str, Any], kind: str,
-                                                  says: tuple[str, ...]) -> None:
+def test_every_spec_sentence_gets_a_useful_answer(demo_admin: TestClient, sentence: str, context: dict[str, Any],
+                                                  kind: str, says: tuple[str, ...]) -> None:
     events = chat(demo_admin, sentence, context=context)
     assert events[-1].event == "complete", [(e.event, e.data) for e in events]
     done = events[-1].data["payload"]
