@@ -130,9 +130,13 @@ def result_counts(context: Mapping[str, Any]) -> str:
     return line
 
 
-def screen_state(context: Mapping[str, Any]) -> list[str]:
-    """The filter chips (and how many loaded rows they hide) and the pinned charts: what narrows or sums up
-    the table on screen."""
+def screen_lines(context: Mapping[str, Any]) -> list[str]:
+    """The counts, the filter chips (and how many loaded rows they hide) and the pinned charts: what narrows or
+    sums up the table on screen."""
+    return [result_counts(context), *_chips_and_charts(context)]
+
+
+def _chips_and_charts(context: Mapping[str, Any]) -> list[str]:
     filters = [f for f in context.get("filters") or [] if isinstance(f, Mapping)] \
         if isinstance(context.get("filters"), list) else []
     lines = []

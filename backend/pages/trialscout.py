@@ -5,16 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import (
-    ai_columns,
-    item_lines,
-    last_accepted,
-    long_field,
-    result_counts,
-    screen_state,
-    short,
-    view_state,
-)
+from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, screen_lines, short, view_state
 from backend.pages.budget import fit
 from backend.registry import ClientAction, PageConfig, register_page
 
@@ -50,8 +41,7 @@ def build_context(context: Mapping[str, Any]) -> str:
         f"- Sex: {field('sex', 'any', 20)} | Study type: {field('study_type', 'any', 20)} | "
         f"Ages: {field('min_age', 'any', 20)} to {field('max_age', 'any', 20)}",
         f"- Eligibility keywords: {field('eligibility_keywords', limit=1000)}",
-        result_counts(context),
-        *screen_state(context),
+        *screen_lines(context),
         *last_accepted(context),
         *view_state(context, "nct_id"),
         "",
