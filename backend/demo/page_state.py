@@ -44,6 +44,14 @@ class PageState:
         return None
 
 
+def enum(label: str) -> str:
+    """A phase or status as the registry's enum, whether the page shows the enum ("PHASE2",
+    "ACTIVE_NOT_RECRUITING") or its display label ("Phase 2", "Active, not recruiting", "Not Applicable")."""
+    word = re.sub(r"[^A-Z0-9]+", "_", label.strip().upper()).strip("_")
+    word = re.sub(r"^(EARLY_)?PHASE_(\d)$", r"\1PHASE\2", word)
+    return {"NOT_APPLICABLE": "NA", "N_A": "NA"}.get(word, word)
+
+
 def _value(line: str, label: str) -> str | None:
     match = re.search(rf"^- {re.escape(label)}: (.*?)(?: \| |$)", line)
     if not match:
@@ -86,8 +94,8 @@ def read(page: str | None, context: str) -> PageState:
             if row := _TRIAL_ROW.match(line):
                 phase = row.group(3)
                 state.rows.append({"nct_id": row.group(1), "title": row.group(2),
-                                   "phase": [] if phase == "—" else phase.split("/"),
-                                   "status": None if row.group(4) == "—" else row.group(4),
+                                   "phase": [] if phase == "—" else [enum(p) for p in phase.split("/")],
+                                   "status": None if row.group(4) == "—" else enum(row.group(4)),
                                    "enrollment": _int(row.group(5)), "sponsor": row.group(6)})
         elif page == "tablizer":
             if line.startswith("- Query:") and (value := _value(line, "Query")):

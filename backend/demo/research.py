@@ -16,6 +16,10 @@ from backend.demo.wire import Reply
 
 NCT = re.compile(r"\bNCT\d{8}\b", re.I)
 PMID = re.compile(r"\bPMID:?\s*(\d{4,9})\b", re.I)
+# "article 31000010", or on Tablizer a bare PubMed id after a look-up verb: both are a PMID.
+ARTICLE_ID = re.compile(r"\b(?:article|paper|abstract|pubmed id)\s*(?:no\.?|number|#)?\s*(\d{6,9})\b", re.I)
+BARE_ID = re.compile(r"\b(?:open|pull up|show|fetch|look up|get|about|details (?:on|of|for))\s+(?:me\s+)?(\d{7,9})\b",
+                     re.I)
 
 
 # -- look-ups -------------------------------------------------------------------------------------------
@@ -27,7 +31,7 @@ def look_up(req: DemoRequest) -> Reply | None:
     text = req.user_text
     if (nct := NCT.search(text)) and req.offers_tool("get_trial"):
         return Reply.tool("get_trial", {"nct_id": nct.group(0).upper()}, preface=f"Let me pull up {nct.group(0)}.")
-    pmid = PMID.search(text)
+    pmid = PMID.search(text) or ARTICLE_ID.search(text) or (req.page == "tablizer" and BARE_ID.search(text)) or None
     if pmid and req.offers_tool("get_pubmed_article"):
         return Reply.tool("get_pubmed_article", {"pmid": pmid.group(1)}, preface=f"Fetching PMID {pmid.group(1)}.")
     if nct or pmid:

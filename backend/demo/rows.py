@@ -17,7 +17,7 @@ from typing import Any
 
 from backend.demo.brain import DemoRequest, intent
 from backend.demo.general import page_suggestions
-from backend.demo.page_state import read
+from backend.demo.page_state import enum, read
 from backend.demo.vocabulary import phases_in, statuses_in
 from backend.demo.wire import Reply
 
@@ -26,7 +26,8 @@ QUESTION = re.compile(r"\b(how many|number of|most common|most frequent|most oft
                       r"journal|status|sponsor)s?|breakdown|break (?:these|them|it|this) down|distribution|count|"
                       r"largest|biggest|smallest|fewest|newest|latest|most recent|oldest|earliest|total|sum|average|"
                       r"mean|median|top \d*|spread)\b", re.I)
-SUMMARY = re.compile(r"\b(summar\w+|overview|gist|tl;?dr|recap|sum up|describe (?:these|them|the results)|"
+SUMMARY = re.compile(r"\b(summar\w+|overview|gist|tl;?dr|recap|sum up|patterns?|themes?|trends?|stand(?:s)? out|"
+                     r"describe (?:these|them|the results)|"
                      r"what(?:'s| is| do i have) (?:in )?(?:the table|loaded|here))\b", re.I)
 JOURNALS = {"nejm": "N Engl J Med", "new england": "N Engl J Med", "jco": "J Clin Oncol", "lancet oncology":
             "Lancet Oncol", "jto": "J Thorac Oncol", "jama": "JAMA", "bmj": "BMJ", "nature medicine": "Nat Med"}
@@ -232,6 +233,10 @@ def all_staged_items(req: DemoRequest) -> list[dict[str, Any]]:
                 text = body if isinstance(body, str) else "".join(b.get("text", "") for b in body or [])
                 items += [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     seen: dict[str, dict[str, Any]] = {}
-    for item in items:
+    for item in items:  # the page may send display labels ("Phase 2", "Recruiting"): count them as the enums
+        if isinstance(item.get("phase"), list):
+            item["phase"] = [enum(str(p)) for p in item["phase"]]
+        if isinstance(item.get("status"), str):
+            item["status"] = enum(item["status"])
         seen[str(item.get("nct_id") or item.get("pmid") or item.get("id") or len(seen))] = item
     return list(seen.values())

@@ -16,8 +16,11 @@ from backend.demo.brain import DemoRequest, intent, marker_json
 from backend.demo.general import page_suggestions
 from backend.demo.page_state import PageState, read
 from backend.demo.vocabulary import (
+    STOPWORDS,
+    Concept,
     ages_in,
     concepts_in,
+    consume,
     leftover_terms,
     location_in,
     phases_in,
@@ -67,7 +70,7 @@ def trial_fields(text: str) -> dict[str, Any]:
     """The TrialScout form fields a request names (only those it names)."""
     concepts = [c for c in concepts_in(text) if c.kind in ("condition", "intervention")]
     fields: dict[str, Any] = {}
-    conditions = [c.label for c in concepts if c.kind == "condition"]
+    conditions = [named_condition(text, c) for c in concepts if c.kind == "condition"]
     interventions = [c.label for c in concepts if c.kind == "intervention"]
     words = [w for w in leftover_terms(text, concepts_in(text)) if w not in FILLER]
     interventions += [w for w in words if DRUG_SUFFIX.match(w)]
@@ -94,6 +97,30 @@ def trial_fields(text: str) -> dict[str, Any]:
     if place := location_in(text):
         fields["location"] = place
     return fields
+
+
+QUALIFIER = re.compile(r"([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+|[A-Z0-9]{2,}[+-]?)\s+$")
+
+
+def named_condition(text: str, concept: Concept) -> str:
+    """The condition as the user named it: "triple-negative breast cancer" stays that, not "breast cancer";
+    "Alzheimer's" stays Alzheimer's, not the broader "dementia". An abbreviation ("NSCLC") and the concept's
+    own name give the concept's label."""
+    for pattern in concept.patterns:
+        if match := re.search(pattern + r"[\w'’-]*", text, re.I):
+            break
+    else:
+        return concept.label
+    start, said = match.start(), match.group(0)
+    while qualifier := QUALIFIER.search(text[:start]):  # hyphenated or coded qualifiers just before it
+        start = qualifier.start()
+    named = text[start:match.end()].strip()
+    if start < match.start():
+        return named
+    if concept.label.lower() in said.lower() or (said.isupper() and len(said) <= 6) or \
+            said.lower().rstrip("s") in concept.label.lower():
+        return concept.label
+    return named
 
 
 def _named_field(phrase: str) -> list[str]:
@@ -218,6 +245,18 @@ def _grouped(clause: str) -> str:
     return f"({clause})" if " OR " in clause and not (clause.startswith("(") and clause.endswith(")")) else clause
 
 
+DISEASE_PHRASE = re.compile(r"(?:[a-z0-9][a-z0-9-]*\s+){1,4}(?:lymphomas?|leuka?emias?|carcinomas?|sarcomas?|myelomas?|"
+                            r"diseases?|syndromes?|fibrosis|disorders?|infections?|tumou?rs?|neoplasms?)\b")
+
+
+ARTICLE_NOUNS = {"papers", "paper", "articles", "article", "studies", "study", "trials", "literature", "research"}
+
+
+def _consume_for_phrase(text: str, concepts: list[Concept]) -> tuple[list[Concept], str]:
+    found, rest = consume(text, tuple(concepts))
+    return found, " ".join(rest.split())
+
+
 def query_clauses(text: str) -> list[str]:
     """PubMed clauses for what a request names: MeSH + synonyms, free-text words, publication types."""
     lowered = text.lower()
@@ -230,6 +269,16 @@ def query_clauses(text: str) -> list[str]:
                 break
     concepts = concepts_in(lowered)
     clauses = [c.pubmed for c in concepts]
+    # A disease named in several words the vocabulary lacks ("diffuse large b-cell lymphoma") stays one phrase.
+    _, rest = _consume_for_phrase(lowered, concepts)
+    for match in DISEASE_PHRASE.finditer(rest):
+        words = match.group(0).split()
+        while words and (words[0] in STOPWORDS or words[0] in FILLER or words[0] in ARTICLE_NOUNS):
+            words.pop(0)
+        if len(words) > 1 and not any(w in STOPWORDS for w in words):
+            phrase = " ".join(words)
+            clauses.append(f'"{phrase}"[tiab]')
+            lowered = lowered.replace(phrase, " ")
     extra = [w for w in leftover_terms(lowered, concepts) if w not in FILLER and w not in
              {"mutations", "mutation", "risk", "articles", "effects", "effect", "role", "outcomes"}]
     clauses += [f"{word}[tiab]" for word in extra[:4]]

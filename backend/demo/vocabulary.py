@@ -137,7 +137,7 @@ make help more suggest better this these those improve refine it its current sea
 only just also too add my our table""".split())
 
 
-def _consume(text: str, concepts: tuple[Concept, ...]) -> tuple[list[Concept], str]:
+def consume(text: str, concepts: tuple[Concept, ...]) -> tuple[list[Concept], str]:
     """Concepts found in order, each blanking what it matched so a broader one cannot match it again."""
     lowered = text.lower()
     found = []
@@ -150,7 +150,7 @@ def _consume(text: str, concepts: tuple[Concept, ...]) -> tuple[list[Concept], s
 
 
 def concepts_in(text: str) -> list[Concept]:
-    return _consume(text, CONCEPTS)[0]
+    return consume(text, CONCEPTS)[0]
 
 
 def phases_in(text: str) -> list[str]:
@@ -236,7 +236,7 @@ def location_in(text: str) -> str | None:
 
 def leftover_terms(text: str, concepts: list[Concept]) -> list[str]:
     """Words of the request that no concept, phase, status, sex, age, place or sponsor accounts for."""
-    _, lowered = _consume(text, tuple(concepts))
+    _, lowered = consume(text, tuple(concepts))
     lowered = _PHASE_RUN.sub(" ", lowered)
     for pattern, _codes in STATUS_WORDS:
         lowered = re.sub(rf"\b(?:{pattern})\b", " ", lowered)

@@ -14,6 +14,9 @@ from backend.pages.budget import budget_chars, clip, fit_lines
 from backend.text import clip as text_clip
 
 SELECTED_SHOWN = 30
+FILTERS_SHOWN = 12
+OPEN_FIELDS = 14  # the open item's key fields (title, journal, phase, status, …); a long text is clipped
+OPEN_TEXT = 800
 AI_SHARE = 4  # the AI columns may fill a quarter of the page context budget, their verdicts included
 
 
@@ -105,6 +108,59 @@ def view_state(context: Mapping[str, Any], id_key: str) -> list[str]:
     viewer = _mapping(context.get("viewer"))
     if viewer.get(id_key):
         lines.append(f"- Detail view open: {short(viewer[id_key], 20)}")
+        lines += [f"  {short(key.replace('_', ' '), 30)}: {_open_value(value)}" for key, value in
+                  list(viewer.items())[:OPEN_FIELDS] if key != id_key and value not in (None, "", [])]
+    return lines
+
+
+def _open_value(value: Any) -> str:
+    if isinstance(value, list):
+        return short(", ".join(map(str, value[:12])) + (f" (+{len(value) - 12} more)" if len(value) > 12 else ""), 300)
+    return long_field(value, OPEN_TEXT) if isinstance(value, str) and len(value) > 300 else short(value, 300)
+
+
+def result_counts(context: Mapping[str, Any]) -> str:
+    """Total (the search's matches), loaded (rows fetched into the table) and shown (after the filters), each
+    named: a filter that narrows the table must not read as a search that found little."""
+    line = (f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
+            f"{short(context.get('total_matched', 0), 12)} total")
+    shown = context.get("shown_count")
+    if isinstance(shown, int) and not isinstance(shown, bool):
+        line += f" | {shown:,} shown in the table after filters"
+    return line
+
+
+def screen_lines(context: Mapping[str, Any]) -> list[str]:
+    """The counts, the filter chips (and how many loaded rows they hide) and the pinned charts: what narrows or
+    sums up the table on screen."""
+    return [result_counts(context), *_chips_and_charts(context)]
+
+
+def _chips_and_charts(context: Mapping[str, Any]) -> list[str]:
+    filters = [f for f in context.get("filters") or [] if isinstance(f, Mapping)] \
+        if isinstance(context.get("filters"), list) else []
+    lines = []
+    if filters:
+        loaded, shown = context.get("loaded_count"), context.get("shown_count")
+        hidden = (f"; they hide {loaded - shown:,} of the {loaded:,} loaded rows"
+                  if isinstance(loaded, int) and isinstance(shown, int) and loaded >= shown else "")
+        chips = [f"{short(f.get('label') or f.get('field'), 80)} (field {short(f.get('field'), 30)} "
+                 f"{short(f.get('op', 'equals'), 10)} {short(f.get('value'), 40)}"
+                 + (", applied to the search" if f.get("scope") == "search" else "") + ")"
+                 for f in filters[:FILTERS_SHOWN]]
+        lines.append(f"- Active filters ({len(filters)}{hidden}): " + "; ".join(chips)
+                     + (f" [{len(filters) - FILTERS_SHOWN} more]" if len(filters) > FILTERS_SHOWN else ""))
+    else:
+        lines.append("- Active filters: none")
+    charts = [c for c in context.get("pinned_charts") or [] if isinstance(c, Mapping)] \
+        if isinstance(context.get("pinned_charts"), list) else []
+    if charts:
+        lines.append(f"- Pinned charts ({len(charts)}): " + "; ".join(
+            f"{short(c.get('title') or c.get('facet'), 60)} ({short(c.get('kind', 'bar'), 12)} of "
+            f"{short(c.get('facet'), 30)}" + (f" by {short(c['stack_by'], 30)}" if c.get("stack_by") else "") + ")"
+            for c in charts[:FILTERS_SHOWN]))
+    else:
+        lines.append("- Pinned charts: none")
     return lines
 
 

@@ -47,6 +47,7 @@ register_page(PageConfig(
     starter_prompts=(
         "Suggest chat instructions for this stream",
         "What would make these instructions clearer?",
+        "Check my stream definition for problems",
     ),
     client_actions=(
         ClientAction("switch_tab", "Switch the editor to another tab: semantic (the definition), retrieval (the "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, short, view_state
+from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, screen_lines, short, view_state
 from backend.pages.budget import budget_chars, fit, fit_lines
 from backend.registry import ClientAction, PageConfig, register_page
 
@@ -34,8 +34,7 @@ def build_context(context: Mapping[str, Any]) -> str:
         "SEARCH STATE:",
         f"- Query: {long_field(context.get('query'), min(2000, budget // 10)) or 'No search yet'}",
         f"- Dates: {short(context.get('date_start'), 20) or 'any'} to {short(context.get('date_end'), 20) or 'any'}",
-        f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
-        f"{short(context.get('total_matched', 0), 12)} total",
+        *screen_lines(context),
         *last_accepted(context),
         *view_state(context, "pmid"),
         "",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, short, view_state
+from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, screen_lines, short, view_state
 from backend.pages.budget import fit
 from backend.registry import ClientAction, PageConfig, register_page
 
@@ -41,8 +41,7 @@ def build_context(context: Mapping[str, Any]) -> str:
         f"- Sex: {field('sex', 'any', 20)} | Study type: {field('study_type', 'any', 20)} | "
         f"Ages: {field('min_age', 'any', 20)} to {field('max_age', 'any', 20)}",
         f"- Eligibility keywords: {field('eligibility_keywords', limit=1000)}",
-        f"- Results: {short(context.get('loaded_count', 0), 12)} loaded of "
-        f"{short(context.get('total_matched', 0), 12)} total",
+        *screen_lines(context),
         *last_accepted(context),
         *view_state(context, "nct_id"),
         "",

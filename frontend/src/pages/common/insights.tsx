@@ -10,6 +10,7 @@ import { ChartsPanel, type useCharts } from "../../charts/ChartsPanel";
 import { reportCharts } from "../../charts/reportCharts";
 import type { StatsScope } from "../../charts/statsScope";
 import { FilterChips } from "./FilterChips";
+import { screenContext } from "./screenContext";
 import { applyTableFilters, filterFromSuggestion, type RowFields, type TableFilter, type useTableFilters } from "./tableFilters";
 
 export function useInsightsParts<Row>({ scope, charts, filters, rowFields, fieldLabels, notice, onSelect, onRemove, onClear }: {
@@ -38,5 +39,8 @@ export function useInsightsParts<Row>({ scope, charts, filters, rowFields, field
   const narrow = useCallback((rows: Row[]) => applyTableFilters(rows, filters.filters, rowFields), [filters.filters, rowFields]);
   /** The panel's charts as figures, for a report. */
   const chartFigures = useCallback(() => reportCharts(scope, charts.charts), [scope, charts.charts]);
-  return { payloadHandlers, panel, narrow, chartFigures };
+  /** The chips, the pinned charts and the counts, for the page context. */
+  const screen = useCallback((loaded: number, shown: number) =>
+    screenContext({ filters: filters.filters, charts: charts.charts, loaded, shown }), [filters.filters, charts.charts]);
+  return { payloadHandlers, panel, narrow, chartFigures, screen };
 }

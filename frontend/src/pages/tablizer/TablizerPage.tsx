@@ -13,6 +13,7 @@ import { ExportMenu } from "../common/ExportMenu";
 import { DetailPanel } from "../common/DetailPanel";
 import { Pager } from "../common/Pager";
 import { useDeepLink, useLatestSearch, useRowViewer, type RowSource } from "../common/resultsPage";
+import { ARTICLE_OPEN_FIELDS, openItemFields } from "../common/screenContext";
 import { ResultsLayout } from "../common/ResultsLayout";
 import { useStreamSelection } from "../common/streamSelection";
 import { usePageChat, useResultsUndo } from "../common/usePageChat";
@@ -154,6 +155,8 @@ export function TablizerPage() {
     pageSize: search?.pageSize ?? pageSize,
     viewerPmid: viewer?.id ?? null,
     streamId: streams.selectedId,
+    screen: insights.screen(baseRows.length, rows.length),
+    openItem: viewer ? openItemFields(["pmid", viewer.id], viewer.item, ARTICLE_OPEN_FIELDS) : null,
   });
 
   const formRef = useRef(form);

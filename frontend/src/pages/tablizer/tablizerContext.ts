@@ -66,6 +66,10 @@ export interface TablizerState {
   pageSize: number;
   viewerPmid: string | null;
   streamId?: number | null;
+  /** The chips, pinned charts and counts (`screenContext`); their `loaded_count` is the rows before filters. */
+  screen?: Record<string, unknown>;
+  /** The open item's key fields (`openItemFields`). */
+  openItem?: Record<string, unknown> | null;
 }
 
 const yearOf = (year: unknown): number | string | null => {
@@ -92,7 +96,8 @@ export function buildTablizerContext(s: TablizerState): Record<string, unknown> 
     selected_pmids: s.selectedPmids,
     sort: { field: s.sort, direction: "desc" },
     pagination: { page: s.page, page_size: s.pageSize },
-    viewer: s.viewerPmid ? { pmid: s.viewerPmid } : null,
+    viewer: s.openItem ?? (s.viewerPmid ? { pmid: s.viewerPmid } : null),
+    ...s.screen,
   };
   if (s.streamId != null) context.stream_id = s.streamId;
   return context;

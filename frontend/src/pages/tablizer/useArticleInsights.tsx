@@ -33,10 +33,10 @@ export function useArticleInsights(submitted: { query: string; dateStart: string
     filters.add(facetFilter(s.facet, facetLabel("tablizer", s.facet), s.value, valueLabel(s.facet, s.value)));
   }, [filters]);
 
-  const { payloadHandlers, panel, narrow, chartFigures } = useInsightsParts<Article>({
+  const { payloadHandlers, panel, narrow, chartFigures, screen } = useInsightsParts<Article>({
     scope, charts, filters, rowFields: ARTICLE_ROW_FIELDS, fieldLabels: ARTICLE_FIELD_LABELS, notice, onSelect,
     onRemove: (f) => filters.remove(f.id), onClear: filters.clear,
   });
 
-  return { scope, narrow, payloadHandlers, panel, chartFigures };
+  return { scope, narrow, payloadHandlers, panel, chartFigures, screen };
 }

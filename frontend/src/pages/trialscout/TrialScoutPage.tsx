@@ -34,6 +34,7 @@ import { trialscoutActions } from "./trialscoutActions";
 import { TrialSearchForm } from "./TrialSearchForm";
 import { TRIAL_EXPORT, TrialTable, trialRowId } from "./TrialTable";
 import { useTrialInsights } from "./useTrialInsights";
+import { openItemFields, TRIAL_OPEN_FIELDS } from "../common/screenContext";
 
 const PAGE_SIZE = 25;
 const NO_TRIALS: TrialSummary[] = [];
@@ -105,7 +106,8 @@ export function TrialScoutPage() {
   );
   useDeepLink("nct", "/trialscout", openTrial);
 
-  const rows = insights.narrow(applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id));
+  const loadedTrials = results?.trials ?? NO_TRIALS;
+  const rows = insights.narrow(applyAIFilters(sortTrials(loadedTrials, sort), ai.columns, (t) => t.nct_id));
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
   const undo = useResultsUndo(
@@ -131,6 +133,8 @@ export function TrialScoutPage() {
     pageSize: PAGE_SIZE,
     viewerNctId: viewer?.id ?? null,
     streamId: streams.selectedId,
+    screen: insights.screen(loadedTrials.length, rows.length),
+    openItem: viewer ? openItemFields(["nct_id", viewer.id], viewer.item, TRIAL_OPEN_FIELDS) : null,
   });
 
   const formRef = useRef(form);

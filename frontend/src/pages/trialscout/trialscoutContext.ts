@@ -134,6 +134,10 @@ export interface TrialScoutState {
   pageSize: number;
   viewerNctId: string | null;
   streamId?: number | null;
+  /** The chips, pinned charts and counts (`screenContext`); their `loaded_count` is the rows before filters. */
+  screen?: Record<string, unknown>;
+  /** The open item's key fields (`openItemFields`). */
+  openItem?: Record<string, unknown> | null;
 }
 
 export function buildTrialScoutContext(s: TrialScoutState): Record<string, unknown> {
@@ -164,7 +168,8 @@ export function buildTrialScoutContext(s: TrialScoutState): Record<string, unkno
     selected_nct_ids: s.selectedNctIds,
     sort: { field: s.sort.field, direction: s.sort.direction },
     pagination: { page: s.page, page_size: s.pageSize },
-    viewer: s.viewerNctId ? { nct_id: s.viewerNctId } : null,
+    viewer: s.openItem ?? (s.viewerNctId ? { nct_id: s.viewerNctId } : null),
+    ...s.screen,
   };
   if (s.streamId != null) context.stream_id = s.streamId;
   return context;

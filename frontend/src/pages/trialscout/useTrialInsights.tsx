@@ -56,9 +56,9 @@ export function useTrialInsights({ submitted, currentForm, setForm, search }: {
     }
   }, [filters, undos, applySearch, currentForm]);
 
-  const { payloadHandlers, panel, narrow, chartFigures } = useInsightsParts<TrialSummary>({
+  const { payloadHandlers, panel, narrow, chartFigures, screen } = useInsightsParts<TrialSummary>({
     scope, charts, filters, rowFields: TRIAL_ROW_FIELDS, fieldLabels: TRIAL_FIELD_LABELS, notice, onSelect, onRemove: remove,
   });
 
-  return { scope, narrow, payloadHandlers, panel, filters: filters.filters, chartFigures };
+  return { scope, narrow, payloadHandlers, panel, filters: filters.filters, chartFigures, screen };
 }
