@@ -20,11 +20,24 @@ import { searchAccepted } from "../../state/undo";
 import { useUrlSync } from "../../state/urlState";
 import { decodeTablizer, encodeTablizer, PAGE_SIZES, type TablizerSearch, type TablizerUrl } from "./tablizerUrl";
 import { ArticleDetail } from "./ArticleDetail";
-import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
+import { ARTICLE_COLUMNS, ARTICLE_EXPORT, articleHref, articleRowId } from "./ArticleTable";
+import { DataGrid, withAIColumns } from "../common/DataGrid";
+import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
+import { defaultHidden, nextSort, NO_SORT, sortRows, type GridSort } from "../common/gridModel";
+import { decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
+import { ViewsMenu } from "../common/ViewsMenu";
+import { useSavedView } from "../../state/savedView";
+import type { ViewStateJson } from "../../api/views";
 import { SnapshotBar } from "./SnapshotBar";
 import { tablizerActions } from "./tablizerActions";
 import { useArticleInsights } from "./useArticleInsights";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
+
+const DEFAULT_HIDDEN = defaultHidden(ARTICLE_COLUMNS);
+const pmidOf = (a: Article) => a.pmid;
+const str = (v: unknown) => (typeof v === "string" ? v : "");
+/** Whether the page opened on a URL that names a search (a pasted link): it wins over the saved view. */
+const urlNamesSearch = () => Boolean(decodeTablizer(new URLSearchParams(window.location.search)).query.trim());
 
 const ARTICLES: RowSource<Article> = {
   fetch: (pmid) => api.getArticle(pmid),
@@ -118,7 +131,38 @@ export function TablizerPage() {
   // AI columns evaluate the rows the table is showing (before their own filters).
   const ai = useAIColumns("tablizer", baseRows);
   const insights = useArticleInsights(search);
-  const rows = insights.narrow(applyAIFilters(baseRows, ai.columns, (a) => a.pmid));
+  const [gridSort, setGridSort] = useState<GridSort>(NO_SORT);
+  const grid = useGridState(DEFAULT_HIDDEN);
+  const [openedOnSearch] = useState(urlNamesSearch);
+  const columns = withAIColumns(ARTICLE_COLUMNS, ai, pmidOf);
+  const rows = insights.narrow(applyAIFilters(sortRows(baseRows, columns, gridSort), ai.columns, pmidOf));
+  const askAbout = useAskAbout("tablizer");
+  const openRow = useCallback((pmid: string) => void openArticle(pmid), [openArticle]);
+
+  // The working state is saved as it changes and restored on mount (another device too) unless the URL names a search.
+  const viewState = (): ViewStateJson => ({
+    search: { query: search?.query ?? form.query, dateStart: search?.dateStart ?? form.dateStart, dateEnd: search?.dateEnd ?? form.dateEnd, sort, pageSize },
+    ...gridViewOf({ sort: gridSort, hidden: grid.hidden, ai, charts: insights.charts, filters: insights.filters, selected, collapsed: grid.collapsed }),
+  });
+  const openView = async (json: ViewStateJson) => {
+    const v = decodeGridView(json);
+    const saved = (json.search ?? {}) as Record<string, unknown>;
+    const next = { query: str(saved.query), dateStart: str(saved.dateStart), dateEnd: str(saved.dateEnd) };
+    const savedSort: ArticleSort = saved.sort === "date" ? "date" : "relevance";
+    const savedSize = PAGE_SIZES.includes(Number(saved.pageSize)) ? Number(saved.pageSize) : PAGE_SIZES[0];
+    setGridSort(v.sort);
+    grid.setHidden(new Set(v.hidden));
+    grid.setCollapsed(v.collapsed);
+    ai.replaceAll(v.aiColumns);
+    insights.setCharts(v.charts);
+    insights.setFilters(v.filters);
+    setForm(next);
+    setSort(savedSort);
+    setPageSize(savedSize);
+    if (next.query.trim()) await runSearch({ ...next, sort: savedSort, page: 1, pageSize: savedSize });
+    setSelected(new Set(v.selected));
+  };
+  const saveStatus = useSavedView("tablizer", search ? viewState() : null, openView, openedOnSearch);
   const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
   const live = !comparison && !viewedSnapshot;
 
@@ -233,7 +277,7 @@ export function TablizerPage() {
   const first = total ? (page - 1) * size + 1 : 0;
 
   return (
-    <ResultsLayout testId="tablizer-page" title="Tablizer" scope={insights.scope} binding={binding}
+    <ResultsLayout testId="tablizer-page" title="Tablizer" scope={insights.scope} binding={binding} count={results ? rows.length : null}
       streams={{
         selection: streams,
         loadLabel: "Use its PubMed query",
@@ -248,6 +292,9 @@ export function TablizerPage() {
         )
       }
     >
+      <ViewsMenu app="tablizer" current={() => (search ? viewState() : null)} onOpen={(v) => void openView(v)} status={saveStatus} />
+      <CollapsibleSearch summary={[search?.query ?? form.query, search?.dateStart && `from ${search.dateStart}`, search?.dateEnd && `to ${search.dateEnd}`].filter(Boolean).join(" · ")}
+                         collapsed={grid.collapsed && Boolean(search)} onToggle={grid.setCollapsed}>
       <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
         <label className="grow">
           Query
@@ -279,6 +326,7 @@ export function TablizerPage() {
           {loading ? "Searching…" : "Search"}
         </button>
       </form>
+      </CollapsibleSearch>
       {error && (
         <p className="error-text" role="alert" data-testid="search-error">
           {error}
@@ -330,14 +378,16 @@ export function TablizerPage() {
       )}
       {results && insights.panel}
       {rows.length > 0 && (
-        <ArticleTable
-          rows={rows}
-          ai={ai}
-          selected={selected}
-          highlighted={highlighted}
-          onSelect={setSelected}
-          onOpen={(pmid) => void openArticle(pmid)}
-        />
+        <>
+          <div className="grid-toolbar">
+            <ColumnChooser columns={columns} hidden={grid.hidden} onChange={grid.setHidden} />
+            <SelectionBar count={selected.size} one="article" onAsk={() => askAbout([...selected], "article")} onClear={() => setSelected(new Set())} />
+          </div>
+          <DataGrid rows={rows} columns={columns} ai={ai} rowId={pmidOf} rowDomId={articleRowId} rowHref={articleHref}
+                    selectLabel={(pmid) => `Select PMID ${pmid}`} hidden={grid.hidden} sort={gridSort}
+                    onSort={(field) => setGridSort((s) => nextSort(s, field))} selected={selected} highlighted={highlighted}
+                    onSelect={setSelected} onOpen={openRow} />
+        </>
       )}
       {live && results && total > size && (
         <Pager
