@@ -36,9 +36,10 @@ export type SaveStatus = "loading" | "saved" | "saving" | "error";
 
 /**
  * `state`: the page's view as JSON (null while it has nothing to keep). `restore` gets the saved state on
- * mount unless `urlWins` (the URL names a search); saving waits for the promise it returns. Returns the save status, for a quiet "Saved" note.
+ * mount unless `urlWins(saved)` (the URL names another search than the saved one); saving waits for the promise it returns. Returns the save status, for a quiet "Saved" note.
  */
-export function useSavedView(app: ViewApp, state: ViewStateJson | null, restore: (state: ViewStateJson) => void | Promise<unknown>, urlWins: boolean): SaveStatus {
+export function useSavedView(app: ViewApp, state: ViewStateJson | null, restore: (state: ViewStateJson) => void | Promise<unknown>,
+                             urlWins: (saved: ViewStateJson) => boolean): SaveStatus {
   const [status, setStatus] = useState<SaveStatus>("loading");
   const loaded = useRef(false);
   const encoded = state == null ? null : JSON.stringify(state);
@@ -74,7 +75,7 @@ export function useSavedView(app: ViewApp, state: ViewStateJson | null, restore:
           loaded.current = true; // saving starts once the page shows the restored view, not its steps there
           if (live) setStatus("saved");
         };
-        if (view.state && !urlWinsRef.current) {
+        if (view.state && !urlWinsRef.current(view.state)) {
           lastSaved.current = JSON.stringify(view.state);
           void Promise.resolve(restoreRef.current(view.state)).finally(done);
         } else done();

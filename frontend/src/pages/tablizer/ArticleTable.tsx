@@ -2,6 +2,7 @@ import type { Article } from "../../api/types";
 import type { ExportColumn } from "../common/ExportMenu";
 import type { GridColumn } from "../common/gridModel";
 import { RecordDate } from "../common/RecordDate";
+import type { Facet } from "../common/selectionReport";
 
 const authors = (a: Article) => (a.authors ?? []).join(", ");
 
@@ -30,3 +31,9 @@ export const ARTICLE_EXPORT: Array<ExportColumn<Article>> = [
 export const articleRowId = (pmid: string) => `row-pmid-${pmid}`;
 /** The row's link: Tablizer with the article open (what a new tab shows). */
 export const articleHref = (pmid: string) => `/tablizer?open=${encodeURIComponent(pmid)}`;
+
+/** What a report counts over the selected articles. */
+export const ARTICLE_FACETS: Array<Facet<Article>> = [
+  { label: "Year", values: (a) => (a.year == null ? [] : [String(a.year)]) },
+  { label: "Journal", values: (a) => (a.journal ? [a.journal] : []) },
+];

@@ -20,7 +20,7 @@ import { searchAccepted } from "../../state/undo";
 import { useUrlSync } from "../../state/urlState";
 import { decodeTablizer, encodeTablizer, PAGE_SIZES, type TablizerSearch, type TablizerUrl } from "./tablizerUrl";
 import { ArticleDetail } from "./ArticleDetail";
-import { ARTICLE_COLUMNS, ARTICLE_EXPORT, articleHref, articleRowId } from "./ArticleTable";
+import { ARTICLE_COLUMNS, ARTICLE_EXPORT, ARTICLE_FACETS, articleHref, articleRowId } from "./ArticleTable";
 import { DataGrid, withAIColumns } from "../common/DataGrid";
 import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
 import { defaultHidden, nextSort, NO_SORT, sortRows, type GridSort } from "../common/gridModel";
@@ -36,8 +36,12 @@ import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSor
 const DEFAULT_HIDDEN = defaultHidden(ARTICLE_COLUMNS);
 const pmidOf = (a: Article) => a.pmid;
 const str = (v: unknown) => (typeof v === "string" ? v : "");
-/** Whether the page opened on a URL that names a search (a pasted link): it wins over the saved view. */
-const urlNamesSearch = () => Boolean(decodeTablizer(new URLSearchParams(window.location.search)).query.trim());
+/** Whether the page opened on a URL that names another search than the saved view's (a pasted link): it wins. */
+const urlWins = (saved: ViewStateJson) => {
+  const url = decodeTablizer(new URLSearchParams(window.location.search));
+  const search = (saved.search ?? {}) as Record<string, unknown>;
+  return Boolean(url.query.trim()) && [url.query, url.dateStart, url.dateEnd].join("|") !== [str(search.query), str(search.dateStart), str(search.dateEnd)].join("|");
+};
 
 const ARTICLES: RowSource<Article> = {
   fetch: (pmid) => api.getArticle(pmid),
@@ -133,7 +137,6 @@ export function TablizerPage() {
   const insights = useArticleInsights(search);
   const [gridSort, setGridSort] = useState<GridSort>(NO_SORT);
   const grid = useGridState(DEFAULT_HIDDEN);
-  const [openedOnSearch] = useState(urlNamesSearch);
   const columns = withAIColumns(ARTICLE_COLUMNS, ai, pmidOf);
   const rows = insights.narrow(applyAIFilters(sortRows(baseRows, columns, gridSort), ai.columns, pmidOf));
   const askAbout = useAskAbout("tablizer");
@@ -162,7 +165,7 @@ export function TablizerPage() {
     if (next.query.trim()) await runSearch({ ...next, sort: savedSort, page: 1, pageSize: savedSize });
     setSelected(new Set(v.selected));
   };
-  const saveStatus = useSavedView("tablizer", search ? viewState() : null, openView, openedOnSearch);
+  const saveStatus = useSavedView("tablizer", search ? viewState() : null, openView, urlWins);
   const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
   const live = !comparison && !viewedSnapshot;
 
@@ -350,7 +353,7 @@ export function TablizerPage() {
       />
       <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
       {rows.length > 0 && (
-        <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} />
+        <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} facets={ARTICLE_FACETS} one="article" />
       )}
       <p className="results-summary" data-testid="results-summary" aria-live="polite">
         {comparison

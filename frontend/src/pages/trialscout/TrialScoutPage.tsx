@@ -30,7 +30,7 @@ import {
 } from "./trialscoutContext";
 import { trialscoutActions } from "./trialscoutActions";
 import { TrialSearchForm } from "./TrialSearchForm";
-import { TRIAL_COLUMNS, TRIAL_EXPORT, trialHref, trialRowId } from "./TrialTable";
+import { TRIAL_COLUMNS, TRIAL_EXPORT, TRIAL_FACETS, trialHref, trialRowId } from "./TrialTable";
 import { DataGrid, withAIColumns } from "../common/DataGrid";
 import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
 import { defaultHidden, nextSort, sortRows } from "../common/gridModel";
@@ -50,8 +50,12 @@ const encodeQuery = (form: unknown): Record<string, string> => {
   const patch = encodeTrialScout({ form: { ...emptyTrialForm, ...(form as TrialForm) }, tokens: [], sort: { field: null, direction: "asc" }, open: null });
   return Object.fromEntries(Object.entries(patch).filter((e): e is [string, string] => typeof e[1] === "string"));
 };
-/** Whether the page opened on a URL that names a search (a pasted link): it wins over the saved view. */
-const urlNamesSearch = () => trialUrlHasSearch(decodeTrialScout(new URLSearchParams(window.location.search)));
+/** Whether the page opened on a URL that names another search than the saved view's (a pasted link): it wins.
+ * A reload names the same search, and the whole saved view (its columns, charts, selection) comes back. */
+const urlWins = (saved: ViewStateJson) => {
+  const url = decodeTrialScout(new URLSearchParams(window.location.search));
+  return trialUrlHasSearch(url) && JSON.stringify(url.form) !== JSON.stringify(decodeTrialScout(new URLSearchParams(encodeQuery(saved.form))).form);
+};
 
 const TRIALS: RowSource<TrialDetail> = {
   fetch: (nctId) => api.getTrial(nctId),
@@ -121,7 +125,6 @@ export function TrialScoutPage() {
   useDeepLink("nct", "/trialscout", openTrial);
 
   const grid = useGridState(DEFAULT_HIDDEN);
-  const [openedOnSearch] = useState(urlNamesSearch);
   const columns = withAIColumns(TRIAL_COLUMNS, ai, trialId);
   const rows = insights.narrow(applyAIFilters(sortRows(results?.trials ?? [], columns, sort), ai.columns, trialId));
   const askAbout = useAskAbout("trialscout");
@@ -144,7 +147,7 @@ export function TrialScoutPage() {
     if (trialUrlHasSearch(saved)) await search(saved.form);
     setSelected(new Set(v.selected));
   };
-  const saveStatus = useSavedView("trialscout", paging ? viewState() : null, openView, openedOnSearch);
+  const saveStatus = useSavedView("trialscout", paging ? viewState() : null, openView, urlWins);
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
   const undo = useResultsUndo(
@@ -279,7 +282,7 @@ export function TrialScoutPage() {
       )}
       <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
       {rows.length > 0 && (
-        <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} />
+        <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} facets={TRIAL_FACETS} one="trial" />
       )}
       <p className="results-summary" data-testid="results-summary" aria-live="polite">
         {results

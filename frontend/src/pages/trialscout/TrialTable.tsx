@@ -4,6 +4,7 @@ import { displayValue } from "../../cards/display";
 import type { ExportColumn } from "../common/ExportMenu";
 import type { GridColumn } from "../common/gridModel";
 import { RecordDate } from "../common/RecordDate";
+import type { Facet } from "../common/selectionReport";
 
 const list = (values: string[] | undefined) => (values ?? []).join(", ");
 const PHASE_ORDER = ["EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA"];
@@ -44,3 +45,11 @@ export const TRIAL_EXPORT: Array<ExportColumn<TrialSummary>> = [
 export const trialRowId = (nctId: string) => `row-nct-${nctId}`;
 /** The row's link: TrialScout with the trial open (what a new tab shows). */
 export const trialHref = (nctId: string) => `/trialscout?open=${encodeURIComponent(nctId)}`;
+
+/** What a report counts over the selected trials. */
+export const TRIAL_FACETS: Array<Facet<TrialSummary>> = [
+  { label: "Phase", values: (t) => (t.phase?.length ? t.phase.map((p) => phaseLabel([p])) : []) },
+  { label: "Status", values: (t) => (t.status ? [statusLabel(t.status)] : []) },
+  { label: "Start year", values: (t) => (t.start_date ? [t.start_date.slice(0, 4)] : []) },
+  { label: "Sponsor", values: (t) => (t.sponsor ? [t.sponsor] : []) },
+];
