@@ -6,7 +6,6 @@ import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { plural, resultsSummary } from "../common/counts";
 import { FilterNotice } from "../common/FilterNotice";
-import { LabeledSelect } from "../common/LabeledSelect";
 import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
@@ -20,6 +19,7 @@ import { searchAccepted } from "../../state/undo";
 import { useUrlSync } from "../../state/urlState";
 import { decodeTablizer, encodeTablizer, PAGE_SIZES, type TablizerSearch, type TablizerUrl } from "./tablizerUrl";
 import { ArticleDetail } from "./ArticleDetail";
+import { TablizerSearchForm } from "./TablizerSearchForm";
 import { ARTICLE_COLUMNS, ARTICLE_EXPORT, ARTICLE_FACETS, articleHref, articleRowId } from "./ArticleTable";
 import { DataGrid, withAIColumns } from "../common/DataGrid";
 import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
@@ -298,37 +298,7 @@ export function TablizerPage() {
       <ViewsMenu app="tablizer" current={() => (search ? viewState() : null)} onOpen={(v) => void openView(v)} status={saveStatus} />
       <CollapsibleSearch summary={[search?.query ?? form.query, search?.dateStart && `from ${search.dateStart}`, search?.dateEnd && `to ${search.dateEnd}`].filter(Boolean).join(" · ")}
                          collapsed={grid.collapsed && Boolean(search)} onToggle={grid.setCollapsed}>
-      <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
-        <label className="grow">
-          Query
-          <input
-            data-testid="tablizer-query"
-            type="search"
-            value={form.query}
-            placeholder='e.g. EGFR[MeSH] AND "drug resistance"'
-            onChange={(e) => setForm({ ...form, query: e.target.value })}
-          />
-        </label>
-        <label>
-          From
-          <input data-testid="tablizer-date-start" type="date" value={form.dateStart} onChange={(e) => setForm({ ...form, dateStart: e.target.value })} />
-        </label>
-        <label>
-          To
-          <input data-testid="tablizer-date-end" type="date" value={form.dateEnd} onChange={(e) => setForm({ ...form, dateEnd: e.target.value })} />
-        </label>
-        <label>
-          Sort
-          <select data-testid="tablizer-sort" value={sort} onChange={(e) => setSort(e.target.value as ArticleSort)}>
-            <option value="relevance">Relevance</option>
-            <option value="date">Date</option>
-          </select>
-        </label>
-        <LabeledSelect label="Rows" testId="tablizer-page-size" value={pageSize} choices={PAGE_SIZES} onChange={(value) => setPageSize(Number(value))} />
-        <button type="submit" className="primary" data-testid="tablizer-search" disabled={loading}>
-          {loading ? "Searching…" : "Search"}
-        </button>
-      </form>
+        <TablizerSearchForm form={form} sort={sort} pageSize={pageSize} loading={loading} onForm={setForm} onSort={setSort} onPageSize={setPageSize} onSubmit={submit} />
       </CollapsibleSearch>
       {error && (
         <p className="error-text" role="alert" data-testid="search-error">
