@@ -8,11 +8,12 @@ test-artifacts/browser/<test>/.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, expect
 
 from tests.browser.harness import Journey, LiveApp
 from tests.browser.looks import check, context_options, looks
@@ -33,6 +34,23 @@ def _wait_saved(j: Journey, want: dict[str, Any]) -> dict[str, Any]:
             return state
         time.sleep(0.3)
     raise AssertionError(f"the saved view never held {want}: {state}")
+
+
+def _fresh_views(j: Journey) -> None:
+    """The demo user's views start empty (the journeys share one app and one user), then TrialScout again."""
+    for view in j.api_get("/api/views/trialscout"):
+        assert j.page.request.delete(f"{j.app.url}/api/views/trialscout/{view['id']}").ok
+    assert j.page.request.put(f"{j.app.url}/api/views/trialscout/current", data=json.dumps({"state": {}}),
+                              headers={"Content-Type": "application/json"}).ok
+    j.page.goto("/trialscout")
+    expect(j.page.get_by_test_id("view-save-status")).to_have_attribute("data-status", "saved")
+
+
+def _fresh_search(j: Journey) -> Locator:
+    """Signed in with no saved views, the condition searched: the result rows."""
+    j.sign_in("/trialscout")
+    _fresh_views(j)
+    return j.search("trialscout", CONDITION)
 
 
 def _shown(j: Journey) -> dict[str, Any]:
@@ -62,11 +80,7 @@ def _wait_restored(j: Journey, before: dict[str, Any]) -> None:
 def test_a_view_survives_reload_and_another_device(look: Journey, browser: Browser, demo_app: LiveApp,
                                                     size: dict, scheme: str) -> None:
     j, page = look, look.page
-    j.sign_in("/trialscout")
-    page.get_by_test_id("trial-condition").fill(CONDITION)
-    page.get_by_test_id("trial-search").click()
-    rows = page.get_by_test_id("result-row")
-    expect(rows.first).to_be_visible()
+    rows = _fresh_search(j)
     loaded = rows.count()
 
     # -- build the view -------------------------------------------------------------------------------------
@@ -169,4 +183,34 @@ def test_a_view_survives_reload_and_another_device(look: Journey, browser: Brows
     page.get_by_test_id("view-undo-delete").click()
     expect(page.get_by_test_id("saved-view")).to_have_count(1)
     check(j, "named-view-restored")
+    j.assert_clean()
+
+
+@pytest.mark.parametrize(("size", "scheme"), looks("phone-light"))
+def test_on_a_phone_rows_are_cards_and_accept_leads_back_to_the_results(look: Journey, size: dict,
+                                                                         scheme: str) -> None:
+    j, page = look, look.page
+    rows = _fresh_search(j)
+    # One card per row: the row is no wider than the screen, and Status and Sponsor are on it, labelled.
+    box = rows.first.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= size["width"]
+    for label in ("Status", "Sponsor"):
+        cell = rows.first.locator(f"td[data-label='{label}']")
+        cell_box = cell.bounding_box()
+        assert cell_box and cell_box["x"] + cell_box["width"] <= size["width"], label
+    check(j, "cards")
+
+    j.open_chat()
+    page.get_by_test_id("chat-input").fill("I only want trials that allow brain metastases")
+    page.get_by_test_id("chat-send").click()
+    card = page.get_by_test_id("card-ai_column_suggestion")
+    card.get_by_test_id("card-accept").click()
+    expect(card.get_by_test_id("card-decision")).to_have_text("✓ Accepted")
+    back = page.get_by_test_id("view-results")
+    expect(back).to_have_text(f"View {rows.count()} results")
+    check(j, "accepted-in-tray")
+    back.click()
+    expect(page.get_by_test_id("chat-tray")).to_have_count(0)
+    expect(page.get_by_test_id("ai-col-header")).to_be_visible()
+    check(j, "back-at-the-results")
     j.assert_clean()

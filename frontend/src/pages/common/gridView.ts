@@ -61,6 +61,21 @@ export function gridViewOf(g: { sort: GridSort; hidden: ReadonlySet<string>; ai:
   };
 }
 
+/** Put a saved view's grid parts back on the page (its search is the page's to run; the selection comes after). */
+export function applyGridView(v: GridViewState, to: {
+  setSort: (sort: GridSort) => void;
+  grid: ReturnType<typeof useGridState>;
+  ai: AIColumns;
+  insights: { setCharts: (charts: ChartSpec[]) => void; setFilters: (filters: TableFilter[]) => void };
+}): void {
+  to.setSort(v.sort);
+  to.grid.setHidden(new Set(v.hidden));
+  to.grid.setCollapsed(v.collapsed);
+  to.ai.replaceAll(v.aiColumns);
+  to.insights.setCharts(v.charts);
+  to.insights.setFilters(v.filters);
+}
+
 /** "Ask about these": the tray opens with a question about the selected rows ready to send (not sent). */
 export function useAskAbout(app: App) {
   const { chatOpen, setChatOpen } = useShell();

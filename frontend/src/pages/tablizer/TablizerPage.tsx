@@ -24,7 +24,7 @@ import { ARTICLE_COLUMNS, ARTICLE_EXPORT, ARTICLE_FACETS, articleHref, articleRo
 import { DataGrid, withAIColumns } from "../common/DataGrid";
 import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
 import { defaultHidden, nextSort, NO_SORT, sortRows, type GridSort } from "../common/gridModel";
-import { decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
+import { applyGridView, decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
 import { ViewsMenu } from "../common/ViewsMenu";
 import { useSavedView } from "../../state/savedView";
 import type { ViewStateJson } from "../../api/views";
@@ -153,19 +153,19 @@ export function TablizerPage() {
     const next = { query: str(saved.query), dateStart: str(saved.dateStart), dateEnd: str(saved.dateEnd) };
     const savedSort: ArticleSort = saved.sort === "date" ? "date" : "relevance";
     const savedSize = PAGE_SIZES.includes(Number(saved.pageSize)) ? Number(saved.pageSize) : PAGE_SIZES[0];
-    setGridSort(v.sort);
-    grid.setHidden(new Set(v.hidden));
-    grid.setCollapsed(v.collapsed);
-    ai.replaceAll(v.aiColumns);
-    insights.setCharts(v.charts);
-    insights.setFilters(v.filters);
+    applyGridView(v, { setSort: setGridSort, grid, ai, insights });
     setForm(next);
     setSort(savedSort);
     setPageSize(savedSize);
     if (next.query.trim()) await runSearch({ ...next, sort: savedSort, page: 1, pageSize: savedSize });
     setSelected(new Set(v.selected));
   };
-  const saveStatus = useSavedView("tablizer", search ? viewState() : null, openView, urlWins);
+  // A restore that arrives after the user started typing a query leaves their search alone.
+  const [openedOn] = useState(() => decodeTablizer(new URLSearchParams(window.location.search)).query);
+  const typedRef = useRef(form.query);
+  typedRef.current = form.query;
+  const typed = () => typedRef.current.trim() !== openedOn.trim();
+  const saveStatus = useSavedView("tablizer", search ? viewState() : null, openView, (saved) => typed() || urlWins(saved));
   const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
   const live = !comparison && !viewedSnapshot;
 

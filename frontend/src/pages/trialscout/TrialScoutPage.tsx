@@ -34,7 +34,7 @@ import { TRIAL_COLUMNS, TRIAL_EXPORT, TRIAL_FACETS, trialHref, trialRowId } from
 import { DataGrid, withAIColumns } from "../common/DataGrid";
 import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
 import { defaultHidden, nextSort, sortRows } from "../common/gridModel";
-import { decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
+import { applyGridView, decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
 import { ViewsMenu } from "../common/ViewsMenu";
 import { useSavedView } from "../../state/savedView";
 import type { ViewStateJson } from "../../api/views";
@@ -50,6 +50,7 @@ const encodeQuery = (form: unknown): Record<string, string> => {
   const patch = encodeTrialScout({ form: { ...emptyTrialForm, ...(form as TrialForm) }, tokens: [], sort: { field: null, direction: "asc" }, open: null });
   return Object.fromEntries(Object.entries(patch).filter((e): e is [string, string] => typeof e[1] === "string"));
 };
+const formKey = (form: TrialForm) => JSON.stringify(encodeQuery(form));
 /** Whether the page opened on a URL that names another search than the saved view's (a pasted link): it wins.
  * A reload names the same search, and the whole saved view (its columns, charts, selection) comes back. */
 const urlWins = (saved: ViewStateJson) => {
@@ -125,6 +126,7 @@ export function TrialScoutPage() {
   useDeepLink("nct", "/trialscout", openTrial);
 
   const grid = useGridState(DEFAULT_HIDDEN);
+  const [openedOn] = useState(() => decodeTrialScout(new URLSearchParams(window.location.search)));
   const columns = withAIColumns(TRIAL_COLUMNS, ai, trialId);
   const rows = insights.narrow(applyAIFilters(sortRows(results?.trials ?? [], columns, sort), ai.columns, trialId));
   const askAbout = useAskAbout("trialscout");
@@ -137,17 +139,14 @@ export function TrialScoutPage() {
   const openView = async (json: ViewStateJson) => {
     const v = decodeGridView(json);
     const saved = decodeTrialScout(new URLSearchParams(encodeQuery(json.form)));
-    setSort(v.sort);
-    grid.setHidden(new Set(v.hidden));
-    grid.setCollapsed(v.collapsed);
-    ai.replaceAll(v.aiColumns);
-    insights.setCharts(v.charts);
-    insights.setFilters(v.filters);
+    applyGridView(v, { setSort: setSort, grid, ai, insights });
     setForm(saved.form);
     if (trialUrlHasSearch(saved)) await search(saved.form);
     setSelected(new Set(v.selected));
   };
-  const saveStatus = useSavedView("trialscout", paging ? viewState() : null, openView, urlWins);
+  // A restore that arrives after the user started typing a search leaves their search alone.
+  const typed = () => formKey(formRef.current) !== formKey(openedOn.form);
+  const saveStatus = useSavedView("trialscout", paging ? viewState() : null, openView, (saved) => typed() || urlWins(saved));
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
   const undo = useResultsUndo(
