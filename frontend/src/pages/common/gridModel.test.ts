@@ -76,6 +76,7 @@ describe("saved view decoding", () => {
     expect(view.selected).toEqual(["NCT1", "NCT2"]);
     expect(view.collapsed).toBe(true);
     expect(decodeGridView({}).sort).toEqual({ field: null, direction: "asc" });
+    expect(decodeGridView({}).hidden).toBeNull(); // the page's default columns, not every column
   });
 
   it("round-trips AI columns through their saved form", () => {

@@ -15,7 +15,8 @@ import { NO_SORT, type GridSort } from "./gridModel";
 
 export interface GridViewState {
   sort: GridSort;
-  hidden: string[];
+  /** null: the page's default (a view saved before the user chose columns). */
+  hidden: string[] | null;
   aiColumns: SavedAIColumn[];
   charts: ChartSpec[];
   filters: TableFilter[];
@@ -32,7 +33,7 @@ export function decodeGridView(json: Record<string, unknown>): GridViewState {
   const sort = (json.sort ?? {}) as Record<string, unknown>;
   return {
     sort: typeof sort.field === "string" ? { field: sort.field, direction: sort.direction === "desc" ? "desc" : "asc" } : NO_SORT,
-    hidden: strings(json.hidden, 50),
+    hidden: Array.isArray(json.hidden) ? strings(json.hidden, 50) : null,
     aiColumns: parseSavedAIColumns(json.aiColumns).slice(0, 10),
     charts: objects<ChartSpec>(json.charts, ["id", "kind", "facet"]).slice(0, 12),
     filters: objects<TableFilter>(json.filters, ["id", "field", "op", "value", "label", "scope"]).slice(0, 20),
@@ -45,7 +46,7 @@ export function decodeGridView(json: Record<string, unknown>): GridViewState {
 export function useGridState(defaultHidden: readonly string[]) {
   const [hidden, setHidden] = useState<Set<string>>(() => new Set(defaultHidden));
   const [collapsed, setCollapsed] = useState(false);
-  return { hidden, setHidden, collapsed, setCollapsed };
+  return { hidden, setHidden, collapsed, setCollapsed, defaultHidden };
 }
 
 export function gridViewOf(g: { sort: GridSort; hidden: ReadonlySet<string>; ai: AIColumns; charts: ChartSpec[]; filters: TableFilter[];
@@ -69,7 +70,7 @@ export function applyGridView(v: GridViewState, to: {
   insights: { setCharts: (charts: ChartSpec[]) => void; setFilters: (filters: TableFilter[]) => void };
 }): void {
   to.setSort(v.sort);
-  to.grid.setHidden(new Set(v.hidden));
+  to.grid.setHidden(new Set(v.hidden ?? to.grid.defaultHidden));
   to.grid.setCollapsed(v.collapsed);
   to.ai.replaceAll(v.aiColumns);
   to.insights.setCharts(v.charts);
