@@ -76,6 +76,15 @@ def put_current(app: App, body: ViewState, user: CurrentUser, db: DbDep) -> Curr
     return CurrentView(app=app, state=body.state, updated_at=now)
 
 
+@router.delete("/api/views/{app}/current", status_code=204, response_class=Response)
+def reset_current(app: App, user: CurrentUser, db: DbDep) -> Response:
+    """Forget the page's working state (the page opens empty next time); named views stay."""
+    with db.session() as s:
+        s.execute(delete(SavedView).where(SavedView.user_id == user.id, SavedView.app == app,
+                                          SavedView.name == WORKING))
+    return Response(status_code=204)
+
+
 @router.get("/api/views/{app}")
 def list_views(app: App, user: CurrentUser, db: DbDep) -> list[SavedViewRead]:
     """Your named views of this page, newest first."""

@@ -34,6 +34,11 @@ def test_working_state_is_kept_per_user_and_page(alice: TestClient, bob: TestCli
     with db.session() as s:
         assert s.query(SavedView).filter_by(app="trialscout", name="").count() == 1  # replaced, not appended
 
+    assert bob.delete("/api/views/trialscout/current").status_code == 204  # bob's own (none): alice's stays
+    assert alice.get("/api/views/trialscout/current").json()["state"] == later
+    assert alice.delete("/api/views/trialscout/current").status_code == 204
+    assert alice.get("/api/views/trialscout/current").json()["state"] is None
+
 
 def test_named_views_save_list_rename_delete(alice: TestClient, bob: TestClient) -> None:
     made = alice.post("/api/views/trialscout", json={"name": " Brain mets ", "state": STATE})

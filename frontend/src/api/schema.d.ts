@@ -893,7 +893,11 @@ export interface paths {
          */
         put: operations["put_current_api_views__app__current_put"];
         post?: never;
-        delete?: never;
+        /**
+         * Reset Current
+         * @description Forget the page's working state (the page opens empty next time); named views stay.
+         */
+        delete: operations["reset_current_api_views__app__current_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7174,6 +7178,44 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reset_current_api_views__app__current_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                app: "trialscout" | "tablizer";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
