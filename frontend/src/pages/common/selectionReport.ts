@@ -54,7 +54,7 @@ export function describeSelection<Row>(rows: readonly Row[], rowId: (row: Row) =
   for (const column of aiColumns) {
     const counts = new Map<string, number>();
     for (const row of rows) {
-      const c = cellCategory(column.type, column.run.cells[rowId(row)]);
+      const c = cellCategory(column.type, column.run?.cells[rowId(row)]);
       counts.set(c, (counts.get(c) ?? 0) + 1);
     }
     const parts = ["yes", "no", "unknown", "answered", "pending", "error"].filter((k) => counts.get(k)).map((k) => `${k} ${counts.get(k)}`);
