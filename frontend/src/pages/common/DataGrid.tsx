@@ -6,7 +6,7 @@
  * the order the grid shows. Keyboard: ↑/↓ (j/k) move between rows, Home/End, Enter opens, Space selects.
  * Below 768 px the rows are cards (styles.css), each cell labelled by its column.
  */
-import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type VisibilityState } from "@tanstack/react-table";
+import { getCoreRowModel, useReactTable, type ColumnDef, type VisibilityState } from "@tanstack/react-table";
 import { useMemo, useRef, type KeyboardEvent, type MouseEvent } from "react";
 import { AICell, AIColumnHeader } from "./AIColumnCell";
 import type { AIColumns } from "./aiColumns";
@@ -65,30 +65,9 @@ export function DataGrid<Row>(props: DataGridProps<Row>) {
         id: c.id,
         header: c.label,
         accessorFn: (row: Row) => c.value(row),
-        cell: (info) => {
-          const row = info.row.original;
-          if (!c.title) return c.cell(row);
-          const id = rowId(row);
-          return (
-            <a
-              className="row-open"
-              data-testid="row-open"
-              href={rowHref(id)}
-              target="_blank"
-              rel="noopener"
-              onClick={(e) => {
-                if (!plainClick(e)) return; // a modified or middle click opens the new tab as links do
-                e.preventDefault();
-                onOpen(id);
-              }}
-            >
-              {c.cell(row)}
-            </a>
-          );
-        },
         meta: c,
       })),
-    [columns, rowId, rowHref, onOpen],
+    [columns],
   );
   const columnVisibility = useMemo<VisibilityState>(
     () => Object.fromEntries(columns.map((c) => [c.id, Boolean(c.required) || !hidden.has(c.id)])),
@@ -102,6 +81,29 @@ export function DataGrid<Row>(props: DataGridProps<Row>) {
     getRowId: (row) => rowId(row),
     manualSorting: true,
   });
+
+  // Cells are drawn here, not through flexRender: it mounts a column's cell as a component, and the column
+  // definitions are new on each render, so every cell (and the focus in it) would be replaced each time.
+  const renderCell = (c: GridColumn<Row>, row: Row) => {
+    if (!c.title) return c.cell(row);
+    const id = rowId(row);
+    return (
+      <a
+        className="row-open"
+        data-testid="row-open"
+        href={rowHref(id)}
+        target="_blank"
+        rel="noopener"
+        onClick={(e) => {
+          if (!plainClick(e)) return; // a modified or middle click opens the new tab as links do
+          e.preventDefault();
+          onOpen(id);
+        }}
+      >
+        {c.cell(row)}
+      </a>
+    );
+  };
 
   const allSelected = rows.length > 0 && rows.every((r) => selected.has(rowId(r)));
 
@@ -187,7 +189,7 @@ export function DataGrid<Row>(props: DataGridProps<Row>) {
                   const c = cell.column.columnDef.meta as GridColumn<Row>;
                   return (
                     <td key={cell.id} className={[c.className, c.title ? "col-title" : ""].filter(Boolean).join(" ") || undefined} data-label={c.label}>
-                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                      {renderCell(c, row.original)}
                     </td>
                   );
                 })}

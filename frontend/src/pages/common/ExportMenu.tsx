@@ -36,6 +36,8 @@ interface Props<Row> {
   charts?: () => Promise<ReportChart[]>;
   /** What a report counts over the selected rows (its summary and charts), and what one row is called. */
   facets?: ReadonlyArray<Facet<Row>>;
+  /** The facets of the charts pinned on the page: the report redraws those over the selected rows. */
+  pinned?: readonly string[];
   one?: string;
 }
 
@@ -52,7 +54,7 @@ function tableOf<Row>(app: App, rows: readonly Row[], rowId: (row: Row) => strin
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query, charts, facets, one = "row" }: Props<Row>) {
+export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query, charts, facets, pinned, one = "row" }: Props<Row>) {
   const [busy, setBusy] = useState<"csv" | "xlsx" | "report" | null>(null);
   const [status, setStatus] = useState("");
   const [report, setReport] = useState<ReportInfo | null>(null);
@@ -88,7 +90,7 @@ export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query
     try {
       // The report is about the selected rows: its summary and charts are computed from them (never the last
       // chat answer, never the whole search's counts).
-      const own = facets ? describeSelection(shortlist, rowId, one, facets, ai.columns) : null;
+      const own = facets ? describeSelection(shortlist, rowId, one, facets, ai.columns, pinned) : null;
       const figures = own ? own.charts : charts ? await charts() : [];
       const body = { ...tableOf(app, shortlist, rowId, columns, ai), title: title.trim() || defaultTitle, query: query.trim() || null, charts: figures,
                      ...(own ? { summary: own.summary, include_answer: false } : {}) };

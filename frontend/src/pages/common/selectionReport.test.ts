@@ -28,5 +28,9 @@ describe("a report of the selected rows", () => {
     expect(summary).toContain("**Phase**: Phase 3 2, Phase 2 1");
     expect(summary).toContain("“Mets?”**: yes 1, pending 2");
     expect(charts).toEqual([{ title: "Phase (3 selected)", kind: "bar", points: [{ label: "Phase 3", value: 2 }, { label: "Phase 2", value: 1 }] }]);
+    // With charts pinned, the report redraws those (over the selected rows) and no others.
+    const two = [...facets.map((f) => ({ ...f, chart: "phase" })), { label: "Id", chart: "id", values: (t: T) => [t.id] }];
+    expect(describeSelection(rows, (t) => t.id, "trial", two, [], ["id"]).charts.map((c) => c.title)).toEqual(["Id (3 selected)"]);
+    expect(describeSelection(rows, (t) => t.id, "trial", two, [], ["map"]).charts).toHaveLength(2);
   });
 });

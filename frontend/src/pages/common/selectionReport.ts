@@ -26,6 +26,8 @@ export function reportTitle(count: number, one: string, query: string): string {
 
 export interface Facet<Row> {
   label: string;
+  /** The charts panel's facet it matches ("phase"): a pinned chart of it is redrawn over the selected rows. */
+  chart?: string;
   /** The row's values for this facet (a trial can have two phases). */
   values: (row: Row) => string[];
 }
@@ -39,9 +41,12 @@ export function countBy<Row>(rows: readonly Row[], facet: Facet<Row>): Array<{ l
 
 const list = (points: Array<{ label: string; value: number }>) => points.slice(0, 5).map((p) => `${p.label} ${p.value}`).join(", ");
 
-/** The selected rows' own summary (Markdown) and charts. */
+/** The selected rows' own summary (Markdown) and charts: of the pinned charts' facets when any is pinned
+ * (each redrawn over the selected rows), else of every facet. */
 export function describeSelection<Row>(rows: readonly Row[], rowId: (row: Row) => string, one: string,
-                                       facets: ReadonlyArray<Facet<Row>>, aiColumns: readonly AIColumn[]): { summary: string; charts: ReportChart[] } {
+                                       facets: ReadonlyArray<Facet<Row>>, aiColumns: readonly AIColumn[],
+                                       pinned: readonly string[] = []): { summary: string; charts: ReportChart[] } {
+  const charted = facets.some((f) => f.chart && pinned.includes(f.chart)) ? new Set(pinned) : null;
   const n = rows.length;
   const lines = [`${n} selected ${n === 1 ? one : `${one}s`}.`];
   const charts: ReportChart[] = [];
@@ -49,7 +54,9 @@ export function describeSelection<Row>(rows: readonly Row[], rowId: (row: Row) =
     const points = countBy(rows, facet);
     if (!points.length) continue;
     lines.push(`- **${facet.label}**: ${list(points)}${points.length > 5 ? `, and ${points.length - 5} more` : ""}`);
-    charts.push({ title: `${facet.label} (${n} selected)`, kind: "bar", points: points.slice(0, 20) });
+    if (!charted || (facet.chart && charted.has(facet.chart))) {
+      charts.push({ title: `${facet.label} (${n} selected)`, kind: "bar", points: points.slice(0, 20) });
+    }
   }
   for (const column of aiColumns) {
     const counts = new Map<string, number>();

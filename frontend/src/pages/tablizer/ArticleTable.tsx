@@ -34,6 +34,6 @@ export const articleHref = (pmid: string) => `/tablizer?open=${encodeURIComponen
 
 /** What a report counts over the selected articles. */
 export const ARTICLE_FACETS: Array<Facet<Article>> = [
-  { label: "Year", values: (a) => (a.year == null ? [] : [String(a.year)]) },
-  { label: "Journal", values: (a) => (a.journal ? [a.journal] : []) },
+  { label: "Year", chart: "year", values: (a) => (a.year == null ? [] : [String(a.year)]) },
+  { label: "Journal", chart: "journal", values: (a) => (a.journal ? [a.journal] : []) },
 ];

@@ -323,7 +323,7 @@ export function TablizerPage() {
       />
       <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
       {rows.length > 0 && (
-        <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} facets={ARTICLE_FACETS} one="article" />
+        <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} facets={ARTICLE_FACETS} pinned={insights.charts.map((c) => c.facet)} one="article" />
       )}
       <p className="results-summary" data-testid="results-summary" aria-live="polite">
         {comparison

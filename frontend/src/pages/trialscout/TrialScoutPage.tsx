@@ -281,7 +281,7 @@ export function TrialScoutPage() {
       )}
       <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
       {rows.length > 0 && (
-        <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} facets={TRIAL_FACETS} one="trial" />
+        <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} facets={TRIAL_FACETS} pinned={insights.charts.map((c) => c.facet)} one="trial" />
       )}
       <p className="results-summary" data-testid="results-summary" aria-live="polite">
         {results

@@ -48,8 +48,8 @@ export const trialHref = (nctId: string) => `/trialscout?open=${encodeURICompone
 
 /** What a report counts over the selected trials. */
 export const TRIAL_FACETS: Array<Facet<TrialSummary>> = [
-  { label: "Phase", values: (t) => (t.phase?.length ? t.phase.map((p) => phaseLabel([p])) : []) },
-  { label: "Status", values: (t) => (t.status ? [statusLabel(t.status)] : []) },
+  { label: "Phase", chart: "phase", values: (t) => (t.phase?.length ? t.phase.map((p) => phaseLabel([p])) : []) },
+  { label: "Status", chart: "status", values: (t) => (t.status ? [statusLabel(t.status)] : []) },
   { label: "Start year", values: (t) => (t.start_date ? [t.start_date.slice(0, 4)] : []) },
-  { label: "Sponsor", values: (t) => (t.sponsor ? [t.sponsor] : []) },
+  { label: "Sponsor", chart: "sponsor", values: (t) => (t.sponsor ? [t.sponsor] : []) },
 ];
