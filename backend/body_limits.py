@@ -36,6 +36,7 @@ LIMITS: tuple[tuple[str, int], ...] = (  # (path prefix, bytes): the first that 
     ("/api/reports", 2 * MB),  # up to 500 rows, charts and a summary
     ("/api/chat/", 1 * MB),  # a message (20,000 characters) and its page context (256 KB of JSON)
     ("/api/auth/", 16_000),
+    ("/api/views", 160_000),  # a page's view: its state is at most 128 KB of JSON
 )
 DEFAULT_LIMIT = 256_000  # research streams, conversation settings, statistics requests
 CHECK_SESSION_ABOVE = 64_000

@@ -16,8 +16,9 @@ from backend.db.models.screening import (
 from backend.db.models.streams import InstructionVersion, ResearchStream
 from backend.db.models.turns import ChatTurn, TurnEvent
 from backend.db.models.users import AuthSession, LoginFailure, User
+from backend.db.models.views import SavedView
 
 __all__ = ["AiColumnResult", "AuthSession", "CachedJudgement", "ChatTurn", "Conversation", "DailyUsage",
            "InstructionVersion", "LoginFailure", "Message", "ModelUsage", "Patient", "PatientVersion",
-           "RateLimitCounter", "Report", "ResearchStream", "Screening", "ScreeningCriterion", "ScreeningEvent",
-           "ScreeningTrial", "TurnEvent", "User"]
+           "RateLimitCounter", "Report", "ResearchStream", "SavedView", "Screening", "ScreeningCriterion",
+           "ScreeningEvent", "ScreeningTrial", "TurnEvent", "User"]

@@ -18,7 +18,12 @@ export function useCharts(app: StatsApp) {
   }, []);
   const pin = useCallback((data: Record<string, unknown>) => add(chartFromPayload(app, data)), [add, app]);
   const remove = useCallback((id: string) => setCharts((list) => list.filter((c) => c.id !== id)), []);
-  return { charts, open, setOpen, add, pin, remove };
+  /** Put back the pinned charts a saved view kept. */
+  const replace = useCallback((list: ChartSpec[]) => {
+    setCharts(list);
+    setOpen(list.length > 0);
+  }, []);
+  return { charts, open, setOpen, add, pin, remove, replace };
 }
 
 export type ChartsState = ReturnType<typeof useCharts>;

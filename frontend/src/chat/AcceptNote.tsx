@@ -1,6 +1,23 @@
 /** Under an accepted card: what applying it changed on the page, and Undo (while the page can still undo it). */
-import { useState } from "react";
+import { useContext, useState } from "react";
+import { ResultsCountContext } from "../resultsCount";
+import { ShellContext } from "../shellContext";
 import type { AcceptOutcome } from "../state/undo";
+
+/** On a phone the tray covers the page: after Accept, one tap closes it onto the results it changed. */
+function ViewResults() {
+  const count = useContext(ResultsCountContext);
+  const shell = useContext(ShellContext);
+  if (count == null || !shell) return null;
+  return (
+    <button type="button" className="view-results small-button" data-testid="view-results" onClick={() => {
+      shell.setChatOpen(false);
+      setTimeout(() => document.querySelector("[data-testid='results-summary']")?.scrollIntoView({ block: "start" }), 0);
+    }}>
+      View {count} {count === 1 ? "result" : "results"}
+    </button>
+  );
+}
 
 export function AcceptNote({ outcome }: { outcome: AcceptOutcome }) {
   const [, rerender] = useState(0);
@@ -25,6 +42,7 @@ export function AcceptNote({ outcome }: { outcome: AcceptOutcome }) {
         </>
       )}
       {state === "undone" && <span className="muted"> · Undone</span>}
+      {state !== "undone" && <> <ViewResults /></>}
     </p>
   );
 }

@@ -1,6 +1,6 @@
 /** The AI column bar above a results table: the columns with their filters and counts, and the form to add one. */
 import { useState, type FormEvent } from "react";
-import type { AIColumns } from "./aiColumns";
+import { savedAIColumns, type AIColumns, type SavedAIColumn } from "./aiColumns";
 import { columnCounts, type AIColumn, type AIColumnType, type AIFilter } from "./aiColumnState";
 
 const FILTERS: Record<AIColumnType, Array<[AIFilter | "all", string]>> = {
@@ -77,6 +77,8 @@ function AddColumnForm({ onAdd, onCancel }: { onAdd: (name: string, criteria: st
  */
 export function AIColumnsBar({ ai, visible, loaded }: { ai: AIColumns; visible?: number; loaded?: number }) {
   const [adding, setAdding] = useState(false);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [removed, setRemoved] = useState<SavedAIColumn | null>(null);
   const anyFilter = ai.columns.some((c) => c.filter);
   return (
     <section className="ai-columns" aria-label="AI columns" data-testid="ai-columns">
@@ -113,11 +115,32 @@ export function AIColumnsBar({ ai, visible, loaded }: { ai: AIColumns; visible?:
               </button>
             </>
           )}
-          <button type="button" className="icon-button" aria-label={`Remove column ${c.name}`} data-testid="ai-column-remove" onClick={() => ai.remove(c.id)}>
-            ×
-          </button>
+          {confirming === c.id ? (
+            <span className="small" data-testid="ai-column-confirm">
+              Remove “{c.name}”?{" "}
+              <button type="button" data-testid="ai-column-remove-confirm" onClick={() => {
+                setConfirming(null);
+                setRemoved(savedAIColumns([c])[0]);
+                ai.remove(c.id);
+              }}>Remove</button>{" "}
+              <button type="button" className="link-button" onClick={() => setConfirming(null)}>Keep</button>
+            </span>
+          ) : (
+            <button type="button" className="icon-button" aria-label={`Remove column ${c.name}`} data-testid="ai-column-remove" onClick={() => setConfirming(c.id)}>
+              ×
+            </button>
+          )}
         </span>
       ))}
+      {removed && !ai.columns.some((c) => c.name === removed.name) && (
+        <span className="small" role="status" data-testid="ai-column-removed">
+          Removed “{removed.name}”.{" "}
+          <button type="button" className="link-button" data-testid="ai-column-undo-remove" onClick={() => {
+            ai.restore(removed);
+            setRemoved(null);
+          }}>Undo</button>
+        </span>
+      )}
       {!adding && (
         <button type="button" data-testid="ai-column-add" onClick={() => setAdding(true)}>
           + Add AI column

@@ -58,7 +58,9 @@ describe("ExportMenu", () => {
     const fetched = vi
       .spyOn(globalThis, "fetch")
       .mockResolvedValue(sse({ type: "report_progress", step: "Drawing the PDF", done: 2, total: 4 }, { type: "report_ready", report: ready }));
-    render(<ExportMenu app="tablizer" rows={ROWS} rowId={(r) => r.pmid} columns={COLUMNS} ai={AI} selected={new Set(["1"])} query="egfr" />);
+    const facets = [{ label: "Title", values: (r: (typeof ROWS)[number]) => [r.title] }];
+    render(<ExportMenu app="tablizer" rows={ROWS} rowId={(r) => r.pmid} columns={COLUMNS} ai={AI} selected={new Set(["1"])} query="egfr"
+                       facets={facets} one="article" />);
     expect(screen.getByTestId("build-report").textContent).toContain("Report on 1 selected");
     fireEvent.click(screen.getByTestId("build-report"));
     await waitFor(() => expect(screen.getByTestId("report-html").getAttribute("href")).toBe("/api/reports/7/html"));
@@ -66,7 +68,11 @@ describe("ExportMenu", () => {
     expect(screen.getByTestId("export-status").textContent).toContain("Report ready: 1 row.");
     const body = JSON.parse(String(fetched.mock.calls[0][1]?.body));
     expect(body.rows).toEqual([{ pmid: "1", title: "First", authors: [] }]);
-    expect(body.title).toBe("Shortlist: egfr");
+    expect(body.title).toBe("Shortlist: 1 article · egfr");
+    // The summary and charts are the selected row's own, never the chat's last answer.
+    expect(body.include_answer).toBe(false);
+    expect(body.summary).toContain("1 selected article.");
+    expect(body.charts).toEqual([{ title: "Title (1 selected)", kind: "bar", points: [{ label: "First", value: 1 }] }]);
   });
 
   it("cannot report on nothing", () => {

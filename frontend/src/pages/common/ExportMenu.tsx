@@ -9,6 +9,7 @@ import { exportTable, saveFile, streamReport } from "../../api/client";
 import type { ReportChart, ReportInfo, TableExportRequest } from "../../api/types";
 import { useDismissable } from "../../useDismissable";
 import type { AIColumns } from "./aiColumns";
+import { describeSelection, reportTitle, type Facet } from "./selectionReport";
 
 type App = TableExportRequest["app"];
 type Cell = string | number | string[] | null;
@@ -31,8 +32,13 @@ interface Props<Row> {
   selected: ReadonlySet<string>;
   /** What the page searched, as the report's subtitle and default title. */
   query: string;
-  /** The charts panel's charts as figures (fetched when a report is built). */
+  /** The charts panel's charts as figures (fetched when a report is built) — used only without `facets`. */
   charts?: () => Promise<ReportChart[]>;
+  /** What a report counts over the selected rows (its summary and charts), and what one row is called. */
+  facets?: ReadonlyArray<Facet<Row>>;
+  /** The facets of the charts pinned on the page: the report redraws those over the selected rows. */
+  pinned?: readonly string[];
+  one?: string;
 }
 
 function tableOf<Row>(app: App, rows: readonly Row[], rowId: (row: Row) => string, columns: ReadonlyArray<ExportColumn<Row>>, ai: AIColumns): TableExportRequest {
@@ -48,7 +54,7 @@ function tableOf<Row>(app: App, rows: readonly Row[], rowId: (row: Row) => strin
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query, charts }: Props<Row>) {
+export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query, charts, facets, pinned, one = "row" }: Props<Row>) {
   const [busy, setBusy] = useState<"csv" | "xlsx" | "report" | null>(null);
   const [status, setStatus] = useState("");
   const [report, setReport] = useState<ReportInfo | null>(null);
@@ -59,7 +65,7 @@ export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query
   useEffect(() => () => abortRef.current?.abort(), []);
 
   const shortlist = rows.filter((row) => selected.has(rowId(row)));
-  const defaultTitle = query.trim() ? `Shortlist: ${query.trim().slice(0, 120)}` : "Shortlist";
+  const defaultTitle = reportTitle(shortlist.length, one, query);
 
   const download = async (format: "csv" | "xlsx") => {
     setBusy(format);
@@ -82,8 +88,12 @@ export function ExportMenu<Row>({ app, rows, rowId, columns, ai, selected, query
     setReport(null);
     setStatus("Building the report…");
     try {
-      const figures = charts ? await charts() : [];
-      const body = { ...tableOf(app, shortlist, rowId, columns, ai), title: title.trim() || defaultTitle, query: query.trim() || null, charts: figures };
+      // The report is about the selected rows: its summary and charts are computed from them (never the last
+      // chat answer, never the whole search's counts).
+      const own = facets ? describeSelection(shortlist, rowId, one, facets, ai.columns, pinned) : null;
+      const figures = own ? own.charts : charts ? await charts() : [];
+      const body = { ...tableOf(app, shortlist, rowId, columns, ai), title: title.trim() || defaultTitle, query: query.trim() || null, charts: figures,
+                     ...(own ? { summary: own.summary, include_answer: false } : {}) };
       await streamReport(
         body,
         (event) => {

@@ -7,9 +7,10 @@ import type { ComponentProps, ReactNode } from "react";
 import type { PageChatBinding } from "../../chat/ChatTray";
 import { WithChat } from "../../chat/WithChat";
 import { StatsScopeContext, type StatsScope } from "../../charts/statsScope";
+import { ResultsCountContext } from "../../resultsCount";
 import { StreamSelector } from "./streamSelection";
 
-export function ResultsLayout({ testId, title, scope, binding, streams, detail, children }: {
+export function ResultsLayout({ testId, title, scope, binding, streams, detail, count = null, children }: {
   testId: string;
   title: string;
   scope: StatsScope;
@@ -17,10 +18,13 @@ export function ResultsLayout({ testId, title, scope, binding, streams, detail, 
   streams: ComponentProps<typeof StreamSelector>;
   /** The detail panel, when a row is open. */
   detail: ReactNode;
+  /** The rows the page shows (null before a search): the tray's "View N results" on a phone. */
+  count?: number | null;
   children: ReactNode;
 }) {
   return (
     <StatsScopeContext.Provider value={scope}>
+      <ResultsCountContext.Provider value={count}>
       <WithChat binding={binding}>
         <div className="page-columns">
           <div className="page-content" data-testid={testId}>
@@ -31,6 +35,7 @@ export function ResultsLayout({ testId, title, scope, binding, streams, detail, 
           {detail}
         </div>
       </WithChat>
+      </ResultsCountContext.Provider>
     </StatsScopeContext.Provider>
   );
 }

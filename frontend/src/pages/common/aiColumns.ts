@@ -174,6 +174,17 @@ export function useAIColumns(app: AIApp, rows: readonly Row[]) {
     [add],
   );
   const remove = useCallback((id: string) => dispatch({ type: "remove", id }), []);
+  /** Put a column back as it was saved (a reopened view, an undone removal): its results come from the cache. */
+  const restore = useCallback((saved: SavedAIColumn) => {
+    const id = `col-${nextColumn.current++}`;
+    dispatch({ type: "add", column: { id, name: saved.name, criteria: saved.criteria, type: saved.type } });
+    if (saved.filter) dispatch({ type: "filter", id, filter: saved.filter });
+  }, []);
+  /** Replace every column with the saved ones (opening a view). */
+  const replaceAll = useCallback((saved: readonly SavedAIColumn[]) => {
+    for (const c of columnsRef.current) dispatch({ type: "remove", id: c.id });
+    saved.forEach(restore);
+  }, [restore]);
   const setFilter = useCallback((id: string, filter: AIFilter | null) => dispatch({ type: "filter", id, filter }), []);
 
   /** Run the whole column again (after it could not start or stopped). */
@@ -228,10 +239,33 @@ export function useAIColumns(app: AIApp, rows: readonly Row[]) {
     [app],
   );
 
-  return { columns, add, addSuggestion, remove, setFilter, retry, retryRow };
+  return { columns, add, addSuggestion, remove, restore, replaceAll, setFilter, retry, retryRow };
 }
 
 export type AIColumns = ReturnType<typeof useAIColumns>;
+
+/** An AI column as a saved view keeps it: its definition and filter (its results are in the database). */
+export interface SavedAIColumn {
+  name: string;
+  criteria: string;
+  type: AIColumnType;
+  filter: AIFilter | null;
+}
+
+export const savedAIColumns = (columns: readonly AIColumn[]): SavedAIColumn[] =>
+  columns.map(({ name, criteria, type, filter }) => ({ name, criteria, type, filter }));
+
+const FILTERS: ReadonlyArray<AIFilter> = ["yes", "no", "unknown", "answered"];
+
+/** The saved columns a view's JSON holds (anything malformed is dropped). */
+export function parseSavedAIColumns(value: unknown): SavedAIColumn[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((v: Record<string, unknown>) => {
+    if (!v || typeof v.name !== "string" || typeof v.criteria !== "string" || !v.name.trim() || !v.criteria.trim()) return [];
+    const filter = FILTERS.includes(v.filter as AIFilter) ? (v.filter as AIFilter) : null;
+    return [{ name: v.name, criteria: v.criteria, type: v.type === "boolean" ? "boolean" : "text", filter } as SavedAIColumn];
+  });
+}
 
 /** Coerce a suggestion's data into a column, refusing ones without a name or criteria. */
 export function columnFromPayload(data: Record<string, unknown>): { name: string; criteria: string; type: AIColumnType } {

@@ -6,7 +6,6 @@ import { navigate } from "../../router";
 import { AcceptedChange } from "../common/AcceptedChange";
 import { plural, resultsSummary } from "../common/counts";
 import { FilterNotice } from "../common/FilterNotice";
-import { LabeledSelect } from "../common/LabeledSelect";
 import { applyAIFilters, useAIColumns } from "../common/aiColumns";
 import { AIColumnsBar } from "../common/AIColumnsBar";
 import { ExportMenu } from "../common/ExportMenu";
@@ -21,11 +20,29 @@ import { searchAccepted } from "../../state/undo";
 import { useUrlSync } from "../../state/urlState";
 import { decodeTablizer, encodeTablizer, PAGE_SIZES, type TablizerSearch, type TablizerUrl } from "./tablizerUrl";
 import { ArticleDetail } from "./ArticleDetail";
-import { ARTICLE_EXPORT, ArticleTable, articleRowId } from "./ArticleTable";
+import { TablizerSearchForm } from "./TablizerSearchForm";
+import { ARTICLE_COLUMNS, ARTICLE_EXPORT, ARTICLE_FACETS, articleHref, articleRowId } from "./ArticleTable";
+import { DataGrid, withAIColumns } from "../common/DataGrid";
+import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
+import { defaultHidden, nextSort, NO_SORT, sortRows, type GridSort } from "../common/gridModel";
+import { applyGridView, decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
+import { ViewsMenu } from "../common/ViewsMenu";
+import { useSavedView } from "../../state/savedView";
+import type { ViewStateJson } from "../../api/views";
 import { SnapshotBar } from "./SnapshotBar";
 import { tablizerActions } from "./tablizerActions";
 import { useArticleInsights } from "./useArticleInsights";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type ArticleSort, type CompareGroup, type Snapshot } from "./tablizerContext";
+
+const DEFAULT_HIDDEN = defaultHidden(ARTICLE_COLUMNS);
+const pmidOf = (a: Article) => a.pmid;
+const str = (v: unknown) => (typeof v === "string" ? v : "");
+/** Whether the page opened on a URL that names another search than the saved view's (a pasted link): it wins. */
+const urlWins = (saved: ViewStateJson) => {
+  const url = decodeTablizer(new URLSearchParams(window.location.search));
+  const search = (saved.search ?? {}) as Record<string, unknown>;
+  return Boolean(url.query.trim()) && [url.query, url.dateStart, url.dateEnd].join("|") !== [str(search.query), str(search.dateStart), str(search.dateEnd)].join("|");
+};
 
 const ARTICLES: RowSource<Article> = {
   fetch: (pmid) => api.getArticle(pmid),
@@ -119,7 +136,37 @@ export function TablizerPage() {
   // AI columns evaluate the rows the table is showing (before their own filters).
   const ai = useAIColumns("tablizer", baseRows);
   const insights = useArticleInsights(search);
-  const rows = insights.narrow(applyAIFilters(baseRows, ai.columns, (a) => a.pmid));
+  const [gridSort, setGridSort] = useState<GridSort>(NO_SORT);
+  const grid = useGridState(DEFAULT_HIDDEN);
+  const columns = withAIColumns(ARTICLE_COLUMNS, ai, pmidOf);
+  const rows = insights.narrow(applyAIFilters(sortRows(baseRows, columns, gridSort), ai.columns, pmidOf));
+  const askAbout = useAskAbout("tablizer");
+  const openRow = useCallback((pmid: string) => void openArticle(pmid), [openArticle]);
+
+  // The working state is saved as it changes and restored on mount (another device too) unless the URL names a search.
+  const viewState = (): ViewStateJson => ({
+    search: { query: search?.query ?? form.query, dateStart: search?.dateStart ?? form.dateStart, dateEnd: search?.dateEnd ?? form.dateEnd, sort, pageSize },
+    ...gridViewOf({ sort: gridSort, hidden: grid.hidden, ai, charts: insights.charts, filters: insights.filters, selected, collapsed: grid.collapsed }),
+  });
+  const openView = async (json: ViewStateJson) => {
+    const v = decodeGridView(json);
+    const saved = (json.search ?? {}) as Record<string, unknown>;
+    const next = { query: str(saved.query), dateStart: str(saved.dateStart), dateEnd: str(saved.dateEnd) };
+    const savedSort: ArticleSort = saved.sort === "date" ? "date" : "relevance";
+    const savedSize = PAGE_SIZES.includes(Number(saved.pageSize)) ? Number(saved.pageSize) : PAGE_SIZES[0];
+    applyGridView(v, { setSort: setGridSort, grid, ai, insights });
+    setForm(next);
+    setSort(savedSort);
+    setPageSize(savedSize);
+    if (next.query.trim()) await runSearch({ ...next, sort: savedSort, page: 1, pageSize: savedSize });
+    setSelected(new Set(v.selected));
+  };
+  // A restore that arrives after the user started typing a query leaves their search alone.
+  const [openedOn] = useState(() => decodeTablizer(new URLSearchParams(window.location.search)).query);
+  const typedRef = useRef(form.query);
+  typedRef.current = form.query;
+  const typed = () => typedRef.current.trim() !== openedOn.trim();
+  const saveStatus = useSavedView("tablizer", search ? viewState() : null, openView, (saved) => typed() || urlWins(saved));
   const totalMatched = comparison ? baseRows.length : viewedSnapshot ? viewedSnapshot.totalCount : results?.total_count ?? 0;
   const live = !comparison && !viewedSnapshot;
 
@@ -236,7 +283,7 @@ export function TablizerPage() {
   const first = total ? (page - 1) * size + 1 : 0;
 
   return (
-    <ResultsLayout testId="tablizer-page" title="Tablizer" scope={insights.scope} binding={binding}
+    <ResultsLayout testId="tablizer-page" title="Tablizer" scope={insights.scope} binding={binding} count={results ? rows.length : null}
       streams={{
         selection: streams,
         loadLabel: "Use its PubMed query",
@@ -251,37 +298,11 @@ export function TablizerPage() {
         )
       }
     >
-      <form className="search-form tablizer-form" onSubmit={submit} role="search" aria-label="PubMed search">
-        <label className="grow">
-          Query
-          <input
-            data-testid="tablizer-query"
-            type="search"
-            value={form.query}
-            placeholder='e.g. EGFR[MeSH] AND "drug resistance"'
-            onChange={(e) => setForm({ ...form, query: e.target.value })}
-          />
-        </label>
-        <label>
-          From
-          <input data-testid="tablizer-date-start" type="date" value={form.dateStart} onChange={(e) => setForm({ ...form, dateStart: e.target.value })} />
-        </label>
-        <label>
-          To
-          <input data-testid="tablizer-date-end" type="date" value={form.dateEnd} onChange={(e) => setForm({ ...form, dateEnd: e.target.value })} />
-        </label>
-        <label>
-          Sort
-          <select data-testid="tablizer-sort" value={sort} onChange={(e) => setSort(e.target.value as ArticleSort)}>
-            <option value="relevance">Relevance</option>
-            <option value="date">Date</option>
-          </select>
-        </label>
-        <LabeledSelect label="Rows" testId="tablizer-page-size" value={pageSize} choices={PAGE_SIZES} onChange={(value) => setPageSize(Number(value))} />
-        <button type="submit" className="primary" data-testid="tablizer-search" disabled={loading}>
-          {loading ? "Searching…" : "Search"}
-        </button>
-      </form>
+      <ViewsMenu app="tablizer" current={() => (search ? viewState() : null)} onOpen={(v) => void openView(v)} status={saveStatus} />
+      <CollapsibleSearch summary={[search?.query ?? form.query, search?.dateStart && `from ${search.dateStart}`, search?.dateEnd && `to ${search.dateEnd}`].filter(Boolean).join(" · ")}
+                         collapsed={grid.collapsed && Boolean(search)} onToggle={grid.setCollapsed}>
+        <TablizerSearchForm form={form} sort={sort} pageSize={pageSize} loading={loading} onForm={setForm} onSort={setSort} onPageSize={setPageSize} onSubmit={submit} />
+      </CollapsibleSearch>
       {error && (
         <p className="error-text" role="alert" data-testid="search-error">
           {error}
@@ -305,7 +326,7 @@ export function TablizerPage() {
       />
       <AIColumnsBar ai={ai} visible={rows.length} loaded={baseRows.length} />
       {rows.length > 0 && (
-        <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} />
+        <ExportMenu app="tablizer" rows={rows} rowId={(a) => a.pmid} columns={ARTICLE_EXPORT} ai={ai} selected={selected} query={viewedSnapshot?.query ?? form.query} charts={insights.chartFigures} facets={ARTICLE_FACETS} pinned={insights.charts.map((c) => c.facet)} one="article" />
       )}
       <p className="results-summary" data-testid="results-summary" aria-live="polite">
         {comparison
@@ -333,14 +354,16 @@ export function TablizerPage() {
       )}
       {results && insights.panel}
       {rows.length > 0 && (
-        <ArticleTable
-          rows={rows}
-          ai={ai}
-          selected={selected}
-          highlighted={highlighted}
-          onSelect={setSelected}
-          onOpen={(pmid) => void openArticle(pmid)}
-        />
+        <>
+          <div className="grid-toolbar">
+            <ColumnChooser columns={columns} hidden={grid.hidden} onChange={grid.setHidden} />
+            <SelectionBar count={selected.size} one="article" onAsk={() => askAbout([...selected], "article")} onClear={() => setSelected(new Set())} />
+          </div>
+          <DataGrid rows={rows} columns={columns} ai={ai} rowId={pmidOf} rowDomId={articleRowId} rowHref={articleHref}
+                    selectLabel={(pmid) => `Select PMID ${pmid}`} hidden={grid.hidden} sort={gridSort}
+                    onSort={(field) => setGridSort((s) => nextSort(s, field))} selected={selected} highlighted={highlighted}
+                    onSelect={setSelected} onOpen={openRow} />
+        </>
       )}
       {live && results && total > size && (
         <Pager

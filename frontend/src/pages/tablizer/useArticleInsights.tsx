@@ -38,5 +38,6 @@ export function useArticleInsights(submitted: { query: string; dateStart: string
     onRemove: (f) => filters.remove(f.id), onClear: filters.clear,
   });
 
-  return { scope, narrow, payloadHandlers, panel, chartFigures, screen };
+  return { scope, narrow, payloadHandlers, panel, chartFigures, screen,
+           charts: charts.charts, setCharts: charts.replace, filters: filters.filters, setFilters: filters.setFilters };
 }

@@ -24,20 +24,40 @@ import {
   buildTrialScoutContext,
   emptyTrialForm,
   formFromSuggestion,
-  sortTrials,
   trialSearchParams,
   type TrialForm,
   type TrialSort,
-  type TrialSortField,
 } from "./trialscoutContext";
 import { trialscoutActions } from "./trialscoutActions";
 import { TrialSearchForm } from "./TrialSearchForm";
-import { TRIAL_EXPORT, TrialTable, trialRowId } from "./TrialTable";
+import { TRIAL_COLUMNS, TRIAL_EXPORT, TRIAL_FACETS, trialHref, trialRowId } from "./TrialTable";
+import { DataGrid, withAIColumns } from "../common/DataGrid";
+import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
+import { defaultHidden, nextSort, sortRows } from "../common/gridModel";
+import { applyGridView, decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
+import { ViewsMenu } from "../common/ViewsMenu";
+import { useSavedView } from "../../state/savedView";
+import type { ViewStateJson } from "../../api/views";
 import { useTrialInsights } from "./useTrialInsights";
 import { openItemFields, TRIAL_OPEN_FIELDS } from "../common/screenContext";
 
 const PAGE_SIZE = 25;
 const NO_TRIALS: TrialSummary[] = [];
+const DEFAULT_HIDDEN = defaultHidden(TRIAL_COLUMNS);
+const trialId = (t: TrialSummary) => t.nct_id;
+/** The form a saved view keeps, as URL parameters (one decoder for both). */
+const encodeQuery = (form: unknown): Record<string, string> => {
+  if (!form || typeof form !== "object") return {};
+  const patch = encodeTrialScout({ form: { ...emptyTrialForm, ...(form as TrialForm) }, tokens: [], sort: { field: null, direction: "asc" }, open: null });
+  return Object.fromEntries(Object.entries(patch).filter((e): e is [string, string] => typeof e[1] === "string"));
+};
+const formKey = (form: TrialForm) => JSON.stringify(encodeQuery(form));
+/** Whether the page opened on a URL that names another search than the saved view's (a pasted link): it wins.
+ * A reload names the same search, and the whole saved view (its columns, charts, selection) comes back. */
+const urlWins = (saved: ViewStateJson) => {
+  const url = decodeTrialScout(new URLSearchParams(window.location.search));
+  return trialUrlHasSearch(url) && JSON.stringify(url.form) !== JSON.stringify(decodeTrialScout(new URLSearchParams(encodeQuery(saved.form))).form);
+};
 
 const TRIALS: RowSource<TrialDetail> = {
   fetch: (nctId) => api.getTrial(nctId),
@@ -106,8 +126,29 @@ export function TrialScoutPage() {
   );
   useDeepLink("nct", "/trialscout", openTrial);
 
+  const grid = useGridState(DEFAULT_HIDDEN);
+  const [openedOn] = useState(() => decodeTrialScout(new URLSearchParams(window.location.search)));
+  const columns = withAIColumns(TRIAL_COLUMNS, ai, trialId);
   const loadedTrials = results?.trials ?? NO_TRIALS;
-  const rows = insights.narrow(applyAIFilters(sortTrials(loadedTrials, sort), ai.columns, (t) => t.nct_id));
+  const rows = insights.narrow(applyAIFilters(sortRows(loadedTrials, columns, sort), ai.columns, trialId));
+  const askAbout = useAskAbout("trialscout");
+
+  // The working state is saved as it changes and restored on mount (another device too) unless the URL names a search.
+  const viewState = (): ViewStateJson => ({
+    form: paging?.form ?? form,
+    ...gridViewOf({ sort, hidden: grid.hidden, ai, charts: insights.charts, filters: insights.filters, selected, collapsed: grid.collapsed }),
+  });
+  const openView = async (json: ViewStateJson) => {
+    const v = decodeGridView(json);
+    const saved = decodeTrialScout(new URLSearchParams(encodeQuery(json.form)));
+    applyGridView(v, { setSort: setSort, grid, ai, insights });
+    setForm(saved.form);
+    if (trialUrlHasSearch(saved)) await search(saved.form);
+    setSelected(new Set(v.selected));
+  };
+  // A restore that arrives after the user started typing a search leaves their search alone.
+  const typed = () => formKey(formRef.current) !== formKey(openedOn.form);
+  const saveStatus = useSavedView("trialscout", paging ? viewState() : null, openView, (saved) => typed() || urlWins(saved));
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
   const undo = useResultsUndo(
@@ -192,14 +233,14 @@ export function TrialScoutPage() {
     },
   });
 
-  const onSort = (field: TrialSortField) =>
-    setSort((s) => (s.field === field ? { field, direction: s.direction === "asc" ? "desc" : "asc" } : { field, direction: "asc" }));
+  const onSort = (field: string) => setSort((s) => nextSort(s, field));
+  const openRow = useCallback((id: string) => void openTrial(id), [openTrial]);
 
   const pageNumber = (paging?.index ?? 0) + 1;
   const first = (pageNumber - 1) * PAGE_SIZE + 1;
 
   return (
-    <ResultsLayout testId="trialscout-page" title="TrialScout" scope={insights.scope} binding={binding}
+    <ResultsLayout testId="trialscout-page" title="TrialScout" scope={insights.scope} binding={binding} count={results ? rows.length : null}
       streams={{
         selection: streams,
         loadLabel: "Use its trial search",
@@ -224,16 +265,19 @@ export function TrialScoutPage() {
         )
       }
     >
-      <TrialSearchForm
-        form={form}
-        loading={loading}
-        onChange={setForm}
-        onSubmit={() => {
-          undo.forget();
-          void search(form);
-        }}
-        onClear={() => setForm(emptyTrialForm)}
-      />
+      <ViewsMenu app="trialscout" current={() => (paging ? viewState() : null)} onOpen={(v) => void openView(v)} status={saveStatus} />
+      <CollapsibleSearch summary={describeTrialForm(paging?.form ?? form)} collapsed={grid.collapsed && Boolean(paging)} onToggle={grid.setCollapsed}>
+        <TrialSearchForm
+          form={form}
+          loading={loading}
+          onChange={setForm}
+          onSubmit={() => {
+            undo.forget();
+            void search(form);
+          }}
+          onClear={() => setForm(emptyTrialForm)}
+        />
+      </CollapsibleSearch>
       {error && (
         <p className="error-text" role="alert" data-testid="search-error">
           {error}
@@ -241,7 +285,7 @@ export function TrialScoutPage() {
       )}
       <AIColumnsBar ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} />
       {rows.length > 0 && (
-        <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} />
+        <ExportMenu app="trialscout" rows={rows} rowId={(t) => t.nct_id} columns={TRIAL_EXPORT} ai={ai} selected={selected} query={describeTrialForm(form)} charts={insights.chartFigures} facets={TRIAL_FACETS} pinned={insights.charts.map((c) => c.facet)} one="trial" />
       )}
       <p className="results-summary" data-testid="results-summary" aria-live="polite">
         {results
@@ -265,16 +309,28 @@ export function TrialScoutPage() {
         </p>
       )}
       {rows.length > 0 && (
-        <TrialTable
-          rows={rows}
-          ai={ai}
-          sort={sort}
-          selected={selected}
-          highlighted={highlighted}
-          onSort={onSort}
-          onSelect={setSelected}
-          onOpen={(id) => void openTrial(id)}
-        />
+        <>
+          <div className="grid-toolbar">
+            <ColumnChooser columns={columns} hidden={grid.hidden} onChange={grid.setHidden} />
+            <SelectionBar count={selected.size} one="trial" onAsk={() => askAbout([...selected], "trial")} onClear={() => setSelected(new Set())} />
+          </div>
+          <DataGrid
+            rows={rows}
+            columns={columns}
+            ai={ai}
+            rowId={trialId}
+            rowDomId={trialRowId}
+            rowHref={trialHref}
+            selectLabel={(id) => `Select ${id}`}
+            hidden={grid.hidden}
+            sort={sort}
+            onSort={onSort}
+            selected={selected}
+            highlighted={highlighted}
+            onSelect={setSelected}
+            onOpen={openRow}
+          />
+        </>
       )}
       {results && (pageNumber > 1 || results.nextToken) && (
         <Pager

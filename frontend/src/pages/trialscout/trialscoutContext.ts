@@ -37,7 +37,8 @@ export const emptyTrialForm: TrialForm = {
 
 export type TrialSortField = "nct_id" | "title" | "phase" | "status" | "enrollment" | "sponsor";
 export interface TrialSort {
-  field: TrialSortField | null;
+  /** A grid column's id (`TrialSortField`, an AI column's `ai:<name>`, or another added column). */
+  field: string | null;
   direction: "asc" | "desc";
 }
 
@@ -112,7 +113,7 @@ function sortKey(t: TrialSummary, field: TrialSortField): string | number {
 
 /** Client-side sort over the loaded page. */
 export function sortTrials(trials: TrialSummary[], sort: TrialSort): TrialSummary[] {
-  const { field } = sort;
+  const field = sort.field as TrialSortField | null;
   if (!field) return trials;
   const dir = sort.direction === "asc" ? 1 : -1;
   return [...trials].sort((a, b) => {

@@ -1,6 +1,6 @@
 /** TrialScout's part of the URL: its search form, page tokens, sort and the trial open in the panel. */
 import type { UrlPatch } from "../../state/urlState";
-import { emptyTrialForm, type TrialForm, type TrialSort, type TrialSortField } from "./trialscoutContext";
+import { emptyTrialForm, type TrialForm, type TrialSort } from "./trialscoutContext";
 
 export interface TrialScoutUrl {
   form: TrialForm;
@@ -21,7 +21,8 @@ const SHORT: Record<(typeof TEXT_FIELDS)[number], string> = {
   max_age: "maxage",
   eligibility_keywords: "kw",
 };
-const SORT_FIELDS: TrialSortField[] = ["nct_id", "title", "phase", "status", "enrollment", "sponsor"];
+/** A grid column id: a page column, `ai:<name>`, or a column another feature adds. */
+const SORT_FIELD = /^[\w:. ?()'-]{1,130}$/;
 
 export const TRIALSCOUT_KEYS = [...Object.values(SHORT), "phase", "status", "sex", "sort", "dir", "pages", "open"] as const;
 
@@ -47,7 +48,7 @@ export function decodeTrialScout(params: URLSearchParams): TrialScoutUrl {
   form.status = list("status");
   form.sex = ["ALL", "FEMALE", "MALE"].includes(params.get("sex") ?? "") ? (params.get("sex") as string) : "ALL";
   const field = params.get("sort");
-  const sortField = SORT_FIELDS.includes(field as TrialSortField) ? (field as TrialSortField) : null;
+  const sortField = field && SORT_FIELD.test(field) ? field : null;
   const open = (params.get("open") ?? "").toUpperCase();
   return {
     form,

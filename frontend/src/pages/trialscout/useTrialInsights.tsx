@@ -60,5 +60,6 @@ export function useTrialInsights({ submitted, currentForm, setForm, search }: {
     scope, charts, filters, rowFields: TRIAL_ROW_FIELDS, fieldLabels: TRIAL_FIELD_LABELS, notice, onSelect, onRemove: remove,
   });
 
-  return { scope, narrow, payloadHandlers, panel, filters: filters.filters, chartFigures, screen };
+  return { scope, narrow, payloadHandlers, panel, filters: filters.filters, chartFigures, screen,
+           charts: charts.charts, setCharts: charts.replace, setFilters: filters.setFilters };
 }

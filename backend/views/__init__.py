@@ -1,0 +1,1 @@
+"""Saved views of Tablizer and TrialScout (`/api/views/...`)."""
