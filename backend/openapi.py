@@ -87,3 +87,23 @@ def describe_payloads(app: FastAPI, payload_types: Iterable[PayloadType]) -> Non
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def describe_models(app: FastAPI, models: Iterable[type[BaseModel]]) -> None:
+    """Make `app.openapi()` carry wire shapes no route names: what a page puts in the chat's free-form
+    `context` (e.g. TrialScout's `context.screening`), so the frontend builds it from generated types."""
+    components: dict[str, Any] = {}
+    for model in models:
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="validation")
+        components.update(schema.pop("$defs", {}))
+        components[model.__name__] = schema
+    build: Callable[[], dict[str, Any]] = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        document = build()
+        schemas = document.setdefault("components", {}).setdefault("schemas", {})
+        for name, value in components.items():
+            schemas.setdefault(name, value)
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -30,6 +30,7 @@ from backend.conversations import config
 from backend.db.base import utcnow
 from backend.db.models import Conversation, Message
 from backend.db.session import Database
+from backend.screening.desk import ScreeningDesk
 from backend.sources import Sources
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class Supervisor:
         self.saves = ProgressWriter(db)  # their checkpoints: each turn's every half second, batched
         self.presence = WorkerPresence(db)  # this worker's liveness lock (held from start-up: `hold`)
         self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker
+        self.screenings: ScreeningDesk | None = None  # the screening tools' reader (the app sets it)
         self.closing = False
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -66,6 +68,7 @@ class Supervisor:
 
     def launch(self, turn: Turn, checkpoint: Checkpoint | None = None) -> TurnRunner:
         """Start generating `turn` on this worker (from `checkpoint` when another worker began it)."""
+        turn.tool_ctx.screenings = self.screenings
         runner = TurnRunner(self.db, self.llm, self.limits, turn, self.saves)
         if checkpoint is not None:
             runner.from_checkpoint(checkpoint.frames, checkpoint.visible, checkpoint.saved, checkpoint.floor)

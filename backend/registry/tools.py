@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from backend.screening.desk import ScreeningDesk
     from backend.sources import Sources
 
 
@@ -47,6 +48,8 @@ class ToolContext:
     page_context: Mapping[str, Any] = field(default_factory=dict)
     # The holding pen: items the page sent that were kept out of the prompt, by kind ("trials", ...).
     staged: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # The user's stored patients and screenings (owner-scoped reads, reports), for the screening tools.
+    screenings: ScreeningDesk | None = None
 
     def require_sources(self) -> Sources:
         if self.sources is None:

@@ -11,6 +11,7 @@ from backend.db.models.screening import (
     Screening,
     ScreeningCriterion,
     ScreeningEvent,
+    ScreeningReport,
     ScreeningTrial,
 )
 from backend.db.models.streams import InstructionVersion, ResearchStream
@@ -20,4 +21,4 @@ from backend.db.models.users import AuthSession, LoginFailure, User
 __all__ = ["AiColumnResult", "AuthSession", "CachedJudgement", "ChatTurn", "Conversation", "DailyUsage",
            "InstructionVersion", "LoginFailure", "Message", "ModelUsage", "Patient", "PatientVersion",
            "RateLimitCounter", "Report", "ResearchStream", "Screening", "ScreeningCriterion", "ScreeningEvent",
-           "ScreeningTrial", "TurnEvent", "User"]
+           "ScreeningReport", "ScreeningTrial", "TurnEvent", "User"]
