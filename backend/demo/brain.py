@@ -20,6 +20,7 @@ from backend.demo.wire import Reply
 # The modules whose `@intent`s answer page requests; add a module here to teach the demo a new kind of answer.
 INTENT_MODULES: tuple[str, ...] = (
     "backend.demo.screening",  # screening: INGEST, PRESCREEN, trial criteria against a note
+    "backend.demo.screening_answers",  # TrialScout's patient: verdicts explained from the stored results
     "backend.demo.evaluation",  # AI column / criterion evaluator requests
     "backend.demo.research",  # look-ups, answers after tool results, the page's help
     "backend.demo.rows",  # questions about the loaded rows, summaries

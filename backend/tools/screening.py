@@ -152,6 +152,8 @@ KEY_FACTS = {"stage", "biomarkers", "prior_therapies", "current_therapies", "com
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return ", ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value)
 
 
