@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import anthropic
 import httpx2
 
+from backend.agent.local_server import MessagesSubset
 from backend.config import Settings
 from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 
@@ -84,9 +85,11 @@ def make_llm(settings: Settings) -> LLM:
         # No SDK retries: the chat loop retries what waiting can cure, and only before anything was
         # shown (`loop._call_with_retries`); the SDK would retry a spend-limit 429 as if it were busy.
         key, base_url = settings.anthropic_api_key, settings.anthropic_base_url
+        local = settings.colleague_model_server == "local"
 
         def claude() -> anthropic.AsyncAnthropic:
-            return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0)
+            http = anthropic.DefaultAsyncHttpxClient(transport=MessagesSubset()) if local else None
+            return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http)
 
         ids = [settings.colleague_model, *(m.strip() for m in settings.colleague_models.split(","))]
         choices = tuple(ModelChoice(i, model_label(i)) for i in dict.fromkeys(ids) if i)
