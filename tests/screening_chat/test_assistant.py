@@ -89,8 +89,9 @@ def test_this_one_means_the_open_criteria_view(demo_alice: TestClient, alice_scr
     assert turn.tools == ["get_screening_trial"] and trial["nct_id"] in turn.text
 
 
-@pytest.mark.parametrize("question", ["screen the recruiting ones too", "Can you also screen her against the "
-                                      "trials that are still enrolling?", "please rescreen including recruiting studies"])
+@pytest.mark.parametrize("question", ["screen the recruiting ones too",
+                                      "Can you also screen her against the trials that are still enrolling?",
+                                      "please rescreen including recruiting studies"])
 def test_screen_the_recruiting_ones_too_proposes_a_screening(demo_alice: TestClient, alice_screened: Screened,
                                                              question: str) -> None:
     s = alice_screened
