@@ -76,17 +76,7 @@ def payload_components(payload_types: Iterable[PayloadType]) -> dict[str, Any]:
 
 def describe_payloads(app: FastAPI, payload_types: Iterable[PayloadType]) -> None:
     """Make `app.openapi()` carry `payload_components` (a model FastAPI generated already is kept)."""
-    components = payload_components(payload_types)
-    build: Callable[[], dict[str, Any]] = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        document = build()
-        schemas = document.setdefault("components", {}).setdefault("schemas", {})
-        for name, schema in components.items():
-            schemas.setdefault(name, schema)
-        return document
-
-    app.openapi = openapi  # type: ignore[method-assign]
+    _add_components(app, payload_components(payload_types))
 
 
 def describe_models(app: FastAPI, models: Iterable[type[BaseModel]]) -> None:
@@ -97,6 +87,11 @@ def describe_models(app: FastAPI, models: Iterable[type[BaseModel]]) -> None:
         schema = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="validation")
         components.update(schema.pop("$defs", {}))
         components[model.__name__] = schema
+    _add_components(app, components)
+
+
+def _add_components(app: FastAPI, components: dict[str, Any]) -> None:
+    """Make `app.openapi()` carry `components` (a model FastAPI generated already is kept)."""
     build: Callable[[], dict[str, Any]] = app.openapi
 
     def openapi() -> dict[str, Any]:

@@ -20,6 +20,7 @@ from backend.db.session import Database
 from backend.errors import Conflict, NotFound
 from backend.screening import report, store
 from backend.screening.assist_schemas import ScreeningReportRead, ScreeningReportRequest
+from backend.screening.runner import in_session
 from backend.screening.schemas import PatientDetail, ScreeningDetail
 from backend.sources import Sources, TrialDetail
 
@@ -33,11 +34,7 @@ class ScreeningDesk:
         self.sources = sources
 
     async def _db(self, work: Callable[[Session], T]) -> T:
-        def run() -> T:
-            with self.db.session() as s:
-                return work(s)
-
-        return await anyio.to_thread.run_sync(run)
+        return await in_session(self.db, work)
 
     async def patient(self, user_id: int, patient_id: int) -> PatientDetail:
         return await self._db(lambda s: store.patient_detail(s, store.owned_patient(s, user_id, patient_id)))

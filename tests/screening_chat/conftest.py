@@ -3,19 +3,23 @@ context built from the stored screening as the frontend builds it, and the chat'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
-from backend.db.session import Database
-from tests.conftest import signed_in
-from tests.screening_api.conftest import NOTE, TRIALS, create_patient, screen
+from tests.screening_api.conftest import (  # noqa: F401 - the fixtures, shared with the screening API's tests
+    NOTE,
+    TRIALS,
+    create_patient,
+    demo_alice,
+    demo_app,
+    demo_bob,
+    model,
+    screen,
+)
 from tests.sse import Event, parse_lines, text_of
-
-pytest_plugins = ["tests.screening_api.conftest"]
 
 # Loaded in the table beside the screened ones: two more recruiting, one completed (offline corpus rows).
 EXTRA = {"NCT02615054": "RECRUITING", "NCT00462956": "COMPLETED"}
@@ -86,12 +90,5 @@ def screened(client: TestClient, nct_ids: list[str] | None = None, note: str = N
 
 
 @pytest.fixture
-def alice_screened(demo_alice: TestClient) -> Screened:
+def alice_screened(demo_alice: TestClient) -> Screened:  # noqa: F811 - the imported fixture
     return screened(demo_alice)
-
-
-@pytest.fixture
-def carol(demo_app: Any, db: Database) -> Iterator[TestClient]:
-    client = signed_in(demo_app, db, "carol")
-    yield client
-    client.__exit__(None, None, None)

@@ -2609,7 +2609,7 @@ export interface components {
         /**
          * ScreeningFailed
          * @description Last on failure (the source is down, the model refused, the server stopped): the trials already
-         *     screened stay stored.
+         *     screened stay stored. Its fields are the screening's stored `error`.
          */
         ScreeningFailed: {
             /** Code */
@@ -3345,7 +3345,7 @@ export interface components {
         };
         /**
          * TrialFailed
-         * @description One trial could not be screened; the screening goes on.
+         * @description One trial could not be screened; the screening goes on (stored as one of its `problems`).
          */
         TrialFailed: {
             /** Code */
