@@ -26,23 +26,33 @@ from backend.demo.wire import Reply
 
 TOOLS = ("get_screening_trial", "find_screening_sites", "propose_profile_edit", "propose_screening",
          "create_screening_report")
-REPORT = re.compile(r"\b(report|pdf|print\w*|hand-?out|write-?up|letter|document)\b|something (?:to|i can|she can|he "
-                    r"can) (?:bring|take|give|show)", re.I)
+REPORT = re.compile(r"\b(?:make|build|create|generate|produce|write|prepare|put together|draft|give me|export|"
+                    r"download|print|need|want)\b.{0,60}\b(?:report|pdf|summary|hand-?out|letter|document|write-?up)\b|"
+                    r"\b(?:report|summary|pdf|hand-?out|letter) for (?:the|her|his|my|their) (?:doctor|oncologist|"
+                    r"physician|gp|clinician|patient|family)\b|\bprintable\b", re.I)
 SITES = re.compile(r"\b(near(?:by|est)?|close to|closest|nearest|around|within \d+|distance|far from|sites?|"
                    r"locations?|located|where (?:are|is|can))\b", re.I)
-SCREEN = re.compile(r"\b(re-?screen\w*|screen(?:ing)?\b(?! report)|check (?:her|him|them|the patient) against|"
-                    r"run (?:her|him|it|them|the patient) (?:against|through)|match (?:her|him|the patient) against)",
-                    re.I)
+NEW_SEARCH = re.compile(r"\b(find|search|look for|new trials|other trials)\b", re.I)
+SCREEN = re.compile(r"\b(re-?screen\w*|screen (?:her|him|them|the|these|those|this|all|against|again|also|too|more|"
+                    r"recruiting|remaining|it|NCT\d{8})\b|(?:also|please|can you|could you|then|and) screen\b|"
+                    r"(?:run|start|do) (?:a |the |another |a new )?screening\b|check (?:her|him|them|the patient) "
+                    r"against|match (?:her|him|the patient) against)", re.I)
 WHAT_WOULD = re.compile(r"\bwhat (?:would|could|will|does it take|needs? to|has to|must)|\bhow (?:could|can|would|"
                         r"might) (?:she|he|they|the patient|i)\b|\b(?:become|make \w+|be made) eligible\b|"
                         r"\bqualify\b|\bget (?:in|into|on)\b|\bto be eligible\b|\bwhat's missing\b|"
                         r"\bwhat is missing\b|\bchange to\b", re.I)
 EXPLAIN = re.compile(r"\b(why|explain|reason\w*|because|criteri\w*|eligib\w*|exclu\w*|ruled out|disqualif\w*|"
-                     r"uncertain|unclear|verdict|fail\w*|not met|met|evidence|what (?:stops|blocks|kept|keeps))\b",
+                     r"uncertain|unclear|verdict|fail\w*|not met|met|evidence|what (?:stops|blocks|kept|keeps)|fit|"
+                     r"suit\w*|chances?|candidate|join|enrol+\w*|right for|a match)\b",
                      re.I)
 OVERVIEW = re.compile(r"\b(summar\w*|overview|results?|shortlist|best|top|how did|which (?:trials|ones|studies)|"
                       r"what (?:trials|ones)|eligible for|can (?:she|he|they) join|options)\b", re.I)
-PATIENTISH = re.compile(r"\b(patient|she|he|her|his|screen\w*|eligib\w*|exclu\w*|verdict|note|profile)\b", re.I)
+PATIENT_REF = re.compile(r"\b(she|her|he|him|his|the patient|my patient|this patient|verdicts?)\b", re.I)
+TRIAL_REF = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th)|last|"
+                       r"bottom|top one|this (?:one|trial|study)|that (?:one|trial|study)|#\d+|"
+                       r"(?:number|trial|study|option) \d+|"
+                       r"excluded (?:one|trial|study)|uncertain (?:one|trial|study)|eligible (?:one|trial|study))\b",
+                       re.I)
 
 
 def chips(state: ScreeningState) -> str:
@@ -98,17 +108,16 @@ def screening_question(req: DemoRequest) -> Reply | None:
     text = req.user_text
     state = screening_state(req.page, req.page_context)
     if state.patient_id is None:
-        asks_screening = (SCREEN.search(text) or WHAT_WOULD.search(text)
-                          or (PATIENTISH.search(text) and EXPLAIN.search(text)))
-        return _no_patient() if asks_screening else None
-    if REPORT.search(text) and not SCREEN.search(text.replace("report", "")):
+        asks = SCREEN.search(text) or (PATIENT_REF.search(text) and (EXPLAIN.search(text) or WHAT_WOULD.search(text)))
+        return _no_patient() if asks else None
+    if REPORT.search(text):
         if state.screening_id is None:
             return _no_screening(state, req)
         ids = [m.upper() for m in NCT.findall(text)]
         return Reply.tool("create_screening_report", {"nct_ids": ids}, preface="Building the report from the "
                           "stored verdicts…\n\n")
     place = place_in(text)
-    if SITES.search(text) and place:
+    if SITES.search(text) and place and not NEW_SEARCH.search(text):
         if state.screening_id is None:
             return _no_screening(state, req)
         return Reply.tool("find_screening_sites", {"place": place, "radius_km": radius_in(text) or 80})
@@ -124,8 +133,10 @@ def screening_question(req: DemoRequest) -> Reply | None:
     edits = profile_edits(text)
     if edits and not re.search(r"\bwhy\b", text, re.I):
         return Reply.tool("propose_profile_edit", {"edits": edits, "explanation": text.strip()[:300]})
-    what_would = WHAT_WOULD.search(text)
-    if what_would or EXPLAIN.search(text) or NCT.search(text):
+    screened_ids = {e.nct_id for e in state.shortlist}
+    names_trial = TRIAL_REF.search(text) or any(m.upper() in screened_ids for m in NCT.findall(text))
+    asks = WHAT_WOULD.search(text) or EXPLAIN.search(text)
+    if asks and (names_trial or PATIENT_REF.search(text)) and not re.search(r"\bcolumns?\b", text, re.I):
         if state.screening_id is None:
             return _no_screening(state, req)
         nct_id, rank = named_trial(text, state)
@@ -139,6 +150,7 @@ def screening_question(req: DemoRequest) -> Reply | None:
         if nct_id is None:
             return _overview(state)
         return Reply.tool("get_screening_trial", {"nct_id": nct_id})
-    if OVERVIEW.search(text) and state.screening_id is not None and PATIENTISH.search(text):
+    if OVERVIEW.search(text) and state.screening_id is not None and (
+            PATIENT_REF.search(text) or re.search(r"\b(screen\w*|shortlist|verdicts?)\b", text, re.I)):
         return _overview(state)
     return None

@@ -9,7 +9,8 @@ from typing import Any
 
 EDIT_CUE = re.compile(r"\b(change|update|set|correct|edit|fix|actually|now|add|remove|delete|drop|record|note that|"
                       r"mark|put|include|should (?:be|say)|is wrong|isn't|not right|also (?:had|has|received|took|"
-                      r"got|was)|instead)\b|\bprofile\b", re.I)
+                      r"got|was)|instead)\b|\bprofile\b|\b(?:she|he|the patient)(?:'s| is) (?:actually |really |now )?"
+                      r"\d{1,3}\b", re.I)
 LISTS = {"biomarker": "biomarkers", "condition": "conditions", "diagnos": "conditions", "keyword": "keywords",
          "comorbidit": "comorbidities", "other condition": "comorbidities", "prior therap": "prior_therapies",
          "prior treatment": "prior_therapies", "previous treatment": "prior_therapies", "history": "prior_therapies",

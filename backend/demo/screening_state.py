@@ -92,7 +92,8 @@ def named_trial(text: str, state: ScreeningState) -> tuple[str | None, int | Non
     verdict = next((v for v, words in VERDICT_WORDS.items()
                     if re.search(rf"\b(?:{words})\b(?! for| in| to)", low)), None)
     ordinal = next((n for w, n in ORDINALS.items() if re.search(rf"\b{w}\b", low)), None)
-    if ordinal is None and (m := re.search(r"(?:#|number |no\.? ?|rank(?:ed)? )(\d{1,3})\b", low)):
+    numbered = r"(?:#|number |no\.? ?|rank(?:ed)? |trial |study |option )(\d{1,3})\b"
+    if ordinal is None and (m := re.search(numbered, low)):
         ordinal = int(m.group(1))
     if ordinal is None and re.search(r"\b(last|bottom)\b", low):
         ordinal = -1

@@ -173,3 +173,15 @@ def test_another_users_ids_read_nothing(demo_alice: TestClient, demo_bob: TestCl
         for criterion in trial["criteria"]:
             assert criterion["reasoning"] not in turn.text or not criterion["reasoning"]
     assert demo_alice.get(f"/api/screenings/{alice_screened.detail['id']}/reports").json() == []
+
+
+@pytest.mark.parametrize("question", ["Which trials exclude patients with brain metastases?",
+                                      "find trials about breast cancer screening", "How many are phase 3?",
+                                      "Add a column: does the trial allow prior immunotherapy?"])
+def test_other_trialscout_questions_keep_their_own_answers(demo_alice: TestClient, alice_screened: Screened,
+                                                           question: str) -> None:
+    """A loaded patient does not turn every question into a screening one."""
+    turn = ask(demo_alice, question, context(alice_screened, loaded=_loaded(alice_screened)))
+    assert not set(turn.tools) & {"get_screening_trial", "find_screening_sites", "propose_screening",
+                                  "propose_profile_edit", "create_screening_report"}
+    assert "patient panel" not in turn.text
