@@ -34,19 +34,19 @@ from backend.conversations.router import router as conversations_router
 from backend.db.session import Database
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
+from backend.exports.screening_reports import router as screening_reports_router
 from backend.health import live, ready
 from backend.observability.setup import install as install_observability
 from backend.openapi import describe_event_streams, describe_models, describe_payloads
 from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
+from backend.pages.screening_context import ScreeningPageContext
 from backend.quotas import Quotas
 from backend.registry import REGISTRY
 from backend.registry.builtins import load_builtins
 from backend.routing import OneHopRoute
-from backend.screening.assist_schemas import ScreeningPageContext
 from backend.screening.desk import ScreeningDesk
 from backend.screening.router import patients as patients_router
-from backend.screening.router import reports as screening_reports_router
 from backend.screening.router import screenings as screenings_router
 from backend.screening.service import ScreeningService
 from backend.sources import close_sources, get_sources

@@ -30,7 +30,6 @@ from backend.conversations import config
 from backend.db.base import utcnow
 from backend.db.models import Conversation, Message
 from backend.db.session import Database
-from backend.screening.desk import ScreeningDesk
 from backend.sources import Sources
 
 log = logging.getLogger(__name__)
@@ -58,7 +57,7 @@ class Supervisor:
         self.saves = ProgressWriter(db)  # their checkpoints: each turn's every half second, batched
         self.presence = WorkerPresence(db)  # this worker's liveness lock (held from start-up: `hold`)
         self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker
-        self.screenings: ScreeningDesk | None = None  # the screening tools' reader (the app sets it)
+        self.screenings: object | None = None  # the screening tools' store reader (`ToolContext.screenings`)
         self.closing = False
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from backend.screening.desk import ScreeningDesk
     from backend.sources import Sources
 
 
@@ -48,8 +47,9 @@ class ToolContext:
     page_context: Mapping[str, Any] = field(default_factory=dict)
     # The holding pen: items the page sent that were kept out of the prompt, by kind ("trials", ...).
     staged: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
-    # The user's stored patients and screenings (owner-scoped reads, reports), for the screening tools.
-    screenings: ScreeningDesk | None = None
+    # The user's stored patients and screenings (a `backend.screening.desk.ScreeningDesk`: owner-scoped reads,
+    # reports), for the screening tools; typed loosely so the registry knows nothing of screening.
+    screenings: object | None = None
 
     def require_sources(self) -> Sources:
         if self.sources is None:

@@ -7,8 +7,7 @@ encoding, ids and heartbeats (`backend.chat.sse`). It runs on the server: a clie
 stops nothing (`POST /api/screenings/{id}/stop` does), and `GET /api/screenings/{id}/stream` with
 `Last-Event-ID` picks it up again.
 
-A screening's reports (for the doctor and the patient) are built from its stored results
-(`POST /api/screenings/{id}/reports`) and served as stored (`/api/screening-reports/{id}/html|pdf`).
+A screening's reports (for the doctor and the patient) are `backend/exports/screening_reports.py`.
 """
 
 from __future__ import annotations
@@ -18,14 +17,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Request, Response
 from sse_starlette import EventSourceResponse
 
-from backend.auth.deps import CurrentUser, ExportingUser
+from backend.auth.deps import CurrentUser
 from backend.chat.sse import sse_response
 from backend.db.ids import DbId
 from backend.errors import error_responses
-from backend.exports.router import _file, _file_responses
 from backend.openapi import event_stream
-from backend.screening.assist_schemas import ScreeningReportRead, ScreeningReportRequest
-from backend.screening.desk import ScreeningDesk
 from backend.screening.models import MAX_CANDIDATES, MAX_NOTE_CHARS, ScreenRequest
 from backend.screening.schemas import (
     PatientCreate,
@@ -45,17 +41,10 @@ async def screening_service(request: Request) -> ScreeningService:
     return request.app.state.screening
 
 
-async def screening_desk(request: Request) -> ScreeningDesk:
-    """The app's one `ScreeningDesk` (reports; the chat's screening tools share it)."""
-    return request.app.state.screening_desk
-
-
 ScreeningDep = Annotated[ScreeningService, Depends(screening_service)]
-DeskDep = Annotated[ScreeningDesk, Depends(screening_desk)]
 
 patients = APIRouter(prefix="/api/patients", tags=["screening"], responses=error_responses(401, 422))
 screenings = APIRouter(prefix="/api/screenings", tags=["screening"], responses=error_responses(401, 422))
-reports = APIRouter(prefix="/api/screening-reports", tags=["screening"], responses=error_responses(401, 422))
 OWNED = error_responses(404)
 EVENTS = event_stream(ScreeningStreamEvent, "The screening's events, one per SSE frame")
 
@@ -144,36 +133,3 @@ async def delete_screening(screening_id: DbId, user: CurrentUser, service: Scree
     await service.delete_screening(user.id, screening_id)
     return Response(status_code=204)
 
-
-@screenings.post("/{screening_id}/reports", status_code=201, responses=error_responses(404, 409, 429))
-async def create_report(screening_id: DbId, body: ScreeningReportRequest, user: ExportingUser,
-                        desk: DeskDep) -> ScreeningReportRead:
-    """The report for the doctor and the patient, from the screening's stored results (all its trials, or
-    `nct_ids`): the profile, the ranked shortlist, the deciding criteria with their evidence, sites, a
-    glossary, questions for the doctor and the disclaimer. 409 when none of the trials were screened."""
-    return await desk.create_report(user.id, screening_id, body)
-
-
-@screenings.get("/{screening_id}/reports", responses=OWNED)
-async def list_reports(screening_id: DbId, user: CurrentUser, desk: DeskDep) -> list[ScreeningReportRead]:
-    """The screening's reports, newest first."""
-    return await desk.list_reports(user.id, screening_id)
-
-
-@reports.get("/{report_id}/html", response_class=Response, responses={**_file_responses("html"), **OWNED})
-async def report_html(report_id: DbId, user: CurrentUser, desk: DeskDep, download: bool = False) -> Response:
-    body, title = await desk.report_file(user.id, report_id, "html")
-    return _file(body, "html", title, inline=not download)
-
-
-@reports.get("/{report_id}/pdf", response_class=Response, responses={**_file_responses("pdf"), **OWNED})
-async def report_pdf(report_id: DbId, user: CurrentUser, desk: DeskDep, download: bool = False) -> Response:
-    body, title = await desk.report_file(user.id, report_id, "pdf")
-    return _file(body, "pdf", title, inline=not download)
-
-
-@reports.delete("/{report_id}", status_code=204, response_class=Response, responses=OWNED)
-async def delete_report(report_id: DbId, user: CurrentUser, desk: DeskDep) -> Response:
-    """Delete one report (its HTML and PDF)."""
-    await desk.delete_report(user.id, report_id)
-    return Response(status_code=204)

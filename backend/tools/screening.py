@@ -14,7 +14,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from backend.errors import Conflict, NotFound
-from backend.payloads.screening import (
+from backend.exports import screening_reports
+from backend.pages.screening_context import ScreeningPageContext
+from backend.registry import ToolContext, ToolResult, card_of, tool
+from backend.screening import explain
+from backend.screening.assist_schemas import ScreeningReportRequest
+from backend.screening.cards import (
     ProfileChange,
     ProfileEditProposal,
     ProfileField,
@@ -22,9 +27,6 @@ from backend.payloads.screening import (
     ScreeningProposal,
     ScreeningReportCard,
 )
-from backend.registry import ToolContext, ToolResult, card_of, tool
-from backend.screening import explain
-from backend.screening.assist_schemas import ScreeningPageContext, ScreeningReportRequest
 from backend.screening.desk import ScreeningDesk
 from backend.screening.models import MAX_CANDIDATES, PatientProfile, ScreenedTrial, ScreenRequest
 from backend.screening.schemas import ScreeningDetail
@@ -48,7 +50,7 @@ def page_screening(ctx: ToolContext) -> ScreeningPageContext:
 
 
 def _desk(ctx: ToolContext) -> tuple[ScreeningDesk, int]:
-    if ctx.screenings is None or ctx.user_id is None:
+    if not isinstance(ctx.screenings, ScreeningDesk) or ctx.user_id is None:
         raise RuntimeError("screening tools need the app's screening store, and this turn has none")
     return ctx.screenings, ctx.user_id
 
@@ -263,7 +265,7 @@ async def create_screening_report(params: ReportInput, ctx: ToolContext) -> Tool
     detail = await _screening(ctx)
     desk, user_id = _desk(ctx)
     try:
-        built = await desk.create_report(user_id, detail.id, ScreeningReportRequest(
+        built = await screening_reports.create(desk, user_id, detail.id, ScreeningReportRequest(
             title=params.title, nct_ids=[i.strip().upper() for i in params.nct_ids]))
     except (NotFound, Conflict) as exc:
         raise ValueError(exc.detail) from None

@@ -11,8 +11,8 @@ import re
 from pypdf import PdfReader
 from starlette.testclient import TestClient
 
+from backend.exports.screening_report import DISCLAIMER
 from backend.screening.explain import GLOSSARY
-from backend.screening.report import DISCLAIMER
 from tests.screening_chat.conftest import Screened, ask, context
 
 

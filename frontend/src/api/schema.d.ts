@@ -2646,8 +2646,14 @@ export interface components {
             open_nct_id?: string | null;
             /** Patient Id */
             patient_id: number;
-            /** @default null */
-            profile?: components["schemas"]["PatientProfile"] | null;
+            /**
+             * Profile
+             * @description The patient's PatientProfile, as the panel shows it
+             * @default null
+             */
+            profile?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Screening Id
              * @description The screening whose verdicts the table shows
@@ -2869,7 +2875,11 @@ export interface components {
              * @default 0
              */
             unknown?: number;
-            verdict: components["schemas"]["TrialVerdict"];
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "ELIGIBLE" | "EXCLUDED" | "UNCERTAIN" | "NOT_RELEVANT";
         };
         /** SourcesInfo */
         SourcesInfo: {

@@ -2,7 +2,7 @@
 shortlist with verdicts, the criteria that decided each with the note's sentences as evidence, the sites
 and contacts the records have, a plain-language glossary of the terms used, questions to ask the doctor,
 and the disclaimer. One `ScreeningReportView`, rendered as standalone HTML and as a PDF in the exports'
-fonts and styles.
+fonts and styles (`screening_reports.py` stores and serves it).
 """
 
 from __future__ import annotations

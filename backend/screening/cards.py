@@ -1,4 +1,5 @@
-"""Payload types of screening in TrialScout: the cards the assistant's screening tools return.
+"""Payload types of screening in TrialScout: the cards the assistant's screening tools return (a
+declaration module of `backend.registry.builtins`, kept beside the shapes it carries).
 
 Each is returned by a tool (never written as a marker), so the server fills it from the user's own
 stored patient and screening. The two suggestions are accepted through the screening API itself: the
