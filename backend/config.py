@@ -21,6 +21,9 @@ class Settings(BaseSettings):
     # Where the SDK sends requests when a key is set; tests point it at a fake Messages API server.
     anthropic_base_url: str | None = Field(default=None, alias="ANTHROPIC_BASE_URL")
     colleague_model: str = Field(default="claude-sonnet-4-6", alias="COLLEAGUE_MODEL")
+    # "local": ANTHROPIC_BASE_URL is a local Messages API server (Ollama, llama.cpp's llama-server), so
+    # requests leave out what those lack: prompt caching, tool_choice, metadata (backend/agent/local_server.py).
+    colleague_model_server: Literal["anthropic", "local"] = Field(default="anthropic", alias="COLLEAGUE_MODEL_SERVER")
     # The models a conversation may switch to (comma-separated ids), besides COLLEAGUE_MODEL.
     colleague_models: str = Field(default="claude-sonnet-4-6,claude-opus-4-6,claude-haiku-4-5",
                                   alias="COLLEAGUE_MODELS")

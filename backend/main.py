@@ -35,15 +35,18 @@ from backend.db.session import Database
 from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
+from backend.exports.screening_reports import router as screening_reports_router
 from backend.health import RefuseWhileDraining, live, ready
 from backend.observability.setup import install as install_observability
-from backend.openapi import describe_event_streams, describe_payloads
+from backend.openapi import describe_event_streams, describe_models, describe_payloads
 from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
+from backend.pages.screening_context import ScreeningPageContext
 from backend.quotas import Quotas
 from backend.registry import REGISTRY
 from backend.registry.builtins import load_builtins
 from backend.routing import OneHopRoute
+from backend.screening.desk import ScreeningDesk
 from backend.screening.router import patients as patients_router
 from backend.screening.router import screenings as screenings_router
 from backend.screening.service import ScreeningService
@@ -123,16 +126,18 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     app.state.chat.admit_stream = app.state.quotas.admit_stream
     app.state.screening = ScreeningService(db, llm, sources, app.state.quotas, chat.presence,
                                            concurrency=settings.screening_concurrency)
+    app.state.screening_desk = chat.supervisor.screenings = ScreeningDesk(db, sources)  # reports, chat tools
     set_context_budget(settings.context_token_budget)  # what every page's context_builder fits into
 
     _error_handlers(app)
     for router in (auth_router, chat_router, resume_router, conversations_router, pages_router, trials_router,
                    articles_router, streams_router, ai_columns_router, exports_router, stats_router,
-                   patients_router, screenings_router, views_router):
+                   patients_router, screenings_router, screening_reports_router, views_router):
         app.include_router(router)
     install_observability(app, settings, db)  # /metrics, /api/admin/usage, request ids and counts, tracing
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document
     describe_payloads(app, REGISTRY.payloads.values())  # the payload models the cards render
+    describe_models(app, [ScreeningPageContext])  # what TrialScout sends as `context.screening`
 
     app.add_api_route("/api/health", health, methods=["GET"], response_model_exclude_none=True)
     app.add_api_route("/api/health/live", live, methods=["GET"])

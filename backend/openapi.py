@@ -76,14 +76,29 @@ def payload_components(payload_types: Iterable[PayloadType]) -> dict[str, Any]:
 
 def describe_payloads(app: FastAPI, payload_types: Iterable[PayloadType]) -> None:
     """Make `app.openapi()` carry `payload_components` (a model FastAPI generated already is kept)."""
-    components = payload_components(payload_types)
+    _add_components(app, payload_components(payload_types))
+
+
+def describe_models(app: FastAPI, models: Iterable[type[BaseModel]]) -> None:
+    """Make `app.openapi()` carry wire shapes no route names: what a page puts in the chat's free-form
+    `context` (e.g. TrialScout's `context.screening`), so the frontend builds it from generated types."""
+    components: dict[str, Any] = {}
+    for model in models:
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}", mode="validation")
+        components.update(schema.pop("$defs", {}))
+        components[model.__name__] = schema
+    _add_components(app, components)
+
+
+def _add_components(app: FastAPI, components: dict[str, Any]) -> None:
+    """Make `app.openapi()` carry `components` (a model FastAPI generated already is kept)."""
     build: Callable[[], dict[str, Any]] = app.openapi
 
     def openapi() -> dict[str, Any]:
         document = build()
         schemas = document.setdefault("components", {}).setdefault("schemas", {})
-        for name, schema in components.items():
-            schemas.setdefault(name, schema)
+        for name, value in components.items():
+            schemas.setdefault(name, value)
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -25,8 +25,8 @@ from tests.fakes.anthropic_server import FakeAnthropic, start_fake_anthropic
 from tests.fakes.fake_page import fake_page_registered
 
 PG_ADMIN_URL = os.environ.get("COLLEAGUE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-TABLES = ("saved_views", "screening_judgements", "screening_criteria", "screening_trials", "screening_events",
-          "screenings",
+TABLES = ("saved_views", "screening_reports", "screening_judgements", "screening_criteria", "screening_trials",
+          "screening_events", "screenings",
           "patient_versions", "patients", "reports", "rate_limit_counters", "model_usage", "daily_usage",
           "ai_column_results", "turn_events", "chat_turns", "messages", "conversations",
           "stream_instruction_versions", "research_streams", "auth_sessions", "login_failures", "users")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import anthropic
 import httpx2
 
+from backend.agent.local_server import MessagesSubset
 from backend.config import Settings
 
 CONTEXT_WINDOW = 200_000  # tokens, for every model offered (Opus, Sonnet and Haiku 4.x)
@@ -94,9 +95,11 @@ def make_llm(settings: Settings, local: LocalModel) -> LLM:
         # No SDK retries: the chat loop retries what waiting can cure, and only before anything was
         # shown (`loop._call_with_retries`); the SDK would retry a spend-limit 429 as if it were busy.
         key, base_url = settings.anthropic_api_key, settings.anthropic_base_url
+        subset = settings.colleague_model_server == "local"
 
         def claude() -> anthropic.AsyncAnthropic:
-            return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0)
+            http = anthropic.DefaultAsyncHttpxClient(transport=MessagesSubset()) if subset else None
+            return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, http_client=http)
 
         ids = [settings.colleague_model, *(m.strip() for m in settings.colleague_models.split(","))]
         choices = tuple(ModelChoice(i, model_label(i)) for i in dict.fromkeys(ids) if i)

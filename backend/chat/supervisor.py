@@ -57,6 +57,7 @@ class Supervisor:
         self.saves = ProgressWriter(db)  # their checkpoints: each turn's every half second, batched
         self.presence = WorkerPresence(db)  # this worker's liveness lock (held from start-up: `hold`)
         self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker
+        self.screenings: object | None = None  # the screening tools' store reader (`ToolContext.screenings`)
         self.closing = False
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -66,6 +67,7 @@ class Supervisor:
 
     def launch(self, turn: Turn, checkpoint: Checkpoint | None = None) -> TurnRunner:
         """Start generating `turn` on this worker (from `checkpoint` when another worker began it)."""
+        turn.tool_ctx.screenings = self.screenings
         runner = TurnRunner(self.db, self.llm, self.limits, turn, self.saves)
         if checkpoint is not None:
             runner.from_checkpoint(checkpoint.frames, checkpoint.visible, checkpoint.saved, checkpoint.floor)

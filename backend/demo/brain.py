@@ -20,6 +20,7 @@ from backend.demo.wire import Reply
 # The modules whose `@intent`s answer page requests; add a module here to teach the demo a new kind of answer.
 INTENT_MODULES: tuple[str, ...] = (
     "backend.demo.screening",  # screening: INGEST, PRESCREEN, trial criteria against a note
+    "backend.demo.screening_answers",  # TrialScout's patient: verdicts explained from the stored results
     "backend.demo.stream_editor",  # the stream editor: chat instructions, their review, a definition check
     "backend.demo.screen",  # filters on screen, table filters, exclusion columns, guided workflows
     "backend.demo.evaluation",  # AI column / criterion evaluator requests

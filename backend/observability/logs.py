@@ -23,6 +23,15 @@ CONTENT_LOGGERS = {name: "WARNING" for name in ("sse_starlette", "anthropic", "h
                                                  "httpcore2")}
 
 
+def quiet_content_loggers() -> None:
+    """The content loggers' levels on the loggers themselves, so they hold under any runner and any
+    root level (a DEBUG root, or `ANTHROPIC_LOG=debug`, would otherwise log prompts: patient notes)."""
+    for name, level in CONTENT_LOGGERS.items():
+        logger = logging.getLogger(name)
+        if logger.level < logging.getLevelName(level):  # NOTSET (0) too: it would follow the root's level
+            logger.setLevel(level)
+
+
 def _trace_ids(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
     context = trace.get_current_span().get_span_context()
     if context.is_valid:

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from backend.config import Settings
 from backend.db.session import Database
-from backend.observability import metrics, observe, tracing
+from backend.observability import logs, metrics, observe, tracing
 from backend.observability.http import ObservedRequests, metrics_endpoint
 from backend.observability.prices import price_table
 from backend.observability.usage import router as usage_router
@@ -21,6 +21,7 @@ def install(app: FastAPI, settings: Settings, db: Database) -> None:
     price_table(settings.model_prices)  # a malformed COLLEAGUE_MODEL_PRICES stops the app here
     observe.price_overrides = settings.model_prices
     tracing.capture_content = settings.otel_capture_content
+    logs.quiet_content_loggers()
     tracing.setup_from_environment()
     tracing.instrument_app(app, db.engine, settings.otel_sql)
     app.add_api_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)

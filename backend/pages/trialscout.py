@@ -7,6 +7,7 @@ from typing import Any
 
 from backend.pages._format import ai_columns, item_lines, last_accepted, long_field, screen_lines, short, view_state
 from backend.pages.budget import fit
+from backend.pages.screening_context import screening_section
 from backend.registry import ClientAction, PageConfig, register_page
 
 
@@ -47,6 +48,8 @@ def build_context(context: Mapping[str, Any]) -> str:
         "",
         ai_columns(context),
         "",
+        *screening_section(context),
+        "",
         item_lines(context.get("trials"), _trial, context.get("_staged"), "trials", "trials"),
     ]
     return fit(lines)
@@ -57,8 +60,9 @@ register_page(PageConfig(
     app="trialscout",
     context_builder=build_context,
     payloads=("trial_search_suggestion", "ai_column_suggestion", "trial_search_results", "trial_details", "chart",
-              "filter_suggestion"),
-    tools=("search_trials", "get_trial", "get_staged_items", "get_result_stats"),
+              "filter_suggestion", "patient_profile_edit", "screening_proposal", "screening_report"),
+    tools=("search_trials", "get_trial", "get_staged_items", "get_result_stats", "get_screening_trial",
+           "find_screening_sites", "propose_profile_edit", "propose_screening", "create_screening_report"),
     staged_keys=("trials",),
     starter_prompts=(
         "Find recruiting phase 2 or 3 trials for melanoma with brain metastases",

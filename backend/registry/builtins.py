@@ -14,6 +14,8 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "backend.tools.pubmed",
     "backend.tools.trials",
     "backend.tools.stats",
+    "backend.screening.cards",
+    "backend.tools.screening",
     "backend.pages.edit_research_stream",
     "backend.pages.tablizer",
     "backend.pages.trialscout",

@@ -47,6 +47,9 @@ class ToolContext:
     page_context: Mapping[str, Any] = field(default_factory=dict)
     # The holding pen: items the page sent that were kept out of the prompt, by kind ("trials", ...).
     staged: Mapping[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # The user's stored patients and screenings (a `backend.screening.desk.ScreeningDesk`: owner-scoped reads,
+    # reports), for the screening tools; typed loosely so the registry knows nothing of screening.
+    screenings: object | None = None
 
     def require_sources(self) -> Sources:
         if self.sources is None:

@@ -88,7 +88,11 @@ def note_version(note: str, profile: PatientProfile | None = None) -> str:
 # ---- the request ------------------------------------------------------------------------------------
 
 class ScreenRequest(_Frozen):
-    """Either search from the profile (`nct_ids` empty) or screen exactly these trials ("screen these")."""
+    """Either search from the profile (`nct_ids` empty) or screen exactly these trials ("screen these").
+    A request body: an unknown field is a 422, not silently dropped (a misspelt `nct_id` would screen
+    trials searched from the profile instead of the ones named)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     nct_ids: list[str] = Field(default_factory=list, max_length=MAX_CANDIDATES)
     n: int = Field(DEFAULT_CANDIDATES, ge=1, le=MAX_CANDIDATES, description="Candidates kept after search")

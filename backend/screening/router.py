@@ -6,6 +6,8 @@ A screening streams as Server-Sent Events (`profile`, `candidates`, one `trial` 
 encoding, ids and heartbeats (`backend.chat.sse`). It runs on the server: a client that disconnects
 stops nothing (`POST /api/screenings/{id}/stop` does), and `GET /api/screenings/{id}/stream` with
 `Last-Event-ID` picks it up again.
+
+A screening's reports (for the doctor and the patient) are `backend/exports/screening_reports.py`.
 """
 
 from __future__ import annotations
@@ -130,3 +132,4 @@ async def delete_screening(screening_id: DbId, user: CurrentUser, service: Scree
     """The screening with its trials and criterion results (stopped first when it runs)."""
     await service.delete_screening(user.id, screening_id)
     return Response(status_code=204)
+

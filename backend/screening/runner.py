@@ -144,7 +144,7 @@ async def _publish(db: Database, run: Run, event: ScreeningEvent) -> bool:
             store.save_trial(s, sid, frame.id, event.trial, event.done, event.total)
             _charge(s, sid, usage)
 
-        await _in_session(db, save)
+        await in_session(db, save, shield=True)
         run.log.append(wire)
     elif isinstance(event, ErrorEvent) and not event.fatal:
         run.usage = event.usage
@@ -170,7 +170,7 @@ async def _end_early(db: Database, run: Run) -> None:
         run.log.append(ScreeningFailed(**gone.model_dump()))
         return
     if run.stop_reason == "stopped":
-        ranking = await _in_session(db, lambda s: store.ranking_so_far(s, run.screening_id))
+        ranking = await in_session(db, lambda s: store.ranking_so_far(s, run.screening_id), shield=True)
         await _end(db, run, "stopped", ScreeningCompleted(screening_id=run.screening_id, status="stopped",
                                                           ranking=ranking, usage=usage_of(run)))
     elif run.stop_reason == "shutdown":
@@ -188,7 +188,7 @@ async def _save(db: Database, run: Run, wire: WireEvent, usage: ScreeningUsage |
         if usage is not None:
             _charge(s, run.screening_id, usage)
 
-    await _in_session(db, save)
+    await in_session(db, save, shield=True)
     run.log.append(wire)
 
 
@@ -207,7 +207,7 @@ async def _end(db: Database, run: Run, status: str, last: WireEvent, error: Scre
         if screening is not None:
             store.finish(s, screening, status, frame, usage=usage, error=error)
 
-    await _in_session(db, end)
+    await in_session(db, end, shield=True)
     run.log.append(last)
 
 
@@ -222,12 +222,14 @@ def usage_of(run: Run) -> ScreeningUsage:
                           estimated_cost_usd=u.estimated_cost_usd)
 
 
-async def _in_session(db: Database, work: Callable[[Session], T]) -> T:
+async def in_session(db: Database, work: Callable[[Session], T], *, shield: bool = False) -> T:
+    """`work` in one short session, in a thread: the event loop never waits on the database. `shield`: a
+    save begun is finished even when its task is cancelled (a run's saves: their event is then published)."""
     def run() -> T:
         with db.session() as s:
             return work(s)
 
-    with anyio.CancelScope(shield=True):  # a save begun is finished: its event is then published
+    with anyio.CancelScope(shield=shield):
         result = await anyio.to_thread.run_sync(run)
     return result
 

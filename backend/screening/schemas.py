@@ -180,13 +180,9 @@ class TrialScreened(WireEvent):
     type: Literal["trial"] = "trial"
 
 
-class TrialFailed(WireEvent):
-    """One trial could not be screened; the screening goes on."""
+class TrialFailed(TrialProblem, WireEvent):
+    """One trial could not be screened; the screening goes on (stored as one of its `problems`)."""
 
-    nct_id: str | None
-    code: str
-    message: str
-    retryable: bool = False
     type: Literal["trial_error"] = "trial_error"
 
 
@@ -200,13 +196,10 @@ class ScreeningCompleted(WireEvent):
     type: Literal["complete"] = "complete"
 
 
-class ScreeningFailed(WireEvent):
+class ScreeningFailed(ScreeningError, WireEvent):
     """Last on failure (the source is down, the model refused, the server stopped): the trials already
-    screened stay stored."""
+    screened stay stored. Its fields are the screening's stored `error`."""
 
-    message: str
-    code: str
-    retryable: bool = False
     type: Literal["error"] = "error"
 
 

@@ -29,7 +29,7 @@ from backend.quotas import Quotas, record_usage
 from backend.screening import extract_profile, screen, store
 from backend.screening.cache import DatabaseJudgementCache
 from backend.screening.models import PatientInput, PatientProfile, ScreenRequest, Usage
-from backend.screening.runner import Run, record
+from backend.screening.runner import Run, in_session, record
 from backend.screening.schemas import (
     PatientCreate,
     PatientDetail,
@@ -62,11 +62,7 @@ class ScreeningService:
         self._watcher: asyncio.Task[None] | None = None
 
     async def _db(self, work: Callable[[Session], T]) -> T:
-        def run() -> T:
-            with self.db.session() as s:
-                return work(s)
-
-        return await anyio.to_thread.run_sync(run)
+        return await in_session(self.db, work)
 
     # -- patients ------------------------------------------------------------------------------------
     async def create_patient(self, user_id: int, body: PatientCreate) -> PatientDetail:

@@ -24,6 +24,7 @@ from backend.db.models import (
     Screening,
     ScreeningCriterion,
     ScreeningEvent,
+    ScreeningReport,
     ScreeningTrial,
 )
 from backend.errors import Conflict, NotFound
@@ -364,5 +365,6 @@ def _delete_screenings(s: Session, ids: Any) -> None:
     s.execute(delete(ScreeningCriterion).where(ScreeningCriterion.trial_id.in_(trials)))
     s.execute(delete(ScreeningTrial).where(ScreeningTrial.screening_id.in_(ids)))
     s.execute(delete(ScreeningEvent).where(ScreeningEvent.screening_id.in_(ids)))
+    s.execute(delete(ScreeningReport).where(ScreeningReport.screening_id.in_(ids)))
     s.execute(delete(Screening).where(Screening.id.in_(ids)).execution_options(synchronize_session=False))
 

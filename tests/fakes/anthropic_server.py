@@ -158,6 +158,8 @@ class FakeAnthropic:
     default: Script | None = None  # answers every request once the scripted ones are used up
     disconnects: int = 0  # requests the client abandoned before the answer was complete
     cache: PromptCache = field(default_factory=PromptCache)
+    # Further rules a test adds, e.g. the subset a local model server implements (tests/fakes/local_server.py).
+    strict: Callable[[dict[str, Any]], list[str]] | None = None
 
     def reset(self) -> None:
         self.scripts.clear()
@@ -167,6 +169,7 @@ class FakeAnthropic:
         self.default = None
         self.disconnects = 0
         self.cache.reset()
+        self.strict = None
 
     def script(self, *items: Script | Callable[[dict[str, Any]], Script]) -> None:
         self.scripts.extend(items)
@@ -174,7 +177,7 @@ class FakeAnthropic:
     async def _messages(self, request: Request) -> Response:
         body = await request.json()
         self.requests.append(body)
-        problems = validate_request(body)
+        problems = validate_request(body) + (self.strict(body) if self.strict else [])
         if problems:
             self.violations.append(problems)
             return JSONResponse(error_body("invalid_request_error", "; ".join(problems)), status_code=400,

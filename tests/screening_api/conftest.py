@@ -32,7 +32,7 @@ TRIALS = ["NCT00372424", "NCT00371254", "NCT00462956"]
 NO_CRITERIA = "NCT02615054"
 VANISHED = "NCT09999999"
 SCREENING_TABLES = ("patients", "patient_versions", "screenings", "screening_events", "screening_trials",
-                    "screening_criteria", "screening_judgements")
+                    "screening_criteria", "screening_judgements", "screening_reports")
 PROFILE_JSON = {"age": 62, "sex": "female", "conditions": ["HER2-positive breast cancer"],
                 "key_facts": {"stage": "metastatic", "biomarkers": ["HER2-positive"],
                               "prior_therapies": ["trastuzumab", "pertuzumab"], "current_therapies": [],

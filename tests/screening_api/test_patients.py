@@ -138,8 +138,15 @@ def test_another_users_patient_is_404_everywhere(alice: TestClient, bob: TestCli
     pid = create_patient(alice)["id"]
     _, events = screen(alice, pid, nct_ids=TRIALS[:1])
     sid = events[0].data["screening_id"]
+    report = alice.post(f"/api/screenings/{sid}/reports", json={})
+    assert report.status_code == 201, report.text
+    rid = report.json()["id"]
     before = counts(db)
-    attempts = [bob.get(f"/api/patients/{pid}"), bob.patch(f"/api/patients/{pid}", json={"label": "mine"}),
+    attempts = [bob.post(f"/api/screenings/{sid}/reports", json={}), bob.get(f"/api/screenings/{sid}/reports"),
+                bob.get(f"/api/screening-reports/{rid}/html"), bob.get(f"/api/screening-reports/{rid}/pdf"),
+                bob.get(f"/api/screening-reports/{rid}/pdf?download=true"),
+                bob.delete(f"/api/screening-reports/{rid}"),
+                bob.get(f"/api/patients/{pid}"), bob.patch(f"/api/patients/{pid}", json={"label": "mine"}),
                 bob.patch(f"/api/patients/{pid}", json={"note": "Another note."}),
                 bob.delete(f"/api/patients/{pid}"), bob.get(f"/api/patients/{pid}/screenings"),
                 bob.post(f"/api/patients/{pid}/screenings", json={"nct_ids": TRIALS[:1]}),
@@ -151,6 +158,7 @@ def test_another_users_patient_is_404_everywhere(alice: TestClient, bob: TestCli
     assert bob.get("/api/patients").json() == []
     assert counts(db) == before
     assert alice.get(f"/api/screenings/{sid}").json()["status"] == "complete"
+    assert alice.get(f"/api/screening-reports/{rid}/pdf").status_code == 200
 
 
 def test_deleting_a_patient_deletes_everything_derived(alice: TestClient, bob: TestClient, model: ScriptedModel,
@@ -162,7 +170,11 @@ def test_deleting_a_patient_deletes_everything_derived(alice: TestClient, bob: T
         assert kinds(events)[-1] == "complete"
     _, events = screen(alice, mine["id"], nct_ids=TRIALS[:1])  # a second screening (judgements cached)
     assert kinds(events)[-1] == "complete"
+    for client, pid in ((alice, mine["id"]), (alice, mine["id"]), (bob, theirs["id"])):  # reports of each
+        sid = client.get(f"/api/patients/{pid}/screenings").json()[0]["id"]
+        assert client.post(f"/api/screenings/{sid}/reports", json={}).status_code == 201
     both = counts(db)
+    assert both["screening_reports"] == 3
     assert both["patients"] == 2 and both["screenings"] == 3 and both["screening_trials"] == 7
     assert both["screening_criteria"] > 0 and both["screening_judgements"] > 0
 
@@ -172,7 +184,7 @@ def test_deleting_a_patient_deletes_everything_derived(alice: TestClient, bob: T
     assert alice.get("/api/patients").json() == []
     # exactly Bob's rows remain: one patient, one version, one screening of three trials
     assert left["patients"] == 1 and left["patient_versions"] == 1 and left["screenings"] == 1
-    assert left["screening_trials"] == 3
+    assert left["screening_trials"] == 3 and left["screening_reports"] == 1
     assert 0 < left["screening_criteria"] < both["screening_criteria"]
     assert 0 < left["screening_judgements"] < both["screening_judgements"]
     assert bob.get(f"/api/patients/{theirs['id']}").status_code == 200

@@ -11,6 +11,7 @@ from backend.db.models.screening import (
     Screening,
     ScreeningCriterion,
     ScreeningEvent,
+    ScreeningReport,
     ScreeningTrial,
 )
 from backend.db.models.streams import InstructionVersion, ResearchStream
@@ -21,4 +22,4 @@ from backend.db.models.views import SavedView
 __all__ = ["AiColumnResult", "AuthSession", "CachedJudgement", "ChatTurn", "Conversation", "DailyUsage",
            "InstructionVersion", "LoginFailure", "Message", "ModelUsage", "Patient", "PatientVersion",
            "RateLimitCounter", "Report", "ResearchStream", "SavedView", "Screening", "ScreeningCriterion",
-           "ScreeningEvent", "ScreeningTrial", "TurnEvent", "User"]
+           "ScreeningEvent", "ScreeningReport", "ScreeningTrial", "TurnEvent", "User"]

@@ -6,7 +6,8 @@
      │   ├─ ScreeningEvent    its other streamed events (profile, candidates, notes, the end), by SSE id
      │   └─ ScreeningTrial     one trial's verdict and score, saved the moment it was judged (its event)
      │       └─ ScreeningCriterion   one criterion's label, reasoning and evidence sentences
-     └─ (per version) CachedJudgement   the judgement cache: one criterion of one trial, per model
+     ├─ (per version) CachedJudgement   the judgement cache: one criterion of one trial, per model
+     └─ (per screening) ScreeningReport  the report for the doctor and the patient, HTML and PDF as built
 
 A screening's SSE stream is rebuilt from these rows with the ids it was sent with (`ScreeningEvent.seq`,
 `ScreeningTrial.seq`), so a reload or another worker replays exactly what a reader missed.
@@ -25,7 +26,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.db.base import Base, UTCDateTime, utcnow
@@ -131,4 +132,21 @@ class CachedJudgement(Base):
     criterion_hash: Mapped[str] = mapped_column(String(100))
     model: Mapped[str] = mapped_column(String(100))
     data: Mapped[dict[str, Any]] = mapped_column(JSON)  # the engine's judgement, as it serialises it
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ScreeningReport(Base):
+    """A screening's report as built (a record of the verdicts then, like `reports`); it quotes the note,
+    so it goes with its screening and its patient."""
+
+    __tablename__ = "screening_reports"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    patient_id: Mapped[int] = mapped_column(ForeignKey("patients.id", ondelete="CASCADE"), index=True)
+    screening_id: Mapped[int] = mapped_column(ForeignKey("screenings.id", ondelete="CASCADE"), index=True)
+    title: Mapped[str] = mapped_column(String(255))
+    trial_count: Mapped[int] = mapped_column(Integer, default=0)
+    html: Mapped[str] = mapped_column(Text)
+    pdf: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -631,6 +631,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/screening-reports/{report_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Report
+         * @description Delete one report (its HTML and PDF).
+         */
+        delete: operations["delete_report_api_screening_reports__report_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screening-reports/{report_id}/html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Report Html */
+        get: operations["report_html_api_screening_reports__report_id__html_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screening-reports/{report_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Report Pdf */
+        get: operations["report_pdf_api_screening_reports__report_id__pdf_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/screenings/{screening_id}": {
         parameters: {
             query?: never;
@@ -650,6 +704,32 @@ export interface paths {
          * @description The screening with its trials and criterion results (stopped first when it runs).
          */
         delete: operations["delete_screening_api_screenings__screening_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/screenings/{screening_id}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Reports
+         * @description The screening's reports, newest first.
+         */
+        get: operations["list_reports_api_screenings__screening_id__reports_get"];
+        put?: never;
+        /**
+         * Create Report
+         * @description The report for the doctor and the patient, from the screening's stored results (all its trials, or
+         *     `nct_ids`): the profile, the ranked shortlist, the deciding criteria with their evidence, sites, a
+         *     glossary, questions for the doctor and the disclaimer. 409 when none of the trials were screened.
+         */
+        post: operations["create_report_api_screenings__screening_id__reports_post"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -996,7 +1076,7 @@ export interface components {
              */
             type: "boolean" | "text";
         };
-        AnyPayload: components["schemas"]["AIColumnSuggestionPayload"] | components["schemas"]["ChartSuggestionPayload"] | components["schemas"]["ChatInstructionsSuggestionPayload"] | components["schemas"]["FilterSuggestionPayload"] | components["schemas"]["PubMedQuerySuggestionPayload"] | components["schemas"]["PubMedSearchResultsPayload"] | components["schemas"]["QuerySuggestionPayload"] | components["schemas"]["RetrievalProposalPayload"] | components["schemas"]["SchemaProposalPayload"] | components["schemas"]["TrialDetailPayload"] | components["schemas"]["TrialSearchResultsPayload"] | components["schemas"]["TrialSearchSuggestionPayload"] | components["schemas"]["ValidationResultsPayload"];
+        AnyPayload: components["schemas"]["AIColumnSuggestionPayload"] | components["schemas"]["ChartSuggestionPayload"] | components["schemas"]["ChatInstructionsSuggestionPayload"] | components["schemas"]["FilterSuggestionPayload"] | components["schemas"]["ProfileEditProposalPayload"] | components["schemas"]["PubMedQuerySuggestionPayload"] | components["schemas"]["PubMedSearchResultsPayload"] | components["schemas"]["QuerySuggestionPayload"] | components["schemas"]["RetrievalProposalPayload"] | components["schemas"]["SchemaProposalPayload"] | components["schemas"]["ScreeningProposalPayload"] | components["schemas"]["ScreeningReportCardPayload"] | components["schemas"]["TrialDetailPayload"] | components["schemas"]["TrialSearchResultsPayload"] | components["schemas"]["TrialSearchSuggestionPayload"] | components["schemas"]["ValidationResultsPayload"];
         /** Arm */
         Arm: {
             /** Description */
@@ -2022,7 +2102,7 @@ export interface components {
             number: number;
         };
         /** @enum {string} */
-        PayloadTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "pubmed_query_suggestion" | "pubmed_search_results" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "trial_details" | "trial_search_results" | "trial_search_suggestion" | "validation_results";
+        PayloadTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "patient_profile_edit" | "pubmed_query_suggestion" | "pubmed_search_results" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "screening_proposal" | "screening_report" | "trial_details" | "trial_search_results" | "trial_search_suggestion" | "validation_results";
         /** PayloadTypeRead */
         PayloadTypeRead: {
             /** Description */
@@ -2034,6 +2114,46 @@ export interface components {
              * @enum {string}
              */
             source: "tool" | "llm";
+        };
+        /** ProfileChange */
+        ProfileChange: {
+            /** After */
+            after: string;
+            /** Before */
+            before: string;
+            /**
+             * Field
+             * @enum {string}
+             */
+            field: "age" | "sex" | "conditions" | "keywords" | "summary" | "stage" | "biomarkers" | "prior_therapies" | "current_therapies" | "comorbidities" | "performance_status" | "labs" | "location";
+        };
+        /**
+         * ProfileEditProposal
+         * @description Accept: `PATCH /api/patients/{patient_id}` with `{"profile": profile}`.
+         */
+        ProfileEditProposal: {
+            /** Changes */
+            changes: components["schemas"]["ProfileChange"][];
+            /** Explanation */
+            explanation: string;
+            /** Patient Id */
+            patient_id: number;
+            /** @description The whole profile after the edit */
+            profile: components["schemas"]["PatientProfile"];
+            /**
+             * Version Id
+             * @description The version the edit was made from
+             */
+            version_id: number;
+        };
+        /** ProfileEditProposalPayload */
+        ProfileEditProposalPayload: {
+            data: components["schemas"]["ProfileEditProposal"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "patient_profile_edit";
         };
         /**
          * PromptPreview
@@ -2067,6 +2187,18 @@ export interface components {
             context?: {
                 [key: string]: unknown;
             };
+        };
+        /** ProposedTrial */
+        ProposedTrial: {
+            /** Nct Id */
+            nct_id: string;
+            /** Status */
+            status?: string | null;
+            /**
+             * Title
+             * @default
+             */
+            title?: string;
         };
         /** PubMedQuerySuggestion */
         PubMedQuerySuggestion: {
@@ -2436,6 +2568,8 @@ export interface components {
         /**
          * ScreenRequest
          * @description Either search from the profile (`nct_ids` empty) or screen exactly these trials ("screen these").
+         *     A request body: an unknown field is a 422, not silently dropped (a misspelt `nct_id` would screen
+         *     trials searched from the profile instead of the ones named).
          */
         ScreenRequest: {
             /**
@@ -2596,7 +2730,7 @@ export interface components {
         /**
          * ScreeningFailed
          * @description Last on failure (the source is down, the model refused, the server stopped): the trials already
-         *     screened stay stored.
+         *     screened stay stored. Its fields are the screening's stored `error`.
          */
         ScreeningFailed: {
             /** Code */
@@ -2613,6 +2747,55 @@ export interface components {
              * @enum {string}
              */
             type: "error";
+        };
+        /**
+         * ScreeningPageContext
+         * @description `context.screening` on TrialScout: the patient loaded in the panel and the screening shown in the
+         *     table. The note is never sent (it is referenced by `patient_id`/`version_id` and read on the server).
+         */
+        ScreeningPageContext: {
+            /**
+             * Label
+             * @default
+             */
+            label?: string;
+            /**
+             * Open Nct Id
+             * @description The trial whose criteria are open
+             * @default null
+             */
+            open_nct_id?: string | null;
+            /** Patient Id */
+            patient_id: number;
+            /**
+             * Profile
+             * @description The patient's PatientProfile, as the panel shows it
+             * @default null
+             */
+            profile?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Screening Id
+             * @description The screening whose verdicts the table shows
+             * @default null
+             */
+            screening_id?: number | null;
+            /**
+             * Shortlist
+             * @description Best first, as ranked
+             */
+            shortlist?: components["schemas"]["ShortlistEntry"][];
+            /**
+             * Status
+             * @default null
+             */
+            status?: ("running" | "complete" | "failed" | "stopped" | "interrupted") | null;
+            /**
+             * Version Id
+             * @default null
+             */
+            version_id?: number | null;
         };
         /**
          * ScreeningProfile
@@ -2635,6 +2818,31 @@ export interface components {
             type: "profile";
             /** Version Id */
             version_id: number;
+        };
+        /**
+         * ScreeningProposal
+         * @description Accept: `POST /api/patients/{patient_id}/screenings` with `request` as its body.
+         */
+        ScreeningProposal: {
+            /** Explanation */
+            explanation: string;
+            /** Patient Id */
+            patient_id: number;
+            request: components["schemas"]["ScreenRequest"];
+            /**
+             * Trials
+             * @description The trials `request.nct_ids` names
+             */
+            trials?: components["schemas"]["ProposedTrial"][];
+        };
+        /** ScreeningProposalPayload */
+        ScreeningProposalPayload: {
+            data: components["schemas"]["ScreeningProposal"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "screening_proposal";
         };
         /** ScreeningRead */
         ScreeningRead: {
@@ -2669,6 +2877,59 @@ export interface components {
             usage: components["schemas"]["ScreeningUsage"];
             /** Version Id */
             version_id: number;
+        };
+        /** ScreeningReportCard */
+        ScreeningReportCard: {
+            /**
+             * Explanation
+             * @default
+             */
+            explanation?: string;
+            report: components["schemas"]["ScreeningReportRead"];
+        };
+        /** ScreeningReportCardPayload */
+        ScreeningReportCardPayload: {
+            data: components["schemas"]["ScreeningReportCard"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "screening_report";
+        };
+        /** ScreeningReportRead */
+        ScreeningReportRead: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Html Url */
+            html_url: string;
+            /** Id */
+            id: number;
+            /** Patient Id */
+            patient_id: number;
+            /** Pdf Url */
+            pdf_url: string;
+            /** Screening Id */
+            screening_id: number;
+            /** Title */
+            title: string;
+            /** Trial Count */
+            trial_count: number;
+        };
+        /** ScreeningReportRequest */
+        ScreeningReportRequest: {
+            /**
+             * Nct Ids
+             * @description The trials to report, in the screening's order; [] = all screened
+             */
+            nct_ids?: string[];
+            /**
+             * Title
+             * @description Default: the patient's label
+             */
+            title?: string | null;
         };
         /**
          * ScreeningUsage
@@ -2705,6 +2966,41 @@ export interface components {
         /** SessionRead */
         SessionRead: {
             user: components["schemas"]["UserRead"] | null;
+        };
+        /**
+         * ShortlistEntry
+         * @description One screened trial as the table shows it (its fit column).
+         */
+        ShortlistEntry: {
+            /**
+             * Met
+             * @default 0
+             */
+            met?: number;
+            /** Nct Id */
+            nct_id: string;
+            /**
+             * Not Met
+             * @default 0
+             */
+            not_met?: number;
+            /** Score */
+            score: number;
+            /**
+             * Title
+             * @default
+             */
+            title?: string;
+            /**
+             * Unknown
+             * @default 0
+             */
+            unknown?: number;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "ELIGIBLE" | "EXCLUDED" | "UNCERTAIN" | "NOT_RELEVANT";
         };
         /** SourcesInfo */
         SourcesInfo: {
@@ -2925,7 +3221,7 @@ export interface components {
             value: string;
         };
         /** @enum {string} */
-        SuggestionTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "pubmed_query_suggestion" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "trial_search_suggestion";
+        SuggestionTypeName: "ai_column_suggestion" | "chart" | "chat_instructions_suggestion" | "filter_suggestion" | "patient_profile_edit" | "pubmed_query_suggestion" | "query_suggestion" | "retrieval_proposal" | "schema_proposal" | "screening_proposal" | "trial_search_suggestion";
         /** TabRead */
         TabRead: {
             /** Payloads */
@@ -3180,7 +3476,7 @@ export interface components {
         };
         /**
          * TrialFailed
-         * @description One trial could not be screened; the screening goes on.
+         * @description One trial could not be screened; the screening goes on (stored as one of its `problems`).
          */
         TrialFailed: {
             /** Code */
@@ -5997,6 +6293,158 @@ export interface operations {
             };
         };
     };
+    delete_report_api_screening_reports__report_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                report_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    report_html_api_screening_reports__report_id__html_get: {
+        parameters: {
+            query?: {
+                download?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                report_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html; charset=utf-8": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    report_pdf_api_screening_reports__report_id__pdf_get: {
+        parameters: {
+            query?: {
+                download?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                report_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_screening_api_screenings__screening_id__get: {
         parameters: {
             query?: never;
@@ -6086,6 +6534,146 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_reports_api_screenings__screening_id__reports_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScreeningReportRead"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_report_api_screenings__screening_id__reports_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                screening_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScreeningReportRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScreeningReportRead"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
