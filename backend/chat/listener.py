@@ -4,7 +4,6 @@ However many readers wait, a process holds one listening connection (psycopg 3, 
 pool), and its notifications are fanned out in memory (`chat/fanout.py`). PostgreSQL does not replay
 what was sent while nobody listened: when the connection is lost it is opened again (backing off up to
 `RETRY_MAX`), and `on_connect` is called each time it listens, so whoever depends on it catches up.
-TCP keepalives end a connection whose peer vanished without a word, instead of it listening forever.
 """
 
 from __future__ import annotations
@@ -24,14 +23,16 @@ from backend.chat.notify import turn_ids
 log = logging.getLogger(__name__)
 
 RETRY_FIRST, RETRY_MAX = 0.05, 2.0  # seconds before listening again after a lost connection (doubling)
-KEEPALIVES = {"keepalives": 1, "keepalives_idle": 20, "keepalives_interval": 5, "keepalives_count": 3}
+# Named, for pg_stat_activity; keepalives end a connection whose peer vanished without a word.
+CONNECTION = {"application_name": "colleague-listener", "keepalives": 1, "keepalives_idle": 20,
+              "keepalives_interval": 5, "keepalives_count": 3}
 
 
 class Listener:
     def __init__(self, url: str, handlers: Mapping[str, Callable[[list[str]], None]],
                  on_connect: Callable[[], None]) -> None:
         self.conninfo = make_conninfo(make_url(url).set(drivername="postgresql").render_as_string(hide_password=False),
-                                      **KEEPALIVES)
+                                      **CONNECTION)
         self.handlers = dict(handlers)
         self.on_connect = on_connect
         self.connected = False

@@ -145,3 +145,29 @@ async def test_a_worker_writes_a_slice_of_its_turns_at_a_time(db: Database) -> N
         times = [at for at, ids in writes if turn.log.turn_id in ids]
         assert len(times) >= 2 and all(0.8 * every < b - a < 2 * every for a, b in pairwise(times))
         assert turn.log.saved == len(turn.log.frames) == len(times)  # each write's events are counted saved
+
+
+def test_many_turns_checkpoint_their_answers_in_one_batch(alice: TestClient, fake_llm: FakeAnthropic,
+                                                          db: Database) -> None:
+    """Several running turns whose answers are due in the same checkpoint are written together: each one's
+    events, last event id and answer so far (one statement per kind for all of them)."""
+    fake_llm.script(*(Script.text(f"Answer {i}.") for i in range(3)))
+    turn_ids = [parse(alice.post("/api/chat/stream", json={"message": f"m{i}", "context": CONTEXT}).text)[0]
+                .data["turn_id"] for i in range(3)]
+    progress: list[Progress] = []
+    with db.session() as s:
+        for turn_id in turn_ids:
+            turn = s.get(ChatTurn, turn_id)
+            assert turn is not None and turn.assistant_message_id is not None
+            message = s.get(Message, turn.assistant_message_id)
+            assert message is not None
+            turn.status, message.status = "running", "running"  # as if still answering
+            frames = [Frame(id=turn.last_event_id + 1, type="text_delta", data={"text": "more", "type": "text_delta"})]
+            progress.append(Progress(turn_id, turn.assistant_message_id, frames, f"so far {turn_id}", {}))
+
+    assert ProgressWriter(db)._write(progress) == set(turn_ids)
+    with db.session() as s:
+        for p in progress:
+            turn, message = s.get(ChatTurn, p.turn_id), s.get(Message, p.message_id)
+            assert turn is not None and message is not None
+            assert (turn.last_event_id, message.content) == (p.frames[0].id, f"so far {p.turn_id}")
