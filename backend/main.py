@@ -103,7 +103,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
             await close_sources()
             db.dispose()
 
-    sources = get_sources(settings)
+    sources = get_sources(settings, db)  # live ones: rate limits shared with every instance on PostgreSQL
     chat = ChatService(db, llm, sources=sources, limits=LoopLimits(idle_timeout=settings.model_idle_timeout),
                        flush_seconds=settings.fanout_flush_ms / 1000,
                        safety_seconds=settings.fanout_safety_poll_seconds)

@@ -12,7 +12,7 @@ on B (the remote reader: GET …/stream with `?turn_id=` and `Last-Event-ID: 0`)
 3. idle: the same turns stalled (the model sends nothing): commits a second with and without B's readers.
 
     .venv/bin/python benchmarks/cross_instance.py [--admin-url URL] [--readers 100] [--turns 5] [--rounds 2]
-        [--pace 5] [--window 8]
+        [--pace 5] [--window 10]
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ for line in sys.stdin:
     print("ok", flush=True)
 """
 CONTEXT = {"current_page": "tablizer"}
+SETTLE = 11.0  # seconds between starting the turns and counting commits
 
 
 def pct(values: list[float], q: float) -> float:
@@ -152,7 +153,9 @@ class Pg:
 
 
 async def commits_per_second(pg: Pg, window: float, seen: list[tuple[int, int]]) -> float:
-    await asyncio.sleep(1.5)  # settled; backends report their counts at most once a second
+    # An idle backend reports its counts up to 10 s late (PostgreSQL 15's pgstat): what the readers cost as
+    # they attached must be counted before the window, not in it.
+    await asyncio.sleep(SETTLE)
     before, began = await asyncio.to_thread(pg.commits), time.monotonic()
     deadline = began + window
     while time.monotonic() < deadline:
@@ -186,7 +189,7 @@ async def measure(args: argparse.Namespace, fake: Fake, a_url: str, b_url: str, 
             for _ in range(args.turns):
                 found += lags(*await turn(a, b))
             print(f"lag, one turn at a time, round {round_ + 1}: {ms(found)}")
-        seconds = args.window + 4
+        seconds = SETTLE + args.window + 4
         fake.tell(f"answer {int(2 * args.pace * seconds)} {1 / args.pace}")
         alone, _, _ = await under_load(a, b, pg, args.readers, args.window, remote=False)
         read_too, found, seen = await under_load(a, b, pg, args.readers, args.window, remote=True)
@@ -196,7 +199,7 @@ async def measure(args: argparse.Namespace, fake: Fake, a_url: str, b_url: str, 
         print(f"lag beside them: {ms(found)}")
         print(f"connections to the database during the load: max {max(c for c, _ in seen)} "
               f"(of them listening: {max(listening for _, listening in seen)})")
-        fake.tell(f"stall {args.window + 30}")
+        fake.tell(f"stall {SETTLE + args.window + 30}")
         idle_alone = await idle(a, b, pg, args.readers, args.window, remote=False)
         idle_read = await idle(a, b, pg, args.readers, args.window, remote=True)
         print(f"idle ({args.readers} turns waiting for the model): {idle_alone:.1f} commits/s read on A only, "
@@ -224,7 +227,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--pace", type=float, default=5, help="text deltas a second per turn under load")
-    parser.add_argument("--window", type=float, default=8, help="seconds each commit rate is measured over")
+    parser.add_argument("--window", type=float, default=10, help="seconds each commit rate is measured over")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     name = f"colleague_bench_{uuid.uuid4().hex[:8]}"

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 RETRY_FIRST, RETRY_MAX = 0.05, 2.0  # seconds before listening again after a lost connection (doubling)
 # Named, for pg_stat_activity; keepalives end a connection whose peer vanished without a word.
-CONNECTION = {"application_name": "colleague-listener", "keepalives": 1, "keepalives_idle": 20,
+CONNECTION: dict[str, str | int] = {"application_name": "colleague-listener", "keepalives": 1, "keepalives_idle": 20,
               "keepalives_interval": 5, "keepalives_count": 3}
 
 

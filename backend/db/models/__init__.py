@@ -2,7 +2,7 @@
 
 from backend.db.models.ai_columns import AiColumnResult
 from backend.db.models.conversations import Conversation, Message
-from backend.db.models.quotas import DailyUsage, ModelUsage, RateLimitCounter
+from backend.db.models.quotas import DailyUsage, ModelUsage, RateLimitCounter, UpstreamLimit
 from backend.db.models.reports import Report
 from backend.db.models.screening import (
     CachedJudgement,
@@ -20,4 +20,4 @@ from backend.db.models.users import AuthSession, LoginFailure, User
 __all__ = ["AiColumnResult", "AuthSession", "CachedJudgement", "ChatTurn", "Conversation", "DailyUsage",
            "InstructionVersion", "LoginFailure", "Message", "ModelUsage", "Patient", "PatientVersion",
            "RateLimitCounter", "Report", "ResearchStream", "Screening", "ScreeningCriterion", "ScreeningEvent",
-           "ScreeningTrial", "TurnEvent", "User"]
+           "ScreeningTrial", "TurnEvent", "UpstreamLimit", "User"]
