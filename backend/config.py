@@ -75,7 +75,7 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO", alias="COLLEAGUE_LOG_LEVEL")
     # Prices per million tokens over the built-in list prices: {"model-prefix": [in, out, cache_read, cache_write]}.
     model_prices: str | None = Field(default=None, alias="COLLEAGUE_MODEL_PRICES")
-    # Each process's PostgreSQL connections: up to pool + overflow, plus its liveness lock's own (README).
+    # Each process's PostgreSQL connections: up to pool + overflow, plus its liveness lock's and listener's (README).
     db_pool_size: int = Field(default=10, ge=1, alias="COLLEAGUE_DB_POOL_SIZE")
     db_max_overflow: int = Field(default=20, ge=0, alias="COLLEAGUE_DB_MAX_OVERFLOW")
     # Readers of a turn that runs on another instance (PostgreSQL; README "Several instances"): its

@@ -105,10 +105,11 @@ async def read(client: httpx.AsyncClient, method: str, path: str, times: dict[st
             lines = []
 
 
-async def turn(a: httpx.AsyncClient, b: httpx.AsyncClient | None,
-               ids: list[int] | None = None) -> tuple[dict[str, float], dict[str, float], float]:
+async def turn(a: httpx.AsyncClient, b: httpx.AsyncClient | None, ids: list[int] | None = None,
+               caught_up: list[float] | None = None) -> tuple[dict[str, float], dict[str, float], float]:
     """One turn sent to A and read there, and on B when `b`; (A's times, B's, when B's reader attached).
-    Its conversation's id goes into `ids`."""
+    Its conversation's id goes into `ids`, and into `caught_up` when B's reader had its first event
+    (or at once without one)."""
     local: dict[str, float] = {}
     remote: dict[str, float] = {}
     opened: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -119,8 +120,16 @@ async def turn(a: httpx.AsyncClient, b: httpx.AsyncClient | None,
     if ids is not None:
         ids.append(data["conversation_id"])
     if b is not None:
-        await read(b, "GET", f"/api/conversations/{data['conversation_id']}/stream", remote,
-                   headers={"Last-Event-ID": "0"}, params={"turn_id": data["turn_id"]})
+        first: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        reader = asyncio.create_task(read(b, "GET", f"/api/conversations/{data['conversation_id']}/stream",
+                                          remote, headers={"Last-Event-ID": "0"}, opened=first,
+                                          params={"turn_id": data["turn_id"]}))
+        await asyncio.wait([first, reader], return_when=asyncio.FIRST_COMPLETED)
+        if caught_up is not None:
+            caught_up.append(time.monotonic())
+        await reader
+    elif caught_up is not None:
+        caught_up.append(time.monotonic())
     await sender
     return local, remote, attached
 
@@ -152,7 +161,10 @@ class Pg:
         return len(rows), sum(r[0] == "colleague-listener" for r in rows)
 
 
-async def commits_per_second(pg: Pg, window: float, seen: list[tuple[int, int]]) -> float:
+async def commits_per_second(pg: Pg, window: float, seen: list[tuple[int, int]], caught_up: list[float],
+                             n: int) -> float:
+    while len(caught_up) < n:  # every turn begun and each remote reader attached
+        await asyncio.sleep(0.1)
     # An idle backend reports its counts up to 10 s late (PostgreSQL 15's pgstat): what the readers cost as
     # they attached must be counted before the window, not in it.
     await asyncio.sleep(SETTLE)
@@ -168,8 +180,9 @@ async def commits_per_second(pg: Pg, window: float, seen: list[tuple[int, int]])
 async def under_load(a: httpx.AsyncClient, b: httpx.AsyncClient, pg: Pg, n: int, window: float,
                      remote: bool) -> tuple[float, list[float], list[tuple[int, int]]]:
     seen: list[tuple[int, int]] = []
-    turns = [asyncio.create_task(turn(a, b if remote else None)) for _ in range(n)]
-    rate = await commits_per_second(pg, window, seen)
+    caught_up: list[float] = []
+    turns = [asyncio.create_task(turn(a, b if remote else None, None, caught_up)) for _ in range(n)]
+    rate = await commits_per_second(pg, window, seen, caught_up, n)
     done = await asyncio.gather(*turns)
     if remote:
         print(f"  B's readers attached (request to first event): {ms(attach_times(done))}")
@@ -189,7 +202,7 @@ async def measure(args: argparse.Namespace, fake: Fake, a_url: str, b_url: str, 
             for _ in range(args.turns):
                 found += lags(*await turn(a, b))
             print(f"lag, one turn at a time, round {round_ + 1}: {ms(found)}")
-        seconds = SETTLE + args.window + 4
+        seconds = SETTLE + args.window + 10
         fake.tell(f"answer {int(2 * args.pace * seconds)} {1 / args.pace}")
         alone, _, _ = await under_load(a, b, pg, args.readers, args.window, remote=False)
         read_too, found, seen = await under_load(a, b, pg, args.readers, args.window, remote=True)
@@ -211,8 +224,9 @@ async def idle(a: httpx.AsyncClient, b: httpx.AsyncClient, pg: Pg, n: int, windo
     """Commits a second while `n` turns wait for the model (which sends nothing), read on A, and on B
     when `remote`; then each is stopped."""
     ids: list[int] = []
-    turns = [asyncio.create_task(turn(a, b if remote else None, ids)) for _ in range(n)]
-    rate = await commits_per_second(pg, window, [])
+    caught_up: list[float] = []
+    turns = [asyncio.create_task(turn(a, b if remote else None, ids, caught_up)) for _ in range(n)]
+    rate = await commits_per_second(pg, window, [], caught_up, n)
     for conversation_id in ids:
         (await a.post(f"/api/conversations/{conversation_id}/stop")).raise_for_status()
     await asyncio.gather(*turns)
