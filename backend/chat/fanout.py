@@ -193,7 +193,9 @@ class Fanout:
             n = after
             while True:
                 seen = feed.version
-                frames = await read(n) if feed.settled else feed.after(n)
+                # Over with no stored end, or ended before `n` (ids past it): the database renumbers its end.
+                over = feed.settled or (feed.ended and n >= feed.last)
+                frames = await read(n) if over else feed.after(n)
                 for frame in frames:
                     n = frame.id
                     yield frame

@@ -188,3 +188,20 @@ def test_notification_payloads_stay_under_postgresql_limit() -> None:
     chunks = list(payloads(ids))
     assert len(chunks) > 1 and all(len(c) <= MAX_PAYLOAD for c in chunks)
     assert [t for c in chunks for t in turn_ids(c)] == ids
+
+
+def test_a_resume_past_a_finished_turns_end_gets_its_end_after_its_id(alice: TestClient,
+                                                                     fake_llm: FakeAnthropic) -> None:
+    """Both databases: a finished turn is read from the database; a client holding ids past its stored end
+    (a dead worker's readers may) gets the end numbered after them, not a wait."""
+    fake_llm.script(Script.text("Done."))
+    events = list(parse_lines(alice.post("/api/chat/stream", json={"message": "hi", "context": CONTEXT})
+                              .text.replace("\r\n", "\n").split("\n")))
+    conversation_id = events[0].data["conversation_id"]
+    again = alice.get(f"/api/conversations/{conversation_id}/stream", headers={"Last-Event-ID": "999"})
+    replayed = list(parse_lines(again.text.replace("\r\n", "\n").split("\n")))
+    assert [(e.id, e.event) for e in replayed] == [("1000", "complete")]
+    assert replayed[0].data == events[-1].data
+    whole = alice.get(f"/api/conversations/{conversation_id}/stream")
+    assert [(e.id, e.event, e.data) for e in parse_lines(whole.text.replace("\r\n", "\n").split("\n"))] == [
+        (e.id, e.event, e.data) for e in events]
