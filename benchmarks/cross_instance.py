@@ -34,6 +34,7 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import tests.live_server  # noqa: E402
 from backend.auth.service import ensure_user  # noqa: E402
 from backend.db.migrate import upgrade  # noqa: E402
 from backend.db.session import Database  # noqa: E402
@@ -262,6 +263,7 @@ def main() -> None:
         # A small pool each: the machine's PostgreSQL is shared (README "Several instances": the arithmetic).
         os.environ.update({"COLLEAGUE_DB_POOL_SIZE": "5", "COLLEAGUE_DB_MAX_OVERFLOW": "10",
                            "COLLEAGUE_MODEL_IDLE_TIMEOUT": "300"})
+        tests.live_server.START_TIMEOUT = 240.0  # a cold start on a busy machine
         servers = [LiveServer(url, fake.url, tmp / f"{who}.log") for who in "AB"]
         for server in servers:
             server.start()

@@ -124,8 +124,8 @@ def test_a_reader_on_another_instance_gets_every_event_once_in_order_promptly(
     assert len(lags) > 20
     # Checkpoints alone (every 0.5 s) would make the median lag ~0.25 s: the turn is flushed eagerly
     # while B announces a reader, and B is woken by the notification, not by its 30 s poll.
-    assert statistics.median(lags) < 0.15, sorted(lags)
-    assert max(lags) < 1.0, sorted(lags)
+    assert statistics.median(lags) < 0.2, sorted(lags)
+    assert max(lags) < 2.0, sorted(lags)
     assert b.app.state.chat.fanout.listener.connections == 1  # type: ignore[attr-defined]
 
 
