@@ -78,9 +78,14 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO", alias="COLLEAGUE_LOG_LEVEL")
     # Prices per million tokens over the built-in list prices: {"model-prefix": [in, out, cache_read, cache_write]}.
     model_prices: str | None = Field(default=None, alias="COLLEAGUE_MODEL_PRICES")
-    # Each process's PostgreSQL connections: up to pool + overflow, plus its liveness lock's own (README).
+    # Each process's PostgreSQL connections: up to pool + overflow, plus its liveness lock's and listener's (README).
     db_pool_size: int = Field(default=10, ge=1, alias="COLLEAGUE_DB_POOL_SIZE")
     db_max_overflow: int = Field(default=20, ge=0, alias="COLLEAGUE_DB_MAX_OVERFLOW")
+    # Readers of a turn that runs on another instance (PostgreSQL; README "Several instances"): its
+    # events are written out at most this far apart while they read, and each instance looks at the
+    # database this often without a notification (missed ones: a listener that reconnected).
+    fanout_flush_ms: int = Field(default=25, ge=1, le=500, alias="COLLEAGUE_FANOUT_FLUSH_MS")
+    fanout_safety_poll_seconds: float = Field(default=2.0, gt=0, le=300, alias="COLLEAGUE_FANOUT_SAFETY_POLL_SECONDS")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
 
     @property

@@ -91,9 +91,11 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
             from backend.seed import seed_demo
             await anyio.to_thread.run_sync(seed_demo, db)
         if db.engine.dialect.name == "sqlite":
-            log.warning("SQLite: one host only (the workers of one `serve`); several instances need PostgreSQL")
+            log.warning("SQLite: one host only (the workers of one `serve`, whose readers of each other's turns "
+                        "poll the database); several instances need PostgreSQL")
         supervisor = chat.supervisor  # this worker's running turns
         await anyio.to_thread.run_sync(supervisor.presence.hold)  # this worker's liveness lock (chat/workers.py)
+        chat.fanout.listen()  # PostgreSQL: this process's one LISTEN connection (chat/fanout.py)
         try:  # whatever fails, the lock's connection, the model client and the pool are let go
             await supervisor.sweep_and_continue()  # turns a worker left: continued here, or marked interrupted
             sweeper = asyncio.create_task(supervisor.sweep_forever())
@@ -105,13 +107,16 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
                 await app.state.screening.shutdown()  # running screenings end interrupted, what they have saved
                 await supervisor.shutdown()  # running turns save what they have; their readers are told to resume
         finally:
+            await chat.fanout.stop()
             await anyio.to_thread.run_sync(supervisor.presence.release)
             await llm.close()  # this loop's model client and its pooled connections
             await close_sources()
             db.dispose()
 
-    sources = get_sources(settings)
-    chat = ChatService(db, llm, sources=sources, limits=LoopLimits(idle_timeout=settings.model_idle_timeout))
+    sources = get_sources(settings, db)  # live ones: rate limits shared with every instance on PostgreSQL
+    chat = ChatService(db, llm, sources=sources, limits=LoopLimits(idle_timeout=settings.model_idle_timeout),
+                       flush_seconds=settings.fanout_flush_ms / 1000,
+                       safety_seconds=settings.fanout_safety_poll_seconds)
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)
     app.add_middleware(RefuseWhileDraining)  # from SIGTERM on, new requests are 503: a proxy retries elsewhere

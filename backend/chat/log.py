@@ -10,14 +10,14 @@ An id is never reused. Readers on this worker get events before they are stored,
 a client may hold ids the database never saw; the worker that goes on with the turn (or ends it) numbers
 after them. For that, readers are never handed an id more than `RESERVE` past what the turn's row says
 is stored (`chat_turns.last_event_id`, the log's `floor` until its next save), and whoever takes a dead
-worker's turn starts after `last_event_id + RESERVE` (`turns.take_over`, `turns.interrupt_stale`).
+worker's turn starts after `last_event_id + RESERVE` (`takeover.take_over`, `turns.interrupt_stale`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,23 +120,3 @@ class TurnLog:
             woken = asyncio.get_running_loop().create_future()
             self._waiting.append(woken)
             await woken
-
-
-async def follow_stored(read: Callable[[int], Any], after: int, *, poll_seconds: float,
-                        idle: Callable[[], Any], closing: Callable[[], bool]) -> AsyncIterator[Frame]:
-    """Follow a turn that runs on another worker (or ran before a restart) through its stored events.
-    `read(after)` returns the next stored frames; `idle()` is awaited when nothing new came (it may
-    finalise a turn whose worker is gone, so the reader never waits forever)."""
-    n = after
-    while True:
-        frames = await read(n)
-        for frame in frames:
-            n = frame.id
-            yield frame
-            if frame.terminal:
-                return
-        if not frames:
-            if closing():
-                raise Closing
-            await idle()
-            await asyncio.sleep(poll_seconds)

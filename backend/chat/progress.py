@@ -7,13 +7,20 @@ few statements for many turns. The turns are dealt into `SLICES` slices written 
 fifth of them every tenth of a second): written all at once, they made one long burst in a thread, and
 the GETs that fell into it waited for the GIL (benchmarks/README.md). A turn that ends leaves the batch
 first (`leave` waits for a write that holds its events), so its final save never races one.
+
+A turn read on another instance (announced there: `watch`, `chat/fanout.py`) is written eagerly
+instead: its new events at most `flush_every` apart (all such turns in one transaction, which notifies
+their readers), so a remote reader lags a local one by that and a round trip, not a checkpoint.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 import weakref
+from collections.abc import Iterable
 from typing import Protocol
 
 import anyio
@@ -26,6 +33,7 @@ from backend.db.session import Database
 from backend.observability.observe import checkpoint
 
 log = logging.getLogger(__name__)
+WATCHED_FOR = 6.0  # seconds an announcement of remote readers lasts (they renew it: `chat/fanout.py`)
 YIELD_EVERY = 10  # turns whose progress is gathered before other work on the event loop gets a turn
 SLICES = 5  # a turn's checkpoints are `every` apart; the worker writes one slice of its turns `every / SLICES` apart
 PERSIST_THREADS = 4  # threads a worker's turns may write in at once (see `persist_limiter`)
@@ -53,10 +61,15 @@ class Saving(Protocol):
 
 
 class ProgressWriter:
-    def __init__(self, db: Database, every: float = 0.5) -> None:
+    def __init__(self, db: Database, every: float = 0.5, flush_every: float = 0.025) -> None:
         self.db = db
         self.every = every
+        self.flush_every = flush_every  # a watched turn's events are written at most this far apart
         self._turns: dict[Saving, int] = {}  # each running turn, and its slice
+        self._watched: dict[str, float] = {}  # turn id → until when (monotonic) it has readers elsewhere
+        self._eager: set[Saving] = set()  # watched turns with events to write
+        self._nudge: asyncio.Event | None = None  # wakes the writer for an eager write
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._joined = 0
         self._writing: set[Saving] = set()  # in the write under way
         self._written: asyncio.Event | None = None  # set when the write under way is over
@@ -66,7 +79,36 @@ class ProgressWriter:
         self._turns.setdefault(turn, self._joined % SLICES)
         self._joined += 1
         if self._task is None or self._task.done():
+            self._loop, self._nudge = asyncio.get_running_loop(), asyncio.Event()
             self._task = asyncio.create_task(self._run(), name="progress-writer")
+
+    def watch(self, turn_ids: Iterable[str], seconds: float = WATCHED_FOR) -> None:
+        """Readers on another instance announced these turns: write their events eagerly for `seconds`."""
+        now = time.monotonic()
+        self._watched = {t: until for t, until in self._watched.items() if until > now}
+        self._watched.update(dict.fromkeys(turn_ids, now + seconds))
+        for turn in list(self._turns):
+            if turn.log.unsaved():
+                self.appended(turn)
+
+    def appended(self, turn: Saving) -> None:
+        """The turn logged an event: written soon if someone reads it elsewhere, else at its checkpoint."""
+        until = self._watched.get(turn.log.turn_id)
+        if until is None or turn not in self._turns:
+            return
+        if until < time.monotonic():
+            del self._watched[turn.log.turn_id]
+            return
+        if not self._eager and self._loop is not None and self._nudge is not None:
+            try:
+                here = asyncio.get_running_loop()
+            except RuntimeError:
+                here = None
+            if here is self._loop:
+                self._nudge.set()
+            else:  # (a test's second client runs its requests on a loop of its own)
+                self._loop.call_soon_threadsafe(self._nudge.set)
+        self._eager.add(turn)
 
     async def leave(self, turn: Saving) -> None:
         """The turn saves the rest itself: out of the batch, after any write that holds its events."""
@@ -75,35 +117,54 @@ class ProgressWriter:
             await self._written.wait()
 
     async def _run(self) -> None:
-        tick = 0
+        assert self._nudge is not None
+        loop = asyncio.get_running_loop()
+        tick, flushed = 0, 0.0
+        next_tick = loop.time() + self.every / SLICES
         while self._turns:
-            await asyncio.sleep(self.every / SLICES)
-            tick = (tick + 1) % SLICES
-            batch = []
-            for i, turn in enumerate([turn for turn, slice_ in self._turns.items() if slice_ == tick]):
-                if i and i % YIELD_EVERY == 0:
-                    await asyncio.sleep(0)  # let requests in between: a batch is built on the event loop
-                if (p := turn.progress()) is not None:
-                    batch.append((turn, p))
-            batch = [(turn, p) for turn, p in batch if turn in self._turns]  # one that left saves its own
-            if not batch:
+            due = min(next_tick, flushed + self.flush_every) if self._eager else next_tick
+            if (wait := due - loop.time()) > 0:
+                self._nudge.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._nudge.wait(), wait)
                 continue
-            self._writing, self._written = {turn for turn, _ in batch}, asyncio.Event()
-            # Shielded: a write that has started is counted before a turn's final save writes the rest.
-            with anyio.CancelScope(shield=True):
-                try:
-                    with checkpoint(len(batch)):
-                        saved = await anyio.to_thread.run_sync(self._write, [p for _, p in batch],
-                                                               limiter=persist_limiter())
-                except Exception:  # a missed checkpoint is retried with the next one
-                    log.exception("progress save of %d turns failed", len(batch))
-                else:
-                    for turn, p in batch:
-                        if p.turn_id in saved:
-                            turn.log.mark_saved(p.frames[-1].id)
-                finally:
-                    self._writing = set()
-                    self._written.set()
+            chosen, self._eager = list(self._eager), set()
+            if ticked := loop.time() >= next_tick:  # this slice's checkpoints (and the eager turns with them)
+                tick = (tick + 1) % SLICES
+                chosen += [turn for turn, slice_ in self._turns.items() if slice_ == tick and turn not in chosen]
+            else:
+                flushed = loop.time()
+            await self._save(chosen)
+            if ticked:  # the next slice a step after this write: under load, saves come further apart
+                next_tick = loop.time() + self.every / SLICES
+
+    async def _save(self, turns_: list[Saving]) -> None:
+        """Their progress, gathered on the event loop, written in one transaction in a thread."""
+        batch = []
+        for i, turn in enumerate(turns_):
+            if i and i % YIELD_EVERY == 0:
+                await asyncio.sleep(0)  # let requests in between: a batch is built on the event loop
+            if (p := turn.progress()) is not None:
+                batch.append((turn, p))
+        batch = [(turn, p) for turn, p in batch if turn in self._turns]  # one that left saves its own
+        if not batch:
+            return
+        self._writing, self._written = {turn for turn, _ in batch}, asyncio.Event()
+        # Shielded: a write that has started is counted before a turn's final save writes the rest.
+        with anyio.CancelScope(shield=True):
+            try:
+                with checkpoint(len(batch)):
+                    saved = await anyio.to_thread.run_sync(self._write, [p for _, p in batch],
+                                                           limiter=persist_limiter())
+            except Exception:  # a missed checkpoint is retried with the next one
+                log.exception("progress save of %d turns failed", len(batch))
+            else:
+                for turn, p in batch:
+                    if p.turn_id in saved:
+                        turn.log.mark_saved(p.frames[-1].id)
+            finally:
+                self._writing = set()
+                self._written.set()
 
     def _write(self, batch: list[Progress]) -> set[str]:
         """The batch in one transaction; if a turn's events conflict (its lease lapsed under overload and

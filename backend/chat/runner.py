@@ -102,6 +102,7 @@ class TurnRunner:
         elif isinstance(event, ToolStarted):
             self.tool_at[event.index] = len(self.visible)
         self.log.append(event)
+        self.saves.appended(self)  # written at once when read on another instance (`ProgressWriter.watch`)
 
     def _tool_history(self) -> list[ToolCall]:
         """The turn's tool calls, each with where in the visible text it began."""

@@ -21,7 +21,8 @@ from backend.agent.llm import LLM
 from backend.agent.state import LoopLimits
 from backend.chat import turns
 from backend.chat.begin import Begun, ChatRequest, begin
-from backend.chat.log import Frame, follow_stored
+from backend.chat.fanout import Fanout
+from backend.chat.log import Frame
 from backend.chat.supervisor import Supervisor
 from backend.conversations.service import get_owned
 from backend.db.session import Database
@@ -29,19 +30,21 @@ from backend.errors import NotFound
 from backend.observability.observe import reading
 from backend.sources import Sources
 
-READ_POLL_SECONDS = 0.25  # how often a reader of another worker's turn looks for events
-IDLE_CHECKS = 8  # polls without news (~2 s) before a reader sees whether the turn's worker is gone
-
 
 class ChatService:
     def __init__(self, db: Database, llm: LLM, sources: Sources | None = None,
-                 limits: LoopLimits | None = None) -> None:
+                 limits: LoopLimits | None = None, *, flush_seconds: float = 0.025,
+                 safety_seconds: float = 2.0) -> None:
         self.db = db
         self.llm = llm
         self.sources = sources
         self.supervisor = Supervisor(db, llm, sources, limits or LoopLimits())
         # The supervisor's, named here for who holds the service (the lifespan, tests' tuning).
         self.limits, self.saves, self.presence = self.supervisor.limits, self.supervisor.saves, self.supervisor.presence
+        self.saves.flush_every = flush_seconds
+        # This process's readers of turns that run elsewhere (chat/fanout.py).
+        self.fanout = Fanout(db, self.presence, on_stale=self._gone, on_readers=self.saves.watch,
+                             safety_seconds=safety_seconds)
         self.admit_stream: Callable[[Session, int], None] = lambda _s, _user_id: None  # the app's Quotas.admit_stream
 
     @property
@@ -93,33 +96,29 @@ class ChatService:
                 async for frame in runner.log.follow(after):
                     yield frame
             return
-        checks = 0
 
         def stored(n: int) -> list[Frame]:
             with self.db.session() as s:
                 return turns.frames_for_reader(s, turn_id, n)
 
-        def interrupt_if_stale() -> None:
-            with self.db.session() as s:
-                turns.interrupt_if_stale(s, turn_id, self.presence)
-
-        async def fetch(n: int) -> list[Frame]:
+        async def read(n: int) -> list[Frame]:
             return await anyio.to_thread.run_sync(stored, n)
 
-        async def idle() -> None:
-            nonlocal checks
-            checks += 1
-            if checks % IDLE_CHECKS == 0:  # a turn whose worker is gone goes on here, or gets its end
-                if await supervisor.continue_turn(turn_id) is None:
-                    await anyio.to_thread.run_sync(interrupt_if_stale)
-
         with reading("remote"):
-            async for frame in follow_stored(fetch, after, poll_seconds=READ_POLL_SECONDS, idle=idle,
-                                             closing=lambda: supervisor.closing):
+            async for frame in self.fanout.follow(turn_id, after, read):
                 yield frame
+
+    async def _gone(self, turn_id: str) -> None:
+        """A turn read here whose worker is gone: it goes on here, or gets its end."""
+        if await self.supervisor.continue_turn(turn_id) is None:
+            def interrupt_if_stale() -> None:
+                with self.db.session() as s:
+                    turns.interrupt_if_stale(s, turn_id, self.presence)
+            await anyio.to_thread.run_sync(interrupt_if_stale)
 
     async def stop(self, user_id: int, conversation_id: int) -> bool:
         return await self.supervisor.stop(user_id, conversation_id)
 
     def close_readers(self) -> None:
         self.supervisor.close_readers()
+        self.fanout.close()

@@ -19,7 +19,7 @@ import anyio
 from backend.agent.llm import LLM
 from backend.agent.state import LoopLimits
 from backend.chat import history as chat_history
-from backend.chat import turns
+from backend.chat import takeover, turns
 from backend.chat.log import Frame
 from backend.chat.progress import ProgressWriter
 from backend.chat.prompt import prepare_prompt
@@ -104,7 +104,7 @@ class Supervisor:
 
     def _take_over(self, turn_id: str) -> Checkpoint | None:
         with self.db.session() as s:
-            record = turns.take_over(s, turn_id, self.presence)
+            record = takeover.take_over(s, turn_id, self.presence)
             saved = ResumeState.load(record.resume_state) if record is not None else None
             if record is None or saved is None:
                 return None
@@ -181,7 +181,7 @@ class Supervisor:
         """The sweep, after this worker went on with every turn it can take over."""
         def candidates() -> list[str]:
             with self.db.session() as s:
-                return turns.continuable(s)
+                return takeover.continuable(s)
         for turn_id in await anyio.to_thread.run_sync(candidates):
             if self.running(turn_id) is None:
                 await self.continue_turn(turn_id)

@@ -6,7 +6,7 @@ A turn's status, on its `chat_turns` row (its assistant message has the same val
     begin ──▶ running ──── final save ────────────────────────────▶ complete | failed | interrupted
                 │  ▲                                                        ▲
       shutdown  │  │ a live worker takes it over                             │ its worker is gone: the sweep,
-      between   ▼  │ (`turns.take_over`, at most MAX_CONTINUATIONS times)     │ Stop, or the next turn's claim
+      between   ▼  │ (`takeover.take_over`, at most MAX_CONTINUATIONS times)  │ Stop, or the next turn's claim
       tool calls suspended ───────────────────────────────────────────────────┘ (`turns.interrupt_stale`)
 
 `running` and `suspended` are live (`LIVE`): a reader waits for more events, and a live worker may go on

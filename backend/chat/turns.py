@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 
 from backend.agent.schemas import MessageExtras
 from backend.chat.log import RESERVE, Frame
+from backend.chat.notify import EVENTS, notify
 from backend.chat.turn import INTERRUPTED, LIVE, EndStatus, ResumeState, terminal_event
 from backend.chat.workers import WorkerPresence
 from backend.db.base import table_of, utcnow
@@ -40,7 +41,6 @@ from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
 from backend.quotas import record_usage
 
 LEASE = timedelta(seconds=10)
-MAX_CONTINUATIONS = 2  # times a turn may be taken over by another worker (`take_over`)
 RENEW_EVERY = timedelta(seconds=2)
 
 _MESSAGES, _TURNS, _CONVERSATIONS = table_of(Message), table_of(ChatTurn), table_of(Conversation)
@@ -48,7 +48,8 @@ _EVENTS = insert(table_of(TurnEvent))
 _NEW_MESSAGES = insert(_MESSAGES).returning(_MESSAGES.c.id, sort_by_parameter_order=True)
 _NEW_TURN = insert(_TURNS)
 # A checkpoint never moves an ended turn's last event back (its end numbers after what readers may hold).
-_STILL_LIVE = (_TURNS.c.id == bindparam("b_turn")) & _TURNS.c.status.in_(LIVE)
+# (Not `in_(LIVE)`: an expanding IN can't be run for many turns at once, as a checkpoint runs it.)
+_STILL_LIVE = (_TURNS.c.id == bindparam("b_turn")) & or_(*(_TURNS.c.status == status for status in LIVE))
 _LAST_EVENT = update(_TURNS).where(_STILL_LIVE).values(last_event_id=bindparam("b_last"))
 _CHECKPOINT = (update(_TURNS).where(_STILL_LIVE)
                .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
@@ -156,10 +157,11 @@ def latest(s: Session, conversation_id: int) -> ChatTurn | None:
 # -- events ------------------------------------------------------------------------------------------
 def save_frames(s: Session, turns: Iterable[tuple[str, list[Frame]]]) -> None:
     """The frames of one turn or of many ((turn_id, frames) pairs) in one executemany INSERT."""
-    rows = [{"turn_id": turn_id, "seq": f.id, "type": f.type, "data": f.data} for turn_id, frames in turns
-            for f in frames]
-    if rows:
-        s.execute(_EVENTS, rows)
+    pairs = [(turn_id, frames) for turn_id, frames in turns if frames]
+    if pairs:
+        s.execute(_EVENTS, [{"turn_id": turn_id, "seq": f.id, "type": f.type, "data": f.data}
+                            for turn_id, frames in pairs for f in frames])
+        notify(s, EVENTS, (turn_id for turn_id, _ in pairs))  # their readers on other instances (chat/fanout.py)
 
 
 def stored_frames(s: Session, turn_id: str, after: int, limit: int = 500) -> list[Frame]:
@@ -341,6 +343,7 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
                 record_usage(s, turn.user_id, extras.usage.model_dump(), extras.model or "unrecorded")
         terminal = terminal_event(conv.id, turn.assistant_message_id, "interrupted", INTERRUPTED)
         s.add(TurnEvent(turn_id=turn.id, seq=seq, type=terminal.type, data=terminal.to_data()))
+        notify(s, EVENTS, [turn.id])
         _release(conv, turn.id)
     return count
 
@@ -357,49 +360,3 @@ def _release(conv: Conversation, turn_id: str) -> None:
         conv.active_turn_id = None
         conv.active_turn_expires_at = None
         conv.stop_requested = False
-
-
-# -- going on elsewhere ------------------------------------------------------------------------------
-def continuable(s: Session) -> list[str]:
-    """Live turns that a worker may still take over (the sweep tries each)."""
-    return list(s.scalars(select(ChatTurn.id).where(ChatTurn.status.in_(LIVE),
-                                                    ChatTurn.continued < MAX_CONTINUATIONS)))
-
-
-def take_over(s: Session, turn_id: str, workers: WorkerPresence) -> ChatTurn | None:
-    """Claim a turn another worker left, for this worker to go on with it: one that worker `suspended` at
-    shutdown, or one still `running` whose worker is provably dead — if its saved state is continuable,
-    it was taken over fewer than `MAX_CONTINUATIONS` times, and no newer turn has its conversation.
-    Conditional UPDATEs make it one winner among racing readers and sweeps. None when not taken."""
-    record = s.get(ChatTurn, turn_id)
-    saved = ResumeState.load(record.resume_state) if record is not None else None
-    if record is None or saved is None or not workers.held or record.continued >= MAX_CONTINUATIONS \
-            or not saved.continuable:
-        return None
-    if record.status != "suspended" and not (
-            record.status == "running" and record.worker_id in workers.dead(s, [record.worker_id])):
-        return None
-    now = utcnow()
-    conv = s.execute(
-        update(Conversation)
-        .where(Conversation.id == record.conversation_id,
-               or_(Conversation.active_turn_id.is_(None), Conversation.active_turn_id == turn_id,
-                   Conversation.active_turn_expires_at < now))
-        .values(active_turn_id=turn_id, active_turn_expires_at=now + LEASE, stop_requested=False,
-                updated_at=Conversation.updated_at)
-        .execution_options(synchronize_session=False))
-    if conv.rowcount != 1:  # type: ignore[attr-defined]
-        return None
-    # A dead worker's readers may hold ids past its last save (chat/log.py, RESERVE): number after them.
-    # A suspended turn saved every event it sent.
-    floor = record.last_event_id + (RESERVE if record.status == "running" else 0)
-    won = s.execute(
-        update(ChatTurn)
-        .where(ChatTurn.id == turn_id, ChatTurn.status == record.status, ChatTurn.continued == record.continued)
-        .values(status="running", worker_id=workers.id, continued=record.continued + 1, last_event_id=floor)
-        .execution_options(synchronize_session=False))
-    if won.rowcount != 1:  # type: ignore[attr-defined]
-        s.rollback()
-        return None
-    s.refresh(record)
-    return record

@@ -18,7 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from sqlalchemy.engine import make_url
+
 from backend.config import Settings
+from backend.db.session import Database
 from backend.sources import clinical_trials, pubmed
 from backend.sources.clinical_trials import ClinicalTrialsService
 from backend.sources.models import (
@@ -34,6 +37,8 @@ from backend.sources.models import (
 from backend.sources.offline import OfflineClinicalTrialsService, OfflinePubMedService
 from backend.sources.pmc import FullText, FullTextMissing
 from backend.sources.pubmed import PubMedService
+from backend.sources.shared_limit import SharedRateLimiter
+from backend.sources.throttle import RateLimiter
 
 __all__ = [
     "Article", "ArticleSearchPage", "ArticleSearchParams", "ArticleSummary", "FullText", "FullTextMissing",
@@ -92,21 +97,34 @@ def _describe(mode: str, has_key: bool) -> dict[str, Any]:
             "ncbi_api_key": has_key, "pubmed_requests_per_second": 10 if has_key else 3}
 
 
-_cache: dict[tuple[str, str | None], Sources] = {}
+_cache: dict[tuple[str, str | None, str | None], Sources] = {}
 _cache_lock = threading.Lock()
 
 
-def get_sources(settings: Settings) -> Sources:
-    """The process's sources for these settings; one instance per mode, so live HTTP clients are reused."""
-    key = (settings.colleague_sources, settings.ncbi_api_key)
+def get_sources(settings: Settings, db: Database | None = None) -> Sources:
+    """The process's sources for these settings; one instance per mode, so live HTTP clients are reused.
+    Live ones on PostgreSQL (`db`) keep the upstream rate limits across every instance (`shared_limit.py`)."""
+    shared = db if db is not None and make_url(db.url).get_backend_name() == "postgresql" else None
+    key = (settings.colleague_sources, settings.ncbi_api_key, shared.url if shared else None)
     with _cache_lock:
         if key not in _cache:
             if settings.colleague_sources == "live":
                 api_key = settings.ncbi_api_key
-                _cache[key] = Sources("live", ClinicalTrialsService(), PubMedService(api_key=api_key), bool(api_key))
+                trials, articles = _limiters(shared, bool(api_key))
+                _cache[key] = Sources("live", ClinicalTrialsService(limiter=trials),
+                                      PubMedService(api_key=api_key, limiter=articles), bool(api_key))
             else:
                 _cache[key] = Sources("offline", OfflineClinicalTrialsService(), OfflinePubMedService())
         return _cache[key]
+
+
+def _limiters(db: Database | None, ncbi_key: bool) -> tuple[RateLimiter | None, RateLimiter | None]:
+    """The shared limiters of CT.gov and NCBI on PostgreSQL; None: the process's own (the services' default)."""
+    if db is None:
+        return None, None
+    ncbi = pubmed.shared_limiters[ncbi_key].min_interval
+    return (SharedRateLimiter(db, "clinicaltrials.gov", clinical_trials.MIN_INTERVAL),
+            SharedRateLimiter(db, "ncbi-api-key" if ncbi_key else "ncbi", ncbi))
 
 
 async def close_sources() -> None:

@@ -27,21 +27,12 @@ def test_one_turn_in_conflict_does_not_cost_the_others_their_checkpoint(alice: T
     """Two running turns saved in one batch; one turn's next event id is already stored (its lease lapsed
     under overload and the sweep wrote its end). The other turn's events, `last_event_id` and answer so far
     are saved all the same; the one in conflict is left as it was."""
-    fake_llm.script(Script.text("One."), Script.text("Two."))
-    turn_ids = [parse(alice.post("/api/chat/stream", json={"message": m, "context": CONTEXT}).text)[0]
-                .data["turn_id"] for m in ("one", "two")]
     progress: list[Progress] = []
+    for turn_id, message_id, last in _running_again(alice, fake_llm, db, 2):
+        frames = [Frame(id=last + i, type="text_delta", data={"text": f"more {i}", "type": "text_delta"})
+                  for i in (1, 2)]
+        progress.append(Progress(turn_id, message_id, frames, "so far", {"turn_id": turn_id}))
     with db.session() as s:
-        for turn_id in turn_ids:
-            turn = s.get(ChatTurn, turn_id)
-            assert turn is not None and turn.assistant_message_id is not None
-            message = s.get(Message, turn.assistant_message_id)
-            assert message is not None
-            turn.status, message.status = "running", "running"  # as if still answering
-            frames = [Frame(id=turn.last_event_id + i, type="text_delta", data={"text": f"more {i}",
-                                                                                "type": "text_delta"})
-                      for i in (1, 2)]
-            progress.append(Progress(turn_id, turn.assistant_message_id, frames, "so far", {"turn_id": turn_id}))
         conflicted = progress[0]
         s.add(TurnEvent(turn_id=conflicted.turn_id, seq=conflicted.frames[0].id, type="error", data={}))
 
@@ -145,3 +136,36 @@ async def test_a_worker_writes_a_slice_of_its_turns_at_a_time(db: Database) -> N
         times = [at for at, ids in writes if turn.log.turn_id in ids]
         assert len(times) >= 2 and all(0.8 * every < b - a < 2 * every for a, b in pairwise(times))
         assert turn.log.saved == len(turn.log.frames) == len(times)  # each write's events are counted saved
+
+
+def test_many_turns_checkpoint_their_answers_in_one_batch(alice: TestClient, fake_llm: FakeAnthropic,
+                                                          db: Database) -> None:
+    """Several running turns whose answers are due in the same checkpoint are written together: each one's
+    events, last event id and answer so far (one statement per kind for all of them)."""
+    progress = [Progress(turn_id, message_id, [Frame(id=last + 1, type="text_delta", data={"text": "more"})],
+                         f"so far {turn_id}", {})
+                for turn_id, message_id, last in _running_again(alice, fake_llm, db, 3)]
+    assert ProgressWriter(db)._write(progress) == {p.turn_id for p in progress}
+    with db.session() as s:
+        for p in progress:
+            turn, message = s.get(ChatTurn, p.turn_id), s.get(Message, p.message_id)
+            assert turn is not None and message is not None
+            assert (turn.last_event_id, message.content) == (p.frames[0].id, f"so far {p.turn_id}")
+
+
+def _running_again(client: TestClient, fake_llm: FakeAnthropic, db: Database, n: int) -> list[tuple[str, int, int]]:
+    """`n` turns answered, then marked running again as if still answering: (turn id, its answer's
+    message id, its last event id) each."""
+    fake_llm.script(*(Script.text(f"Answer {i}.") for i in range(n)))
+    turn_ids = [parse(client.post("/api/chat/stream", json={"message": f"m{i}", "context": CONTEXT}).text)[0]
+                .data["turn_id"] for i in range(n)]
+    found = []
+    with db.session() as s:
+        for turn_id in turn_ids:
+            turn = s.get(ChatTurn, turn_id)
+            assert turn is not None and turn.assistant_message_id is not None
+            message = s.get(Message, turn.assistant_message_id)
+            assert message is not None
+            turn.status, message.status = "running", "running"
+            found.append((turn_id, turn.assistant_message_id, turn.last_event_id))
+    return found

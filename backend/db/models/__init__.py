@@ -2,7 +2,7 @@
 
 from backend.db.models.ai_columns import AiColumnResult
 from backend.db.models.conversations import Conversation, Message
-from backend.db.models.quotas import DailyUsage, ModelUsage, RateLimitCounter
+from backend.db.models.quotas import DailyUsage, ModelUsage, RateLimitCounter, UpstreamLimit
 from backend.db.models.reports import Report
 from backend.db.models.screening import (
     CachedJudgement,
@@ -22,4 +22,4 @@ from backend.db.models.views import SavedView
 __all__ = ["AiColumnResult", "AuthSession", "CachedJudgement", "ChatTurn", "Conversation", "DailyUsage",
            "InstructionVersion", "LoginFailure", "Message", "ModelUsage", "Patient", "PatientVersion",
            "RateLimitCounter", "Report", "ResearchStream", "SavedView", "Screening", "ScreeningCriterion",
-           "ScreeningEvent", "ScreeningReport", "ScreeningTrial", "TurnEvent", "User"]
+           "ScreeningEvent", "ScreeningReport", "ScreeningTrial", "TurnEvent", "UpstreamLimit", "User"]

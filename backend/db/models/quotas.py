@@ -5,6 +5,8 @@ limit and user, reset in place when its window has passed, so the table never gr
 `DailyUsage` is the tokens a user's turns used per UTC day, added to when a turn's answer is saved:
 the daily budget reads one row, and deleting a conversation does not give its tokens back.
 `ModelUsage` is the same per model too, for the admin usage page (`backend/observability/usage.py`).
+`UpstreamLimit` is the next free request slot of a rate-limited upstream API, shared by every instance
+(`backend/sources/shared_limit.py`).
 """
 
 from __future__ import annotations
@@ -48,3 +50,10 @@ class ModelUsage(Base):
     output_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
     cache_creation_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
     cache_read_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class UpstreamLimit(Base):
+    __tablename__ = "upstream_limits"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    next_slot: Mapped[float] = mapped_column(Float)  # epoch seconds, by the database's clock
