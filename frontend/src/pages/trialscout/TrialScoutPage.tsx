@@ -34,6 +34,7 @@ import { trialscoutActions } from "./trialscoutActions";
 import { TrialSearchForm } from "./TrialSearchForm";
 import { TRIAL_EXPORT, TrialTable, trialRowId } from "./TrialTable";
 import { useTrialInsights } from "./useTrialInsights";
+import { usePatientPage } from "./patient/usePatientPage";
 
 const PAGE_SIZE = 25;
 const NO_TRIALS: TrialSummary[] = [];
@@ -105,7 +106,17 @@ export function TrialScoutPage() {
   );
   useDeepLink("nct", "/trialscout", openTrial);
 
-  const rows = insights.narrow(applyAIFilters(sortTrials(results?.trials ?? [], sort), ai.columns, (t) => t.nct_id));
+  const patient = usePatientPage({
+    loaded: results?.trials ?? NO_TRIALS,
+    viewerId: viewer?.id ?? null,
+    // "Find trials for this patient": the search form from the profile (main condition, sex), run.
+    onFindTrials: (p) => {
+      const next = formFromSuggestion({ condition: p.conditions?.[0] ?? "", sex: p.sex ?? "" });
+      setForm(next);
+      void search(next);
+    },
+  });
+  const rows = patient.filterRows(insights.narrow(applyAIFilters(sortTrials(results?.trials ?? [], sort, patient.sortKey), ai.columns, (t) => t.nct_id)));
 
   // Accepting a card snapshots what the page shows, so Undo can put it back.
   const undo = useResultsUndo(
@@ -132,10 +143,12 @@ export function TrialScoutPage() {
     viewerNctId: viewer?.id ?? null,
     streamId: streams.selectedId,
   });
+  if (patient.context) context.screening = patient.context;
 
   const formRef = useRef(form);
   formRef.current = form;
   const binding = usePageChat({ app: "trialscout", context, undo, ai, insights: insights.payloadHandlers, handlers: {
+      ...patient.handlers,
       trial_search_suggestion: async (data) => {
         const next = formFromSuggestion(data);
         const previous = paging && results ? { query: describeTrialForm(paging.form), count: results.total } : null;
@@ -205,6 +218,7 @@ export function TrialScoutPage() {
       detail={
         viewer && (
           <DetailPanel title={viewer.id} onClose={close}>
+            {patient.criteria}
             {viewer.item ? (
               <TrialDetailView data={viewer.item} onEntity={binding.onEntity} />
             ) : (
@@ -230,6 +244,7 @@ export function TrialScoutPage() {
         }}
         onClear={() => setForm(emptyTrialForm)}
       />
+      {patient.panel}
       {error && (
         <p className="error-text" role="alert" data-testid="search-error">
           {error}
@@ -246,7 +261,7 @@ export function TrialScoutPage() {
               first,
               loaded: results.trials.length,
               visible: rows.length,
-              filtering: ai.columns.some((c) => c.filter),
+              filtering: ai.columns.some((c) => c.filter) || patient.filtering,
               one: "trial",
             })
           : "Search ClinicalTrials.gov to fill the table."}
@@ -262,6 +277,7 @@ export function TrialScoutPage() {
       )}
       {rows.length > 0 && (
         <TrialTable
+          extraColumns={patient.columns}
           rows={rows}
           ai={ai}
           sort={sort}

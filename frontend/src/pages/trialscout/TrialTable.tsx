@@ -35,8 +35,10 @@ export const trialRowId = (nctId: string) => `row-nct-${nctId}`;
 interface Props extends ResultRowsProps<TrialSummary> {
   sort: TrialSort;
   onSort: (field: TrialSortField) => void;
+  /** Columns the page adds after its own (the patient screening's fit). */
+  extraColumns?: ReadonlyArray<ResultColumn<TrialSummary, TrialSortField>>;
 }
 
-export function TrialTable(props: Props) {
-  return <ResultsTable {...props} columns={COLUMNS} rowId={(t) => t.nct_id} rowDomId={trialRowId} selectLabel={(id) => `Select ${id}`} />;
+export function TrialTable({ extraColumns, ...props }: Props) {
+  return <ResultsTable {...props} columns={extraColumns?.length ? [...COLUMNS, ...extraColumns] : COLUMNS} rowId={(t) => t.nct_id} rowDomId={trialRowId} selectLabel={(id) => `Select ${id}`} />;
 }

@@ -35,7 +35,8 @@ export const emptyTrialForm: TrialForm = {
   eligibility_keywords: "",
 };
 
-export type TrialSortField = "nct_id" | "title" | "phase" | "status" | "enrollment" | "sponsor";
+/** "fit": the patient screening's score (the page hands `sortTrials` its key). */
+export type TrialSortField = "nct_id" | "title" | "phase" | "status" | "enrollment" | "sponsor" | "fit";
 export interface TrialSort {
   field: TrialSortField | null;
   direction: "asc" | "desc";
@@ -104,20 +105,20 @@ export function trialSearchParams(form: TrialForm, pageSize: number, pageToken: 
   };
 }
 
-function sortKey(t: TrialSummary, field: TrialSortField): string | number {
+function sortKey(t: TrialSummary, field: Exclude<TrialSortField, "fit">): string | number {
   const v = t[field];
   if (field === "enrollment") return typeof v === "number" ? v : -1;
   return Array.isArray(v) ? v.join(",") : String(v ?? "");
 }
 
 /** Client-side sort over the loaded page. */
-export function sortTrials(trials: TrialSummary[], sort: TrialSort): TrialSummary[] {
+export function sortTrials(trials: TrialSummary[], sort: TrialSort, fitKey?: (t: TrialSummary) => number): TrialSummary[] {
   const { field } = sort;
-  if (!field) return trials;
+  if (!field || (field === "fit" && !fitKey)) return trials;
   const dir = sort.direction === "asc" ? 1 : -1;
   return [...trials].sort((a, b) => {
-    const x = sortKey(a, field);
-    const y = sortKey(b, field);
+    const x = field === "fit" ? fitKey!(a) : sortKey(a, field);
+    const y = field === "fit" ? fitKey!(b) : sortKey(b, field);
     const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
     return c * dir;
   });

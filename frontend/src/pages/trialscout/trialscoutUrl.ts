@@ -21,7 +21,7 @@ const SHORT: Record<(typeof TEXT_FIELDS)[number], string> = {
   max_age: "maxage",
   eligibility_keywords: "kw",
 };
-const SORT_FIELDS: TrialSortField[] = ["nct_id", "title", "phase", "status", "enrollment", "sponsor"];
+const SORT_FIELDS: TrialSortField[] = ["nct_id", "title", "phase", "status", "enrollment", "sponsor", "fit"];
 
 export const TRIALSCOUT_KEYS = [...Object.values(SHORT), "phase", "status", "sex", "sort", "dir", "pages", "open"] as const;
 
