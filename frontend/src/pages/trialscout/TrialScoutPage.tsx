@@ -262,6 +262,7 @@ export function TrialScoutPage() {
               loaded: results.trials.length,
               visible: rows.length,
               filtering: ai.columns.some((c) => c.filter) || patient.filtering,
+              filters: !patient.filtering ? undefined : ai.columns.some((c) => c.filter) ? "the filters" : "the verdict filter",
               one: "trial",
             })
           : "Search ClinicalTrials.gov to fill the table."}
