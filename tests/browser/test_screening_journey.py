@@ -136,7 +136,10 @@ def test_screen_a_patient_in_trialscout(look: Journey, browser: Browser, size: d
     expect(page.locator("[data-testid=fit-cell][data-state=done]").first).to_be_visible()
     expect(page.get_by_test_id("trial-criteria")).to_be_visible()
 
-    # The tray answers why the trial is excluded from the stored criteria.
+    # The tray answers why the trial is excluded from the stored criteria (on a phone the trial's sheet
+    # covers the screen: close it first).
+    if j.phone:
+        page.get_by_test_id("detail-close").click()
     j.open_chat()
     page.get_by_test_id("chat-input").fill(f"Why is {target['nct_id']} excluded?")
     page.get_by_test_id("chat-input").press("Enter")
