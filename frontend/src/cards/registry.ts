@@ -13,6 +13,7 @@ import { PubMedSearchResultsCard } from "./PubMedSearchResultsCard";
 import { QuerySuggestionCard } from "./QuerySuggestionCard";
 import { RetrievalProposalCard } from "./RetrievalProposalCard";
 import { SchemaProposalCard } from "./SchemaProposalCard";
+import { ProfileEditCard, ScreeningProposalCard, ScreeningReportCard } from "./ScreeningCards";
 import { TrialDetailsCard } from "./TrialDetailsCard";
 import { TrialSearchCard } from "./TrialSearchCard";
 import { TrialSearchResultsCard } from "./TrialSearchResultsCard";
@@ -34,6 +35,9 @@ export const cards: { readonly [K in PayloadTypeName]: ComponentType<PayloadCard
   validation_results: ValidationResultsCard,
   retrieval_proposal: RetrievalProposalCard,
   chart: ChartCard,
+  patient_profile_edit: ProfileEditCard,
+  screening_proposal: ScreeningProposalCard,
+  screening_report: ScreeningReportCard,
 });
 
 /** Payload types the user accepts or dismisses (the others are informational): exactly the backend's
@@ -48,6 +52,8 @@ const suggestions: Record<SuggestionTypeName, true> = {
   schema_proposal: true,
   retrieval_proposal: true,
   chart: true,
+  patient_profile_edit: true,
+  screening_proposal: true,
 };
 export const SUGGESTION_TYPES: ReadonlySet<string> = new Set(Object.keys(suggestions));
 

@@ -20,11 +20,13 @@ export function resultsSummary(opts: {
   filtering: boolean;
   one: string;
   many?: string;
+  /** What filters the rows, when not only AI columns ("the verdict filter"). */
+  filters?: string;
 }): string {
-  const { total, first, loaded, visible, filtering, one, many } = opts;
+  const { total, first, loaded, visible, filtering, one, many, filters = "the AI column filters" } = opts;
   const head = total != null ? plural(total, one, many) : (many ?? `${one}s`).replace(/^./, (c) => c.toUpperCase());
   if (!loaded) return head;
   const range = `${NUMBER(first)}–${NUMBER(first + loaded - 1)}`;
   if (!filtering) return `${head} · showing ${range}`;
-  return `${head} · ${range} loaded · ${visible === loaded ? "all" : NUMBER(visible)} of ${NUMBER(loaded)} match the AI column filters`;
+  return `${head} · ${range} loaded · ${visible === loaded ? "all" : NUMBER(visible)} of ${NUMBER(loaded)} match ${filters}`;
 }

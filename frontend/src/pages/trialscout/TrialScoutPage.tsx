@@ -40,6 +40,7 @@ import { useSavedView } from "../../state/savedView";
 import type { ViewStateJson } from "../../api/views";
 import { useTrialInsights } from "./useTrialInsights";
 import { openItemFields, TRIAL_OPEN_FIELDS } from "../common/screenContext";
+import { usePatientPage } from "./patient/usePatientPage";
 
 const PAGE_SIZE = 25;
 const NO_TRIALS: TrialSummary[] = [];
@@ -128,9 +129,19 @@ export function TrialScoutPage() {
 
   const grid = useGridState(DEFAULT_HIDDEN);
   const [openedOn] = useState(() => decodeTrialScout(new URLSearchParams(window.location.search)));
-  const columns = withAIColumns(TRIAL_COLUMNS, ai, trialId);
   const loadedTrials = results?.trials ?? NO_TRIALS;
-  const rows = insights.narrow(applyAIFilters(sortRows(loadedTrials, columns, sort), ai.columns, trialId));
+  const patient = usePatientPage({
+    loaded: loadedTrials,
+    viewerId: viewer?.id ?? null,
+    // "Find trials for this patient": the search form from the profile (main condition, sex), run.
+    onFindTrials: (p) => {
+      const next = formFromSuggestion({ condition: p.conditions?.[0] ?? "", sex: p.sex ?? "" });
+      setForm(next);
+      void search(next);
+    },
+  });
+  const columns = withAIColumns([...TRIAL_COLUMNS, ...patient.columns], ai, trialId);
+  const rows = patient.filterRows(insights.narrow(applyAIFilters(sortRows(loadedTrials, columns, sort), ai.columns, trialId)));
   const askAbout = useAskAbout("trialscout");
 
   // The working state is saved as it changes and restored on mount (another device too) unless the URL names a search.
@@ -177,10 +188,12 @@ export function TrialScoutPage() {
     screen: insights.screen(loadedTrials.length, rows.length),
     openItem: viewer ? openItemFields(["nct_id", viewer.id], viewer.item, TRIAL_OPEN_FIELDS) : null,
   });
+  if (patient.context) context.screening = patient.context;
 
   const formRef = useRef(form);
   formRef.current = form;
   const binding = usePageChat({ app: "trialscout", context, undo, ai, insights: insights.payloadHandlers, handlers: {
+      ...patient.handlers,
       trial_search_suggestion: async (data) => {
         const next = formFromSuggestion(data);
         const previous = paging && results ? { query: describeTrialForm(paging.form), count: results.total } : null;
@@ -250,6 +263,7 @@ export function TrialScoutPage() {
       detail={
         viewer && (
           <DetailPanel title={viewer.id} onClose={close}>
+            {patient.criteria}
             {viewer.item ? (
               <TrialDetailView data={viewer.item} onEntity={binding.onEntity} />
             ) : (
@@ -278,6 +292,7 @@ export function TrialScoutPage() {
           onClear={() => setForm(emptyTrialForm)}
         />
       </CollapsibleSearch>
+      {patient.panel}
       {error && (
         <p className="error-text" role="alert" data-testid="search-error">
           {error}
@@ -294,7 +309,8 @@ export function TrialScoutPage() {
               first,
               loaded: results.trials.length,
               visible: rows.length,
-              filtering: ai.columns.some((c) => c.filter),
+              filtering: ai.columns.some((c) => c.filter) || patient.filtering,
+              filters: !patient.filtering ? undefined : ai.columns.some((c) => c.filter) ? "the filters" : "the verdict filter",
               one: "trial",
             })
           : "Search ClinicalTrials.gov to fill the table."}
