@@ -149,7 +149,7 @@ def test_screen_a_patient_in_trialscout(look: Journey, browser: Browser, size: d
     if deciding:
         expect(answer).to_contain_text(deciding[0]["criterion"]["text"][:60])
     check(j, "tray-why-excluded")
-    page.get_by_test_id("chat-toggle").click()
+    page.get_by_test_id("chat-close").click()  # the tray covers a phone's screen, toggle included
 
     # The report for the doctor: HTML and PDF, its text read back.
     page.get_by_test_id("patient-report-build").click()

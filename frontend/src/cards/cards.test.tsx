@@ -72,10 +72,12 @@ describe("registry", () => {
       "chart",
       "chat_instructions_suggestion",
       "filter_suggestion",
+      "patient_profile_edit",
       "pubmed_query_suggestion",
       "query_suggestion",
       "retrieval_proposal",
       "schema_proposal",
+      "screening_proposal",
       "trial_search_suggestion",
     ]);
   });
@@ -89,8 +91,13 @@ describe("registry", () => {
     expect(Object.keys(cards).filter((t) => !(t in pageRegistry.payload_types))).toEqual([]);
   });
 
-  it("an LLM suggestion is offered with Accept; a tool result is not", () => {
-    for (const type of SUGGESTION_TYPES) expect(pageRegistry.payload_types[type]?.source).toBe("llm");
+  it("a suggestion is offered with Accept: a marker's, or one of the screening tools' proposals; a tool result is not", () => {
+    const toolProposals = ["patient_profile_edit", "screening_proposal"];
+    for (const type of SUGGESTION_TYPES) {
+      expect(pageRegistry.payload_types[type]?.source, type).toBe(toolProposals.includes(type) ? "tool" : "llm");
+    }
+    expect(SUGGESTION_TYPES).not.toContain("trial_details");
+    expect(SUGGESTION_TYPES).not.toContain("screening_report");
   });
 });
 
