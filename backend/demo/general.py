@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 
 from backend.demo.brain import DemoRequest, intent, marker_json
 from backend.demo.wire import Reply
+
+_LOADED_ROWS = re.compile(r"^LOADED (?:TRIALS|ARTICLES)\b(?!: none loaded)", re.M)
+
+
+def has_rows(page_context: str) -> bool:
+    """The context lists loaded rows: its LOADED section's own line (another section may say "none loaded")."""
+    return bool(_LOADED_ROWS.search(page_context))
 
 DEFAULT_SUGGESTIONS = [
     {"label": "What can you do?", "value": "What can you help me with on this page?"},
@@ -50,7 +58,7 @@ LOADED_SUGGESTIONS = {
 
 def page_suggestions(req: DemoRequest) -> str:
     """Chips that work on this page as it is: about the loaded rows when there are some, else starters."""
-    if req.page in LOADED_SUGGESTIONS and "none loaded" not in req.page_context and "LOADED " in req.page_context:
+    if req.page in LOADED_SUGGESTIONS and has_rows(req.page_context):
         return suggestions(LOADED_SUGGESTIONS[req.page])
     if req.page == "trialscout":
         return suggestions(TRIALSCOUT_SUGGESTIONS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from backend.demo.brain import DemoRequest, intent, marker_json
-from backend.demo.general import page_suggestions, suggestions
+from backend.demo.general import has_rows, page_suggestions, suggestions
 from backend.demo.page_state import read
 from backend.demo.searches import query_clauses, split_and
 from backend.demo.vocabulary import phases_in, statuses_in
@@ -40,7 +40,7 @@ MORE = re.compile(r"\b(show|give|load|see|get) (?:me )?more (?:results|rows|arti
 
 
 def _has_rows(req: DemoRequest) -> bool:
-    return "LOADED " in req.page_context and "none loaded" not in req.page_context
+    return has_rows(req.page_context)
 
 
 def actions(items: list[dict[str, object]]) -> str:
