@@ -3,12 +3,14 @@
 
 from backend.demo.general import has_rows
 
-TRIALS = "LOADED TRIALS (2):\n- NCT05000101 | A | Phase 3 | Recruiting | n=620\n- NCT05000102 | B | Phase 2 | Recruiting | n=1\n"
+TRIALS = ("LOADED TRIALS (2):\n- NCT05000101 | A | Phase 3 | Recruiting | n=620\n"
+          "- NCT05000102 | B | Phase 2 | Recruiting | n=1\n")
 
 
 def test_rows_are_seen_beside_an_empty_patient_section():
-    assert has_rows("SEARCH STATE:\n- Results: 2 loaded of 2 total\n\nPATIENT: none loaded (the patient panel is empty)\n\n"
-                    + TRIALS)
+    page = ("SEARCH STATE:\n- Results: 2 loaded of 2 total\n\n"
+            "PATIENT: none loaded (the patient panel is empty)\n\n")
+    assert has_rows(page + TRIALS)
 
 
 def test_no_rows_when_the_loaded_section_says_none():
