@@ -65,6 +65,7 @@ export function TablizerPage() {
   const { viewer, highlighted, open, close } = useRowViewer(ARTICLES);
   const streams = useStreamSelection("tablizer");
   const nextSnapshot = useRef(1);
+  const urlSearch = useRef<Promise<number | null> | null>(null); // the search the URL asked for, while the saved view loads
 
   /** Runs a search; resolves to its result count (null when it did not run or failed). */
   const runSearch = useCallback(async (req: TablizerSearch): Promise<number | null> => {
@@ -155,10 +156,14 @@ export function TablizerPage() {
     const savedSort: ArticleSort = saved.sort === "date" ? "date" : "relevance";
     const savedSize = PAGE_SIZES.includes(Number(saved.pageSize)) ? Number(saved.pageSize) : PAGE_SIZES[0];
     applyGridView(v, { setSort: setGridSort, grid, ai, insights });
-    setForm(next);
-    setSort(savedSort);
-    setPageSize(savedSize);
-    if (next.query.trim()) await runSearch({ ...next, sort: savedSort, page: 1, pageSize: savedSize });
+    // A reload's URL names this same search at its own page, already loading: the selection waits for it.
+    if (urlSearch.current) await urlSearch.current;
+    else {
+      setForm(next);
+      setSort(savedSort);
+      setPageSize(savedSize);
+      if (next.query.trim()) await runSearch({ ...next, sort: savedSort, page: 1, pageSize: savedSize });
+    }
     setSelected(new Set(v.selected));
   };
   // A restore that arrives after the user started typing a query leaves their search alone.
@@ -266,7 +271,7 @@ export function TablizerPage() {
         setForm({ query: v.query, dateStart: v.dateStart, dateEnd: v.dateEnd });
         setSort(v.sort);
         setPageSize(v.pageSize);
-        if (v.query.trim()) void runSearch({ query: v.query, dateStart: v.dateStart, dateEnd: v.dateEnd, sort: v.sort, page: v.page, pageSize: v.pageSize });
+        if (v.query.trim()) urlSearch.current = runSearch({ query: v.query, dateStart: v.dateStart, dateEnd: v.dateEnd, sort: v.sort, page: v.page, pageSize: v.pageSize });
         else {
           setSearch(null);
           setResults(null);

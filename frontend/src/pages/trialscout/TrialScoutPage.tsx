@@ -91,6 +91,7 @@ export function TrialScoutPage() {
   const streams = useStreamSelection("trialscout");
 
   /** Runs a search; resolves to its total (null when unknown or when it failed). */
+  const urlSearch = useRef<Promise<number | null> | null>(null); // the search the URL asked for, while the saved view loads
   const runSearch = useCallback(
     async (next: Paging): Promise<number | null> => {
       let count: number | null = null;
@@ -153,8 +154,12 @@ export function TrialScoutPage() {
     const v = decodeGridView(json);
     const saved = decodeTrialScout(new URLSearchParams(encodeQuery(json.form)));
     applyGridView(v, { setSort: setSort, grid, ai, insights });
-    setForm(saved.form);
-    if (trialUrlHasSearch(saved)) await search(saved.form);
+    // A reload's URL names this same search at its own page, already loading: the selection waits for it.
+    if (urlSearch.current) await urlSearch.current;
+    else {
+      setForm(saved.form);
+      if (trialUrlHasSearch(saved)) await search(saved.form);
+    }
     setSelected(new Set(v.selected));
   };
   // A restore that arrives after the user started typing a search leaves their search alone.
@@ -235,7 +240,7 @@ export function TrialScoutPage() {
         paging && JSON.stringify(paging.form) === JSON.stringify(v.form) && JSON.stringify(paging.tokens.slice(0, paging.index + 1)) === JSON.stringify(tokens);
       if (!same) {
         setForm(v.form);
-        if (trialUrlHasSearch(v) || v.tokens.length) void runSearch({ form: v.form, tokens, index: tokens.length - 1 });
+        if (trialUrlHasSearch(v) || v.tokens.length) urlSearch.current = runSearch({ form: v.form, tokens, index: tokens.length - 1 });
         else {
           setPaging(null);
           setResults(null);
