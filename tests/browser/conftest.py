@@ -160,23 +160,35 @@ def _make_journey(request: pytest.FixtureRequest, browser: Browser, app: LiveApp
     page.on("console", on_console)
     page.on("pageerror", lambda error: journey.page_errors.append(str(error)))
     context.on("request", on_request)
+    saving: set[Any] = set()  # the page's view saves in flight, so the state is forgotten after the last one
+    context.on("request", lambda req: saving.add(req) if req.method == "PUT" and "/api/views/" in req.url else None)
+    context.on("requestfinished", lambda req: saving.discard(req))
+    context.on("requestfailed", lambda req: saving.discard(req))
     # Nothing leaves the machine: requests to any other host are recorded (above) and refused here.
     context.route(lambda url: not is_local(url), lambda route: route.abort("blockedbyclient"))
     try:
         yield journey
-        # The journeys share one app and its users: the page state this one left (saved views restore it on
-        # the next sign-in) is forgotten, so the next journey starts from empty pages.
-        for app_name in ("trialscout", "tablizer"):
-            try:
-                context.request.delete(f"{app.url}/api/views/{app_name}/current")
-            except Exception as exc:  # noqa: BLE001 - a closed page or a signed-out user: nothing left to forget
-                print(f"views not reset: {exc}")
         report = getattr(request.node, "report_call", None)
         if report is not None and report.failed:
             try:
                 journey.shot("failure")
             except Exception as exc:  # noqa: BLE001 - a missing screenshot must not hide the failure
                 print(f"no failure screenshot: {exc}")
+        # The journeys share one app and its users: the page state this one left (saved views restore it on
+        # the next sign-in) is forgotten, so the next journey starts from empty pages. Leaving the page first
+        # flushes a pending save (pagehide), which must land before the delete, not after it.
+        try:
+            page.goto("about:blank")
+            deadline = time.monotonic() + 5
+            while saving and time.monotonic() < deadline:
+                page.wait_for_timeout(50)
+        except Exception as exc:  # noqa: BLE001 - a page already closed has nothing pending
+            print(f"page not left: {exc}")
+        for app_name in ("trialscout", "tablizer"):
+            try:
+                context.request.delete(f"{app.url}/api/views/{app_name}/current")
+            except Exception as exc:  # noqa: BLE001 - a closed page or a signed-out user: nothing left to forget
+                print(f"views not reset: {exc}")
     finally:
         context.close()
     report = getattr(request.node, "report_call", None)

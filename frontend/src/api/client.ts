@@ -113,6 +113,8 @@ interface RequestOptions {
   redirectOn401?: boolean;
   /** Extra request headers (`Idempotency-Key`, `Last-Event-ID`, `Accept`). */
   headers?: Record<string, string>;
+  /** The request outlives the page (a save flushed as the tab closes); bodies up to 64 KB. */
+  keepalive?: boolean;
 }
 
 async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
@@ -128,6 +130,7 @@ async function send(method: string, path: string, opts: RequestOptions = {}): Pr
       },
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       signal: opts.signal,
+      keepalive: opts.keepalive,
     });
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;

@@ -9,7 +9,9 @@ export type ViewStateJson = Record<string, unknown>;
 
 export const viewsApi = {
   current: (app: ViewApp) => request<CurrentView>("GET", `/api/views/${app}/current`),
-  saveCurrent: (app: ViewApp, state: ViewStateJson) => request<CurrentView>("PUT", `/api/views/${app}/current`, { body: { state } }),
+  // keepalive: the save flushed on pagehide still reaches the server after the tab closed (a browser's 64 KB cap).
+  saveCurrent: (app: ViewApp, state: ViewStateJson) =>
+    request<CurrentView>("PUT", `/api/views/${app}/current`, { body: { state }, keepalive: JSON.stringify(state).length < 60_000 }),
   list: (app: ViewApp) => request<SavedView[]>("GET", `/api/views/${app}`).then((r) => (Array.isArray(r) ? r : [])),
   create: (app: ViewApp, name: string, state: ViewStateJson) => request<SavedView>("POST", `/api/views/${app}`, { body: { name, state } }),
   update: (app: ViewApp, id: number, body: { name?: string; state?: ViewStateJson }) =>
