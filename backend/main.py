@@ -51,6 +51,7 @@ from backend.screening.router import patients as patients_router
 from backend.screening.router import screenings as screenings_router
 from backend.screening.service import ScreeningService
 from backend.sources import close_sources, get_sources
+from backend.sources.router import router as sources_router
 from backend.stats.router import router as stats_router
 from backend.streams.router import router as streams_router
 from backend.trials.router import router as trials_router
@@ -137,7 +138,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     _error_handlers(app)
     for router in (auth_router, chat_router, resume_router, conversations_router, pages_router, trials_router,
                    articles_router, streams_router, ai_columns_router, exports_router, stats_router,
-                   patients_router, screenings_router, screening_reports_router, views_router):
+                   patients_router, screenings_router, screening_reports_router, views_router, sources_router):
         app.include_router(router)
     install_observability(app, settings, db)  # /metrics, /api/admin/usage, request ids and counts, tracing
     describe_event_streams(app)  # the SSE routes' events in the OpenAPI document

@@ -776,6 +776,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sources */
+        get: operations["sources_api_sources_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/stats/articles": {
         parameters: {
             query?: never;
@@ -1590,6 +1607,20 @@ export interface components {
         ConversationUpdate: {
             /** Title */
             title: string;
+        };
+        /** Coverage */
+        Coverage: {
+            /** Records */
+            records: number;
+            /** Snapshot From */
+            snapshot_from?: string | null;
+            /** Snapshot To */
+            snapshot_to?: string | null;
+            /**
+             * Undated
+             * @default 0
+             */
+            undated?: number;
         };
         /** Criterion */
         Criterion: {
@@ -3017,6 +3048,24 @@ export interface components {
             pubmed_requests_per_second?: number | null;
             /** Trials */
             trials: string;
+        };
+        /** SourcesRead */
+        SourcesRead: {
+            articles?: components["schemas"]["Coverage"] | null;
+            /** Articles Source */
+            articles_source: string;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "offline" | "live";
+            /** @description Offline: the sample's trials and their dates; None live */
+            trials?: components["schemas"]["Coverage"] | null;
+            /**
+             * Trials Source
+             * @description The registry TrialScout stands for, e.g. 'ClinicalTrials.gov'
+             */
+            trials_source: string;
         };
         /** StatsResponse */
         StatsResponse: {
@@ -6776,6 +6825,35 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sources_api_sources_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourcesRead"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
