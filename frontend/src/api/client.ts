@@ -28,6 +28,7 @@ import type {
   ReportInfo,
   ReportRequest,
   Session,
+  SourcesInfo,
   StatsResponse,
   Stream,
   StreamCreate,
@@ -175,6 +176,7 @@ export const api = {
   session: () =>
     request<Session>("GET", "/api/auth/session", { redirectOn401: false }).then((r) => r?.user ?? null),
   health: () => request<Health>("GET", "/api/health", { redirectOn401: false }),
+  sources: () => request<SourcesInfo>("GET", "/api/sources"),
   /** The page registry: per page its app, tools, cards, client actions and starter prompts. */
   pages: () =>
     request<{ pages: Record<string, { app: string; starter_prompts?: string[] }> }>("GET", "/api/pages"),

@@ -106,6 +106,8 @@ export type User = Schemas["UserRead"];
 /** `GET /api/auth/session`: who is signed in, or `{user: null}`. */
 export type Session = Schemas["SessionRead"];
 export type Health = Schemas["HealthRead"];
+/** Where the pages' data comes from (GET /api/sources): offline, the sample's size and record dates. */
+export type SourcesInfo = Schemas["SourcesRead"];
 export type PromptPreview = Schemas["PromptPreview"];
 
 // Admin usage (backend/observability/usage.py)

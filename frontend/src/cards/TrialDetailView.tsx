@@ -1,7 +1,9 @@
+import type { ReactNode } from "react";
 import { phaseLabel, sexLabel, statusLabel } from "../api/trialVocabulary";
 import { EntityLink, type OpenEntity } from "../entities/EntityLink";
 import { asList, asText, displayValue, formatCount, snapshotLabel } from "./display";
 import { FieldList } from "./FieldList";
+import { StaleStatus } from "./StaleStatus";
 
 const ages = (min: unknown, max: unknown): string =>
   min || max ? `${displayValue(min) || "any"} – ${displayValue(max) || "any"}` : "";
@@ -28,9 +30,10 @@ export function TrialDetailView({
   const maxLocations = compact ? 5 : 50;
   // Under a card's title (h3) in the tray; under the detail panel's title (h2) on the page.
   const Heading = compact ? "h4" : "h3";
-  const facts: Array<[string, string]> = [
+  const status = [statusLabel(pick(data, "status", "overall_status")), snapshotLabel(data) && `(${snapshotLabel(data)})`].filter(Boolean).join(" ");
+  const facts: Array<[string, ReactNode]> = [
     ["Phase", phaseLabel(pick(data, "phase", "phases"))],
-    ["Status", [statusLabel(pick(data, "status", "overall_status")), snapshotLabel(data) && `(${snapshotLabel(data)})`].filter(Boolean).join(" ")],
+    ["Status", status && <>{status} <StaleStatus record={data} /></>],
     ["Sponsor", displayValue(pick(data, "sponsor", "lead_sponsor"))],
     ["Enrollment", formatCount(pick(data, "enrollment", "enrollment_count"))],
     ["Conditions", displayValue(data.conditions)],

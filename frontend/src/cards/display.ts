@@ -38,6 +38,23 @@ export function snapshotLabel(record: Record<string, unknown>): string {
   return typeof date === "string" && date ? `snapshot of ${date}` : "";
 }
 
+/** Statuses a trial moves on from (it starts, stops recruiting, ends): copied long ago, they may no longer hold. */
+const CHANGING_STATUSES = new Set([
+  "RECRUITING", "NOT_YET_RECRUITING", "ACTIVE_NOT_RECRUITING", "ENROLLING_BY_INVITATION", "SUSPENDED", "AVAILABLE",
+  "TEMPORARILY_NOT_AVAILABLE",
+]);
+/** A copy older than this is stale: CT.gov asks sponsors to confirm a study's status at least once a year. */
+export const STALE_AFTER_DAYS = 365;
+
+/** The snapshot date of a trial whose status may be out of date (one that changes, copied over a year ago), else "". */
+export function staleStatusDate(record: Record<string, unknown>, now: Date = new Date()): string {
+  const date = record.snapshot_date;
+  const status = record.status ?? record.overall_status;
+  if (typeof date !== "string" || typeof status !== "string" || !CHANGING_STATUSES.has(status)) return "";
+  const copied = Date.parse(date);
+  return Number.isFinite(copied) && now.getTime() - copied > STALE_AFTER_DAYS * 86_400_000 ? date : "";
+}
+
 export function formatCount(n: unknown): string {
   return typeof n === "number" ? n.toLocaleString("en-US") : displayValue(n);
 }

@@ -1,18 +1,21 @@
 /**
  * The frame of a results page (Tablizer, TrialScout): the statistics scope its charts read, the chat tray
- * bound to the page, the page's column (title, research stream selector, then its own content) and the
- * detail panel beside it.
+ * bound to the page, the page's column (title, where its data comes from, research stream selector, then its own
+ * content) and the detail panel beside it.
  */
 import type { ComponentProps, ReactNode } from "react";
 import type { PageChatBinding } from "../../chat/ChatTray";
 import { WithChat } from "../../chat/WithChat";
 import { StatsScopeContext, type StatsScope } from "../../charts/statsScope";
 import { ResultsCountContext } from "../../resultsCount";
+import { SourceBanner, type SourceKind } from "./SourceBanner";
 import { StreamSelector } from "./streamSelection";
 
-export function ResultsLayout({ testId, title, scope, binding, streams, detail, count = null, children }: {
+export function ResultsLayout({ testId, title, source, scope, binding, streams, detail, count = null, children }: {
   testId: string;
   title: string;
+  /** Which of the sources the page searches: its banner names it. */
+  source: SourceKind;
   scope: StatsScope;
   binding: PageChatBinding;
   streams: ComponentProps<typeof StreamSelector>;
@@ -29,6 +32,7 @@ export function ResultsLayout({ testId, title, scope, binding, streams, detail, 
         <div className="page-columns">
           <div className="page-content" data-testid={testId}>
             <h1 className="page-title">{title}</h1>
+            <SourceBanner kind={source} />
             <StreamSelector {...streams} />
             {children}
           </div>

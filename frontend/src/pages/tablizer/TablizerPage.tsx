@@ -20,6 +20,7 @@ import { searchAccepted } from "../../state/undo";
 import { useUrlSync } from "../../state/urlState";
 import { decodeTablizer, encodeTablizer, PAGE_SIZES, type TablizerSearch, type TablizerUrl } from "./tablizerUrl";
 import { ArticleDetail } from "./ArticleDetail";
+import { ArticleZeroResults } from "./looserArticleSearches";
 import { TablizerSearchForm } from "./TablizerSearchForm";
 import { ARTICLE_COLUMNS, ARTICLE_EXPORT, ARTICLE_FACETS, articleHref, articleRowId } from "./ArticleTable";
 import { DataGrid, withAIColumns } from "../common/DataGrid";
@@ -288,7 +289,7 @@ export function TablizerPage() {
   const first = total ? (page - 1) * size + 1 : 0;
 
   return (
-    <ResultsLayout testId="tablizer-page" title="Tablizer" scope={insights.scope} binding={binding} count={results ? rows.length : null}
+    <ResultsLayout testId="tablizer-page" title="Tablizer" source="articles" scope={insights.scope} binding={binding} count={results ? rows.length : null}
       streams={{
         selection: streams,
         loadLabel: "Use its PubMed query",
@@ -358,6 +359,13 @@ export function TablizerPage() {
         </details>
       )}
       {results && insights.panel}
+      {live && search && results?.total_count === 0 && !loading && (
+        <ArticleZeroResults search={search} onRun={(next) => {
+          undo.forget();
+          setForm({ query: next.query, dateStart: next.dateStart, dateEnd: next.dateEnd });
+          void runSearch(next);
+        }} />
+      )}
       {rows.length > 0 && (
         <>
           <div className="grid-toolbar">

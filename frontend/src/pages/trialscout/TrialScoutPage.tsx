@@ -30,6 +30,7 @@ import {
 } from "./trialscoutContext";
 import { trialscoutActions } from "./trialscoutActions";
 import { TrialSearchForm } from "./TrialSearchForm";
+import { TrialZeroResults } from "./looserTrialSearches";
 import { TRIAL_COLUMNS, TRIAL_EXPORT, TRIAL_FACETS, trialHref, trialRowId } from "./TrialTable";
 import { DataGrid, withAIColumns } from "../common/DataGrid";
 import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
@@ -258,7 +259,7 @@ export function TrialScoutPage() {
   const first = (pageNumber - 1) * PAGE_SIZE + 1;
 
   return (
-    <ResultsLayout testId="trialscout-page" title="TrialScout" scope={insights.scope} binding={binding} count={results ? rows.length : null}
+    <ResultsLayout testId="trialscout-page" title="TrialScout" source="trials" scope={insights.scope} binding={binding} count={results ? rows.length : null}
       streams={{
         selection: streams,
         loadLabel: "Use its trial search",
@@ -323,11 +324,8 @@ export function TrialScoutPage() {
       <AcceptedChange undo={undo} />
       <FilterNotice ai={ai} visible={rows.length} loaded={results?.trials.length ?? 0} one="trial" />
       {results && insights.panel}
-      {results && results.trials.length === 0 && (
-        <p className="muted" data-testid="no-results-hint">
-          No trials match every filter. Try fewer filters: any phase or status, a broader condition, or
-          intervention synonyms.
-        </p>
+      {paging && results?.total === 0 && !loading && (
+        <TrialZeroResults form={paging.form} onRun={(next) => { undo.forget(); setForm(next); void search(next); }} />
       )}
       {rows.length > 0 && (
         <>

@@ -1,6 +1,7 @@
 import { phaseLabel, statusLabel } from "../../api/trialVocabulary";
 import type { TrialSummary } from "../../api/types";
 import { displayValue } from "../../cards/display";
+import { StaleStatus } from "../../cards/StaleStatus";
 import type { ExportColumn } from "../common/ExportMenu";
 import type { GridColumn } from "../common/gridModel";
 import { RecordDate } from "../common/RecordDate";
@@ -15,7 +16,7 @@ export const TRIAL_COLUMNS: Array<GridColumn<TrialSummary>> = [
   { id: "title", label: "Title", title: true, cell: (t) => t.title || "(untitled)", value: (t) => t.title },
   { id: "phase", label: "Phase", cell: (t) => phaseLabel(t.phase),
     value: (t) => (t.phase?.length ? Math.max(...t.phase.map((p) => PHASE_ORDER.indexOf(p))) : undefined) },
-  { id: "status", label: "Status", cell: (t) => <RecordDate text={statusLabel(t.status)} record={t} />, value: (t) => statusLabel(t.status) },
+  { id: "status", label: "Status", cell: (t) => <><RecordDate text={statusLabel(t.status)} record={t} /><StaleStatus record={t} /></>, value: (t) => statusLabel(t.status) },
   { id: "conditions", label: "Conditions", hiddenByDefault: true, cell: (t) => list(t.conditions), value: (t) => list(t.conditions) },
   { id: "interventions", label: "Interventions", hiddenByDefault: true, cell: (t) => list(t.interventions), value: (t) => list(t.interventions) },
   { id: "enrollment", label: "Enrollment", className: "num",
