@@ -67,7 +67,7 @@ export function SourceBanner({ kind }: { kind: SourceKind }) {
         {info.mode === "offline" && (
           <span className="small">
             {" "}
-            Searches run on this sample, not on {registry}; a record and its status are as of the date it was copied.
+            Searches run on this sample, not on {registry}; {kind === "trials" ? "a trial's status is as of the date its record was copied" : "each record is as of the date it was copied"}.
           </span>
         )}
       </p>

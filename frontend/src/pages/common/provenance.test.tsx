@@ -30,7 +30,7 @@ describe("the data source banner", () => {
     render(<SourceBanner kind="trials" />);
     const banner = await screen.findByRole("note", { name: "Data source" });
     expect(banner.textContent).toContain("Offline sample of 35,602 trials, records as of 2016-04-13 to 2026-08-11");
-    expect(banner.textContent).toContain("not on ClinicalTrials.gov");
+    expect(banner.textContent).toContain("not on ClinicalTrials.gov; a trial's status is as of the date its record was copied");
     render(<SourceBanner kind="articles" />);
     await waitFor(() => expect(screen.getAllByTestId("source-banner")[1].textContent).toContain(
       "Offline sample of 15,624 articles, records as of 2012-11-23 to 2026-03-21"));
@@ -77,8 +77,11 @@ describe("statuses from old snapshots", () => {
   it("the grid marks an active status copied over a year ago, and no other", () => {
     render(<DataGrid {...table} rows={rows} columns={TRIAL_COLUMNS} rowId={(t) => t.nct_id} rowDomId={trialRowId} rowHref={trialHref} />);
     const marked = (id: string) => within(document.getElementById(trialRowId(id))!).queryByTestId("stale-status")?.textContent ?? null;
-    expect(marked("NCT00000001")).toBe("as of 2016-04-13: status may be out of date");
-    expect(marked("NCT00000005")).toBe(`as of ${daysAgo(400)}: status may be out of date`);
+    // Under the row's "snapshot of <date>", so the mark says when the status was true.
+    const row = (id: string) => document.getElementById(trialRowId(id))!.textContent;
+    expect(marked("NCT00000001")).toBe("status may be out of date");
+    expect(row("NCT00000001")).toContain("Recruitingsnapshot of 2016-04-13status may be out of date");
+    expect(row("NCT00000005")).toContain(`Active, not recruitingsnapshot of ${daysAgo(400)}status may be out of date`);
     expect([marked("NCT00000002"), marked("NCT00000003"), marked("NCT00000004")]).toEqual([null, null, null]);
   });
 
@@ -107,7 +110,7 @@ const articlesFound = (counts: Record<string, number>) =>
   vi.spyOn(api, "searchArticles").mockImplementation(async (params) => {
     const key = `${params.q}|${params.date_start ?? ""}`;
     expect(params.page_size).toBe(1); // counting, not loading
-    return { articles: [], total_count: counts[key] ?? 0 } as ArticleSearchResponse;
+    return { articles: [], total_count: counts[key] ?? 0, page: 1, page_size: 1 } as ArticleSearchResponse;
   });
 
 describe("the zero-results offers", () => {
