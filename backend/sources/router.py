@@ -12,7 +12,7 @@ from backend.auth.deps import CurrentUser
 from backend.deps import SourcesDep
 from backend.errors import error_responses
 from backend.routing import OneHopRoute
-from backend.sources.offline.coverage import Coverage, coverage
+from backend.sources.offline.coverage import SampleCoverage, coverage
 from backend.sources.offline.index import aget_index, off_loop
 
 router = APIRouter(prefix="/api/sources", tags=["sources"], responses=error_responses(401),
@@ -23,8 +23,8 @@ class SourcesRead(BaseModel):
     mode: Literal["offline", "live"]
     trials_source: str = Field(description="The registry TrialScout stands for, e.g. 'ClinicalTrials.gov'")
     articles_source: str
-    trials: Coverage | None = Field(None, description="Offline: the sample's trials and their dates; None live")
-    articles: Coverage | None = None
+    trials: SampleCoverage | None = Field(None, description="Offline: the sample's trials and their dates; None live")
+    articles: SampleCoverage | None = None
 
 
 @router.get("")

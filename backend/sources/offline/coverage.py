@@ -19,7 +19,7 @@ from backend.sources.offline.index import OfflineIndex
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-class Coverage(BaseModel):
+class SampleCoverage(BaseModel):
     records: int
     snapshot_from: date | None = None  # the oldest copy's date; None when no record has one
     snapshot_to: date | None = None
@@ -30,21 +30,21 @@ class _Dated(BaseModel):
     snapshot_date: str | None = None
 
 
-_known: dict[tuple[Path, str], Coverage] = {}
+_known: dict[tuple[Path, str], SampleCoverage] = {}
 _lock = threading.Lock()
 
 
-def _scan(index: OfflineIndex, docs: str, column: str) -> Coverage:
+def _scan(index: OfflineIndex, docs: str, column: str) -> SampleCoverage:
     dates = [_Dated.model_validate_json(zlib.decompress(blob)).snapshot_date
              for (blob,) in index.query(f"SELECT {column} FROM {docs}")]
     days = sorted(d for d in dates if d and _DAY.match(d))
     if not days:
-        return Coverage(records=len(dates), undated=len(dates))
-    return Coverage(records=len(dates), snapshot_from=date.fromisoformat(days[0]),
+        return SampleCoverage(records=len(dates), undated=len(dates))
+    return SampleCoverage(records=len(dates), snapshot_from=date.fromisoformat(days[0]),
                     snapshot_to=date.fromisoformat(days[-1]), undated=len(dates) - len(days))
 
 
-def coverage(index: OfflineIndex) -> tuple[Coverage, Coverage]:
+def coverage(index: OfflineIndex) -> tuple[SampleCoverage, SampleCoverage]:
     """(trials, articles) of this index. Blocking: run it through `off_loop`."""
     found = []
     for docs, column in (("trials_docs", "summary"), ("articles_docs", "detail")):

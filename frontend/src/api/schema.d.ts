@@ -1608,20 +1608,6 @@ export interface components {
             /** Title */
             title: string;
         };
-        /** Coverage */
-        Coverage: {
-            /** Records */
-            records: number;
-            /** Snapshot From */
-            snapshot_from?: string | null;
-            /** Snapshot To */
-            snapshot_to?: string | null;
-            /**
-             * Undated
-             * @default 0
-             */
-            undated?: number;
-        };
         /** Criterion */
         Criterion: {
             /** Index */
@@ -2538,6 +2524,20 @@ export interface components {
              */
             type: "row_error";
         };
+        /** SampleCoverage */
+        SampleCoverage: {
+            /** Records */
+            records: number;
+            /** Snapshot From */
+            snapshot_from?: string | null;
+            /** Snapshot To */
+            snapshot_to?: string | null;
+            /**
+             * Undated
+             * @default 0
+             */
+            undated?: number;
+        };
         /** SavedViewRead */
         SavedViewRead: {
             /**
@@ -3051,7 +3051,7 @@ export interface components {
         };
         /** SourcesRead */
         SourcesRead: {
-            articles?: components["schemas"]["Coverage"] | null;
+            articles?: components["schemas"]["SampleCoverage"] | null;
             /** Articles Source */
             articles_source: string;
             /**
@@ -3060,7 +3060,7 @@ export interface components {
              */
             mode: "offline" | "live";
             /** @description Offline: the sample's trials and their dates; None live */
-            trials?: components["schemas"]["Coverage"] | null;
+            trials?: components["schemas"]["SampleCoverage"] | null;
             /**
              * Trials Source
              * @description The registry TrialScout stands for, e.g. 'ClinicalTrials.gov'

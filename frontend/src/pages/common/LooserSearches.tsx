@@ -59,7 +59,7 @@ export function LooserSearches<S>({ searchKey, offers, count, onRun, one, many, 
           ? `No ${many ?? `${one}s`} match. Looking for a looser search…`
           : current.length
             ? `No ${many ?? `${one}s`} match. ${current.length === 1 ? "This looser search finds some" : "These looser searches find some"}:`
-            : `No ${many ?? `${one}s`} match, nor does any search with one thing less. ${hint}`}
+            : `No ${many ?? `${one}s`} match${offers.length ? ", nor does any search with one thing less" : ""}. ${hint}`}
       </p>
       {current && current.length > 0 && (
         <ul className="looser-list">

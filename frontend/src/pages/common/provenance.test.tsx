@@ -138,6 +138,13 @@ describe("the zero-results offers", () => {
     expect(screen.queryByTestId("looser-search")).toBeNull();
   });
 
+  it("offers nothing, and asks nothing, for one term without dates", async () => {
+    const counted = articlesFound({});
+    render(<ArticleZeroResults search={{ ...search, query: "pembrolizumab", dateStart: "" }} onRun={() => {}} />);
+    await waitFor(() => expect(screen.getByRole("status").textContent).toBe("No articles match. Try other words or synonyms, or a MeSH term."));
+    expect(counted).not.toHaveBeenCalled();
+  });
+
   it("TrialScout offers dropping a filter or a term, counted with the same search API", async () => {
     const form = { ...emptyTrialForm, condition: "melanoma pembrolizumab", status: ["RECRUITING"], phase: ["PHASE3"] };
     const counted = vi.spyOn(api, "searchTrials").mockImplementation(async (params) => {
