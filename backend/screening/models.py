@@ -63,6 +63,14 @@ class NoteSentence(_Frozen):
     text: str
 
 
+def check_note(value: str) -> str:
+    """A note's validator, for the engine's input and the patient API's alike: one with only white space is
+    refused. The message names the problem, never the text: a 422 body must not echo health data."""
+    if not value.strip():
+        raise ValueError("the note is empty")
+    return value
+
+
 class PatientInput(_Frozen):
     """What `screen()` is given about the patient. `version` identifies this note + profile (the API's note
     version id, or a content hash): cached judgements are reused only for the same version."""
@@ -71,12 +79,7 @@ class PatientInput(_Frozen):
     profile: PatientProfile | None = None  # None: INGEST runs first and the `profile` event carries it
     version: str = Field(min_length=1, max_length=200)
 
-    @field_validator("note")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("the note is empty")
-        return value
+    _note_ok = field_validator("note")(check_note)
 
 
 def note_version(note: str, profile: PatientProfile | None = None) -> str:

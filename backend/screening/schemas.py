@@ -20,6 +20,7 @@ from backend.screening.models import (
     PatientProfile,
     ScreenedTrial,
     ToolCallRecord,
+    check_note,
 )
 
 MAX_LABEL_CHARS = 200
@@ -27,13 +28,6 @@ MAX_PROFILE_CHARS = 20_000  # as JSON: an edited profile is stored with every ve
 NOTE_DESCRIPTION = (f"The patient's note, free text (1 to {MAX_NOTE_CHARS:,} characters). Health data: kept for "
                     "its owner only, never logged or echoed in an error.")
 ScreeningStatus = Literal["running", "complete", "failed", "stopped", "interrupted"]
-
-
-def _note(value: str) -> str:
-    # The message names the problem, never the text: a 422 body must not echo health data.
-    if not value.strip():
-        raise ValueError("the note is empty")
-    return value
 
 
 def _label(value: str | None) -> str | None:
@@ -47,7 +41,7 @@ class PatientCreate(BaseModel):
     label: str | None = Field(None, max_length=MAX_LABEL_CHARS,
                               description="A name for the list; the profile's summary when left out")
 
-    _note_ok = field_validator("note")(_note)
+    _note_ok = field_validator("note")(check_note)
     _label_ok = field_validator("label")(_label)
 
 
@@ -64,7 +58,7 @@ class PatientUpdate(BaseModel):
     @field_validator("note")
     @classmethod
     def _note_ok(cls, value: str | None) -> str | None:
-        return _note(value) if value is not None else None
+        return check_note(value) if value is not None else None
 
     @field_validator("profile")
     @classmethod

@@ -93,6 +93,22 @@ class Journey:
         expect(rows.first).to_be_visible()
         return rows
 
+    def ai_column_progress(self, name: str) -> Locator:
+        """The progress bar in the header of AI column `name`."""
+        return self.page.locator(f'[data-testid="ai-col-header"][data-name="{name}"] [data-testid="ai-progress"]')
+
+    def add_ai_column(self, name: str, criteria: str) -> Locator:
+        """Add a yes/no AI column by hand and wait until it has run over the loaded rows; its progress bar."""
+        page = self.page
+        page.get_by_test_id("ai-column-add").click()
+        page.get_by_test_id("ai-column-name").fill(name)
+        page.get_by_test_id("ai-column-criteria").fill(criteria)
+        page.get_by_test_id("ai-column-type").select_option("boolean")
+        page.get_by_test_id("ai-column-add-submit").click()
+        progress = self.ai_column_progress(name)
+        expect(progress).to_have_attribute("data-status", "complete")
+        return progress
+
     def sign_in_as_admin(self, path: str) -> None:
         """Like `sign_in`, for the admin account (the header labels it "admin (admin)")."""
         page = self.page

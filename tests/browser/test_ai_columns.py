@@ -63,7 +63,7 @@ def _column_cells(j: Journey, name: str) -> Locator:
 
 
 def _wait_complete(j: Journey, name: str, total: int) -> None:
-    progress = j.page.locator(f'[data-testid="ai-col-header"][data-name="{name}"] [data-testid="ai-progress"]')
+    progress = j.ai_column_progress(name)
     expect(progress).to_have_attribute("data-status", "complete")
     expect(progress).to_have_attribute("data-done", str(total))
     expect(progress).to_have_attribute("data-total", str(total))
@@ -118,11 +118,7 @@ def test_ai_columns_fill_in_filter_and_explain_themselves(demo_journey: Journey)
 
     # -- a column by hand that the demo model can decide ---------------------------------------------------
     name, criteria = ADULTS
-    page.get_by_test_id("ai-column-add").click()
-    page.get_by_test_id("ai-column-name").fill(name)
-    page.get_by_test_id("ai-column-criteria").fill(criteria)
-    page.get_by_test_id("ai-column-type").select_option("boolean")
-    page.get_by_test_id("ai-column-add-submit").click()
+    j.add_ai_column(name, criteria)
     _wait_complete(j, name, len(ids))
     counts = _evaluate_counts(j, name, criteria, ids)["counts"]
     assert counts["yes"] >= 1, f"the demo model decided no trial for {criteria!r}: {counts}"

@@ -33,19 +33,10 @@ def _download(j: Journey, test_id: str, suffix: str) -> Path:
 def test_table_exports_and_a_report_read_back_as_shown(demo_journey: Journey) -> None:
     j, page = demo_journey, demo_journey.page
     j.sign_in("/trialscout")
-    page.get_by_test_id("trial-condition").fill(CONDITION)
-    page.get_by_test_id("trial-search").click()
-    rows = page.get_by_test_id("result-row")
-    expect(rows.first).to_be_visible()
+    rows = j.search("trialscout", CONDITION)
     loaded = rows.count()
 
-    page.get_by_test_id("ai-column-add").click()
-    page.get_by_test_id("ai-column-name").fill(COLUMN)
-    page.get_by_test_id("ai-column-criteria").fill(CRITERIA)
-    page.get_by_test_id("ai-column-type").select_option("boolean")
-    page.get_by_test_id("ai-column-add-submit").click()
-    progress = page.locator(f'[data-testid="ai-col-header"][data-name="{COLUMN}"] [data-testid="ai-progress"]')
-    expect(progress).to_have_attribute("data-status", "complete")
+    j.add_ai_column(COLUMN, CRITERIA)
     page.get_by_test_id("ai-column-chip").filter(has_text=COLUMN).get_by_test_id("ai-column-filter").select_option("yes")
     page.get_by_test_id("sort-enrollment").click()
     shown_ids = rows.evaluate_all("rows => rows.map(r => r.dataset.id)")

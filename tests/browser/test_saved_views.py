@@ -72,8 +72,7 @@ def _shown(j: Journey) -> dict[str, Any]:
 def _wait_restored(j: Journey, before: dict[str, Any]) -> None:
     page = j.page
     expect(page.get_by_test_id("selection-count")).to_have_text(before["selected"])
-    expect(page.locator(f'[data-testid="ai-col-header"][data-name="{COLUMN[0]}"] [data-testid="ai-progress"]')
-           ).to_have_attribute("data-status", "complete")
+    expect(j.ai_column_progress(COLUMN[0])).to_have_attribute("data-status", "complete")
     expect(page.get_by_test_id("result-row")).to_have_count(len(before["rows"]))
 
 
@@ -86,13 +85,7 @@ def test_a_view_survives_reload_and_another_device(look: Journey, browser: Brows
 
     # -- build the view -------------------------------------------------------------------------------------
     name, criteria = COLUMN
-    page.get_by_test_id("ai-column-add").click()
-    page.get_by_test_id("ai-column-name").fill(name)
-    page.get_by_test_id("ai-column-criteria").fill(criteria)
-    page.get_by_test_id("ai-column-type").select_option("boolean")
-    page.get_by_test_id("ai-column-add-submit").click()
-    progress = page.locator(f'[data-testid="ai-col-header"][data-name="{name}"] [data-testid="ai-progress"]')
-    expect(progress).to_have_attribute("data-status", "complete")
+    j.add_ai_column(name, criteria)
     # Sorting by the verdict puts Yes first and the blanks last.
     page.get_by_test_id(f"sort-ai:{name}").click()
     verdicts = page.locator(f'[data-testid="ai-cell"][data-column="{name}"]').all_inner_texts()

@@ -295,12 +295,7 @@ def test_filtered_counts_say_what_the_ai_column_hides_with_clear(look: Journey, 
     summary = page.get_by_test_id("results-summary")
     total_text = summary.inner_text().split(" · ")[0]
 
-    page.get_by_test_id("ai-column-add").click()
-    page.get_by_test_id("ai-column-name").fill("Adults")
-    page.get_by_test_id("ai-column-criteria").fill("Aged 18 years or older")
-    page.get_by_test_id("ai-column-add-submit").click()
-    progress = page.locator('[data-testid="ai-col-header"][data-name="Adults"] [data-testid="ai-progress"]')
-    expect(progress).to_have_attribute("data-status", "complete")
+    j.add_ai_column("Adults", "Aged 18 years or older")
     chip = page.get_by_test_id("ai-column-chip").filter(has_text="Adults")
     counts = dict(re.findall(r"(Yes|No|Unknown) (\d+)", chip.get_by_test_id("ai-column-counts").inner_text()))
     # The filter that hides the most rows (all of them when a verdict never came up).

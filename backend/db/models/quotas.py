@@ -27,11 +27,10 @@ class RateLimitCounter(Base):
     expires_at: Mapped[float] = mapped_column(Float)  # epoch seconds, as `limits` counts time
 
 
-class DailyUsage(Base):
-    __tablename__ = "daily_usage"
+class UsageCounts:
+    """What a usage row counts. `record_usage` adds the same figures to a user's day and to its model's
+    share of that day, so both tables count them alike."""
 
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
-    day: Mapped[date] = mapped_column(Date, primary_key=True)  # UTC
     turns: Mapped[int] = mapped_column(Integer, default=0)
     input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
     output_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
@@ -39,17 +38,19 @@ class DailyUsage(Base):
     cache_read_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
-class ModelUsage(Base):
+class DailyUsage(UsageCounts, Base):
+    __tablename__ = "daily_usage"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)  # UTC
+
+
+class ModelUsage(UsageCounts, Base):
     __tablename__ = "model_usage"
 
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True, index=True)  # UTC
     model: Mapped[str] = mapped_column(String(100), primary_key=True)  # the API id ("unrecorded" before 0015)
-    turns: Mapped[int] = mapped_column(Integer, default=0)
-    input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
-    output_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
-    cache_creation_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
-    cache_read_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class UpstreamLimit(Base):

@@ -30,6 +30,7 @@ from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, LargeBinary, S
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.db.base import Base, UTCDateTime, utcnow
+from backend.db.models.turns import EventRow
 
 
 class Patient(Base):
@@ -84,13 +85,10 @@ class Screening(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
 
-class ScreeningEvent(Base):
+class ScreeningEvent(EventRow, Base):
     __tablename__ = "screening_events"
 
     screening_id: Mapped[int] = mapped_column(ForeignKey("screenings.id", ondelete="CASCADE"), primary_key=True)
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True)  # the SSE id: 1, 2, 3… within the screening
-    type: Mapped[str] = mapped_column(String(32))
-    data: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
 class ScreeningTrial(Base):

@@ -36,10 +36,16 @@ class ChatTurn(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
-class TurnEvent(Base):
+class EventRow:
+    """A streamed event kept for replay, as `chat.log.Frame` holds it: `seq` is its SSE id (1, 2, 3… within
+    its stream). The table adds the key of the stream it belongs to (a turn, a screening)."""
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class TurnEvent(EventRow, Base):
     __tablename__ = "turn_events"
 
     turn_id: Mapped[str] = mapped_column(ForeignKey("chat_turns.id", ondelete="CASCADE"), primary_key=True)
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True)  # the SSE id: 1, 2, 3… within the turn
-    type: Mapped[str] = mapped_column(String(32))
-    data: Mapped[dict[str, Any]] = mapped_column(JSON)
