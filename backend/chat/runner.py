@@ -43,7 +43,7 @@ from backend.chat.log import Frame, TurnLog
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter
 from backend.chat.progress import ProgressWriter, persist_limiter
 from backend.chat.turn import EndStatus, ResumeState, Turn, terminal_event
-from backend.chat.turns import Progress
+from backend.chat.turns import Progress, Suspension
 from backend.chat.visible import visible_events
 from backend.db.session import Database
 from backend.observability.observe import turn_started
@@ -86,7 +86,13 @@ class TurnRunner:
         self.state = saved.state()
 
     def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name=f"turn-{self.turn.turn_id}")
+        turn = self.turn
+        if not self.continued:  # logged before any reader follows: one told at once to resume knows its turn
+            self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
+                                            user_message_id=turn.user_message_id, stream=turn.stream))
+            for notice in turn.notices:
+                self._append(Status(message=notice, notice=True))
+        self.task = asyncio.create_task(self._run(), name=f"turn-{turn.turn_id}")
 
     def stop(self, failure: ApiFailure | None = None) -> None:
         """Stop generating (the user's Stop, or `failure` such as a shutdown); what was said is saved."""
@@ -111,11 +117,6 @@ class TurnRunner:
     async def _run(self) -> None:
         turn = self.turn
         self.observed = turn_started(turn, self.continued)  # metrics, the turn's span, its log ids
-        if not self.continued:
-            self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
-                                            user_message_id=turn.user_message_id, stream=turn.stream))
-            for notice in turn.notices:
-                self._append(Status(message=notice, notice=True))
         markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
         text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
         events = visible_events(run_turn(
@@ -231,23 +232,11 @@ class TurnRunner:
 
     async def _suspend(self) -> None:
         """Shutdown between tool calls: save where the turn is, for a live worker to go on with it."""
-        frames, text, saved = self.log.unsaved(), self.visible, ResumeState.of(self.state)
+        turn, frames = self.turn, self.log.unsaved()
         extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
-        try:
-            await anyio.to_thread.run_sync(self._write_suspended, frames, text, extras, saved,
-                                           limiter=persist_limiter())
-        except Exception:  # the sweep will mark the turn interrupted (or continue it) from its last checkpoint
-            log.exception("suspending turn %s failed", self.turn.turn_id)
-            return
-        if frames:
+        if await self.saves.suspend(Suspension(turn.turn_id, turn.conversation_id, turn.assistant_message_id,
+                                               frames, self.visible, extras, ResumeState.of(self.state))) and frames:
             self.log.mark_saved(frames[-1].id)
-
-    def _write_suspended(self, frames: list[Frame], text: str, extras: dict[str, Any], saved: ResumeState) -> None:
-        turn = self.turn
-        with self.db.session() as s:
-            turns.save_suspended(s, conversation_id=turn.conversation_id, turn_id=turn.turn_id,
-                                 message_id=turn.assistant_message_id, frames=frames, text=text, extras=extras,
-                                 state=saved)
 
     def _save(self, content: str, extras: MessageExtras, status: EndStatus, frames: list[Frame]) -> None:
         turn = self.turn
