@@ -67,6 +67,7 @@ class TurnRunner:
         self.visible = ""  # the answer's text as the user saw it (markers hidden)
         self.tool_at: dict[int, int] = {}  # tool call index → len(self.visible) when it started
         self.stopped = False
+        self.generated = False  # the agent loop is over (ended, failed or stopped): only the saves are left
         self.failure: ApiFailure | None = None
         # Stop cancels the generation (the agent loop runs in this task: no queue hop per delta), never
         # the saves after it; cancelled before the turn reaches it, the generation never starts.
@@ -95,7 +96,11 @@ class TurnRunner:
         self.task = asyncio.create_task(self._run(), name=f"turn-{turn.turn_id}")
 
     def stop(self, failure: ApiFailure | None = None) -> None:
-        """Stop generating (the user's Stop, or `failure` such as a shutdown); what was said is saved."""
+        """Stop generating (the user's Stop, or `failure` such as a shutdown); what was said is saved.
+        Once the generation is over the turn ends as it did: a drain that comes while its final save
+        waits for a checkpoint must not make a finished answer interrupted."""
+        if self.generated:
+            return
         self.stopped = failure is None
         self.failure = self.failure or failure
         self.generating.cancel()
@@ -135,6 +140,7 @@ class TurnRunner:
             if rest := text_filter.finish():
                 self._append(TextDelta(text=rest))
         finally:
+            self.generated = True
             with anyio.CancelScope(shield=True):
                 await events.aclose()  # a stopped loop unwinds (closes its model stream) before the saves
                 await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest

@@ -104,6 +104,14 @@ async def test_a_drain_leaves_every_turn_finished_or_resumable_and_every_reader_
     await until(lambda: all("text_delta" in readers[m].types for m in STREAMING)
                 and len(fake_llm.requests) == len(readers), "the streams to be under way")
 
+    batches: list[int] = []
+    save_suspended = turns.save_suspended
+
+    def counted(s: Any, batch: Any) -> set[str]:
+        batches.append(len(batch))
+        return save_suspended(s, batch)
+
+    monkeypatch.setattr(turns, "save_suspended", counted)
     entered, go_on = threading.Event(), threading.Event()
     begin = first._begin
 
@@ -120,18 +128,10 @@ async def test_a_drain_leaves_every_turn_finished_or_resumable_and_every_reader_
     await until(lambda: all(r.task.done() for r in readers.values()), "every reader to end")
     with pytest.raises(Draining):  # a send that comes now begins nothing here: the client retries elsewhere
         await first.submit(lambda: user_id, ChatRequest(message="too late", context=CONTEXT))
-    batches: list[int] = []
-    save_suspended = turns.save_suspended
-
-    def counted(s: Any, batch: Any) -> set[str]:
-        batches.append(len(batch))
-        return save_suspended(s, batch)
-
-    monkeypatch.setattr(turns, "save_suspended", counted)
     drained = time.monotonic()
     await stopped(first)  # the lifespan's shutdown
     assert time.monotonic() - drained < 3.0
-    assert sum(batches) == len(STREAMING) + 1 and len(batches) < sum(batches)  # saved together, not each alone
+    assert sum(batches) == len(readers) and len(batches) < sum(batches)  # saved together, not each alone
 
     for message, reader in readers.items():
         assert reader.task.exception() is None
@@ -196,3 +196,31 @@ async def test_a_turn_its_worker_left_before_its_first_checkpoint_is_taken_over_
     turn, answer = turn_rows(db)["hi"]
     assert turn.status == answer.status == "complete" and turn.continued == 1
     assert answer.content == "Answered by the next worker."
+
+
+async def test_an_answer_finished_when_the_drain_comes_is_saved_complete(
+        settings: Settings, db: Database, fake_llm: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model has said all; the turn's final save waits for a checkpoint write under way (slow, under
+    load) when the drain stops every turn. The answer is stored `complete`, not interrupted."""
+    words = " ".join(f"w{i}" for i in range(60))
+    fake_llm.default = Script.answer(Reply.text(words), delay=0.05)  # ~1 s: a checkpoint comes while it streams
+    user_id = add_user(db, "alice")
+    first = await started(settings, db)
+    writing, go_on = threading.Event(), threading.Event()
+    write = first.saves._write_together
+
+    def slow_write(batch: Any) -> None:
+        writing.set()
+        go_on.wait(10)
+        write(batch)
+
+    monkeypatch.setattr(first.saves, "_write_together", slow_write)
+    reader = Reader(first, user_id, "all of it")
+    await until(lambda: writing.is_set() and "usage" in reader.types, "the answer to end while a checkpoint writes")
+    first.close_readers()
+    shutdown = asyncio.create_task(stopped(first))
+    await asyncio.sleep(0.1)  # the drain stops the turns while its final save waits
+    go_on.set()
+    await shutdown
+    turn, answer = turn_rows(db)["all of it"]
+    assert turn.status == answer.status == "complete" and answer.content == words
