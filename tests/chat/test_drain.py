@@ -2,6 +2,8 @@
 every running turn ends `complete` or is saved `suspended` with its resume state — the young one that
 has no text yet and the one whose send began as the drain began too — every open reader ends with
 `reconnect`, a new send is refused 503, and a second worker goes on with every suspended turn to its end.
+An answer the model had finished stays `complete`; a turn whose worker went before its first checkpoint
+is taken over from its start.
 """
 
 from __future__ import annotations
