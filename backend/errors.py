@@ -8,6 +8,7 @@
      ├── Conflict            409
      ├── InvalidInput        422
      ├── TooManyRequests     429  (a per-user quota; carries Retry-After)
+     ├── Draining            503  (this instance restarts: try another; carries Retry-After)
      └── UpstreamError       502  (a live source answered badly)
           └── UpstreamUnavailable 503 (a live source timed out or is rate limiting us)
 
@@ -150,6 +151,17 @@ class TooManyRequests(AppError):
 
     def headers(self) -> dict[str, str]:
         return {"Retry-After": str(self.retry_after)}
+
+
+class Draining(AppError, status=503, code="unavailable"):
+    """This instance is shutting down: a proxy passes the request to another (deploy/nginx.conf), a client
+    retries it (`Connection: close`: on a new connection)."""
+
+    def __init__(self, detail: str = "This server is restarting. Try again in a moment.") -> None:
+        super().__init__(detail)
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": "1", "Connection": "close"}
 
 
 class UpstreamError(AppError, status=502, code="upstream_error"): ...

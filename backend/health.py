@@ -12,7 +12,6 @@ chat turn starting here only to be cut by the drain.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import Request
@@ -22,10 +21,10 @@ from sse_starlette.sse import AppStatus
 from starlette.types import Receive, Scope, Send
 
 from backend.asgi import HttpMiddleware
+from backend.errors import Draining
 
 STILL_SERVED = ("/api/health", "/metrics")  # a draining instance still reports on itself
-DRAINING_BODY = json.dumps({"error": "unavailable",
-                            "detail": "This server is restarting. Try again in a moment."}).encode()
+DRAINING_BODY = Draining().body().model_dump_json(exclude_none=True).encode()
 
 
 def live() -> dict[str, str]:
@@ -35,7 +34,7 @@ def live() -> dict[str, str]:
 def ready(request: Request) -> JSONResponse:
     state = request.app.state
     supervisor = state.chat.supervisor
-    checks: dict[str, Any] = {"draining": bool(AppStatus.should_exit or supervisor.closing)}
+    checks: dict[str, Any] = {"draining": state.chat.draining}
     try:
         with state.db.session() as s:
             s.execute(text("SELECT 1"))

@@ -113,10 +113,10 @@ class TurnLog:
                 yield frame
                 if frame.terminal:
                     return
+            if self.closing:  # (before `finished`: a turn suspended by the shutdown ends without a terminal)
+                raise Closing
             if self.finished:
                 return
-            if self.closing:
-                raise Closing
             woken = asyncio.get_running_loop().create_future()
             self._waiting.append(woken)
             await woken

@@ -11,6 +11,11 @@ first (`leave` waits for a write that holds its events), so its final save never
 A turn read on another instance (announced there: `watch`, `chat/fanout.py`) is written eagerly
 instead: its new events at most `flush_every` apart (all such turns in one transaction, which notifies
 their readers), so a remote reader lags a local one by that and a round trip, not a checkpoint.
+
+A drain stops every turn at once, and each saves itself `suspended` (`suspend`): those are written
+together too, each write taking every suspension that came while the one before ran. One transaction
+each, 100 turns queued for a few threads and missed the drain's seconds; a turn left running then has
+its worker's death to wait for and ids a reserve apart (`chat/log.py`) instead of a clean takeover.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from sqlalchemy.exc import IntegrityError
 
 from backend.chat import turns
 from backend.chat.log import TurnLog
-from backend.chat.turns import Progress
+from backend.chat.turns import Progress, Suspension
 from backend.db.session import Database
 from backend.observability.observe import checkpoint
 
@@ -74,6 +79,8 @@ class ProgressWriter:
         self._writing: set[Saving] = set()  # in the write under way
         self._written: asyncio.Event | None = None  # set when the write under way is over
         self._task: asyncio.Task[None] | None = None
+        self._suspensions: list[tuple[Suspension, asyncio.Future[bool]]] = []
+        self._suspender: asyncio.Task[None] | None = None
 
     def join(self, turn: Saving) -> None:
         self._turns.setdefault(turn, self._joined % SLICES)
@@ -165,6 +172,44 @@ class ProgressWriter:
             finally:
                 self._writing = set()
                 self._written.set()
+
+    async def suspend(self, turn: Suspension) -> bool:
+        """Save a turn stopped by a shutdown `suspended`, with the others stopping now; True when saved."""
+        saved = asyncio.get_running_loop().create_future()
+        self._suspensions.append((turn, saved))
+        if self._suspender is None or self._suspender.done():
+            self._suspender = asyncio.create_task(self._write_suspensions(), name="suspension-writer")
+        return await saved
+
+    async def _write_suspensions(self) -> None:
+        while self._suspensions:
+            batch, self._suspensions = self._suspensions, []
+            try:
+                saved = await anyio.to_thread.run_sync(self._suspend, [t for t, _ in batch], limiter=persist_limiter())
+            except Exception:  # the turns stay running: a live worker takes them over once this one is gone
+                log.exception("suspending %d turns failed", len(batch))
+                saved = set()
+            for turn, done in batch:
+                if not done.done():
+                    done.set_result(turn.turn_id in saved)
+
+    def _suspend(self, batch: list[Suspension]) -> set[str]:
+        """The batch in one transaction; if that fails, each turn alone (one turn never costs the others)."""
+        try:
+            with self.db.session() as s:
+                return turns.save_suspended(s, batch)
+        except Exception:
+            if len(batch) == 1:
+                raise
+            log.exception("suspending %d turns together failed; one by one", len(batch))
+        saved: set[str] = set()
+        for turn in batch:
+            try:
+                with self.db.session() as s:
+                    saved |= turns.save_suspended(s, [turn])
+            except Exception:
+                log.exception("suspending turn %s failed", turn.turn_id)
+        return saved
 
     def _write(self, batch: list[Progress]) -> set[str]:
         """The batch in one transaction; if a turn's events conflict (its lease lapsed under overload and

@@ -56,7 +56,7 @@ class PromptPreviewRequest(BaseModel):
 
 @router.post("/stream", response_class=EventSourceResponse,
              responses={200: event_stream(ChatEvent, "The turn's events, one per SSE frame"),
-                        **error_responses(400, 404, 409, 429)})
+                        **error_responses(400, 404, 409, 429, 503)})
 async def stream(body: ChatRequest, token: SessionToken, db: DbDep, chat: ChatDep, request: Request,
                  idempotency_key: Annotated[str | None, Header(min_length=1, max_length=100)] = None,
                  ) -> EventSourceResponse:

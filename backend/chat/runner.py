@@ -43,7 +43,7 @@ from backend.chat.log import Frame, TurnLog
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter
 from backend.chat.progress import ProgressWriter, persist_limiter
 from backend.chat.turn import EndStatus, ResumeState, Turn, terminal_event
-from backend.chat.turns import Progress
+from backend.chat.turns import Progress, Suspension
 from backend.chat.visible import visible_events
 from backend.db.session import Database
 from backend.observability.observe import turn_started
@@ -67,6 +67,7 @@ class TurnRunner:
         self.visible = ""  # the answer's text as the user saw it (markers hidden)
         self.tool_at: dict[int, int] = {}  # tool call index → len(self.visible) when it started
         self.stopped = False
+        self.generated = False  # the agent loop is over (ended, failed or stopped): only the saves are left
         self.failure: ApiFailure | None = None
         # Stop cancels the generation (the agent loop runs in this task: no queue hop per delta), never
         # the saves after it; cancelled before the turn reaches it, the generation never starts.
@@ -86,10 +87,20 @@ class TurnRunner:
         self.state = saved.state()
 
     def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name=f"turn-{self.turn.turn_id}")
+        turn = self.turn
+        if not self.continued:  # logged before any reader follows: one told at once to resume knows its turn
+            self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
+                                            user_message_id=turn.user_message_id, stream=turn.stream))
+            for notice in turn.notices:
+                self._append(Status(message=notice, notice=True))
+        self.task = asyncio.create_task(self._run(), name=f"turn-{turn.turn_id}")
 
     def stop(self, failure: ApiFailure | None = None) -> None:
-        """Stop generating (the user's Stop, or `failure` such as a shutdown); what was said is saved."""
+        """Stop generating (the user's Stop, or `failure` such as a shutdown); what was said is saved.
+        Once the generation is over the turn ends as it did: a drain that comes while its final save
+        waits for a checkpoint must not make a finished answer interrupted."""
+        if self.generated:
+            return
         self.stopped = failure is None
         self.failure = self.failure or failure
         self.generating.cancel()
@@ -111,11 +122,6 @@ class TurnRunner:
     async def _run(self) -> None:
         turn = self.turn
         self.observed = turn_started(turn, self.continued)  # metrics, the turn's span, its log ids
-        if not self.continued:
-            self._append(ConversationOpened(conversation_id=turn.conversation_id, turn_id=turn.turn_id,
-                                            user_message_id=turn.user_message_id, stream=turn.stream))
-            for notice in turn.notices:
-                self._append(Status(message=notice, notice=True))
         markers = [p.parse_marker for p in turn.resolved.llm_payloads if p.parse_marker]
         text_filter = MarkerFilter([*markers, SUGGESTED_VALUES, SUGGESTED_ACTIONS])
         events = visible_events(run_turn(
@@ -134,6 +140,7 @@ class TurnRunner:
             if rest := text_filter.finish():
                 self._append(TextDelta(text=rest))
         finally:
+            self.generated = True
             with anyio.CancelScope(shield=True):
                 await events.aclose()  # a stopped loop unwinds (closes its model stream) before the saves
                 await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest
@@ -231,23 +238,11 @@ class TurnRunner:
 
     async def _suspend(self) -> None:
         """Shutdown between tool calls: save where the turn is, for a live worker to go on with it."""
-        frames, text, saved = self.log.unsaved(), self.visible, ResumeState.of(self.state)
+        turn, frames = self.turn, self.log.unsaved()
         extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
-        try:
-            await anyio.to_thread.run_sync(self._write_suspended, frames, text, extras, saved,
-                                           limiter=persist_limiter())
-        except Exception:  # the sweep will mark the turn interrupted (or continue it) from its last checkpoint
-            log.exception("suspending turn %s failed", self.turn.turn_id)
-            return
-        if frames:
+        if await self.saves.suspend(Suspension(turn.turn_id, turn.conversation_id, turn.assistant_message_id,
+                                               frames, self.visible, extras, ResumeState.of(self.state))) and frames:
             self.log.mark_saved(frames[-1].id)
-
-    def _write_suspended(self, frames: list[Frame], text: str, extras: dict[str, Any], saved: ResumeState) -> None:
-        turn = self.turn
-        with self.db.session() as s:
-            turns.save_suspended(s, conversation_id=turn.conversation_id, turn_id=turn.turn_id,
-                                 message_id=turn.assistant_message_id, frames=frames, text=text, extras=extras,
-                                 state=saved)
 
     def _save(self, content: str, extras: MessageExtras, status: EndStatus, frames: list[Frame]) -> None:
         turn = self.turn

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 
 import anyio
 from sqlalchemy.orm import Session
+from sse_starlette.sse import AppStatus
 
 from backend.agent.llm import LLM
 from backend.agent.state import LoopLimits
@@ -26,7 +27,7 @@ from backend.chat.log import Frame
 from backend.chat.supervisor import Supervisor
 from backend.conversations.service import get_owned
 from backend.db.session import Database
-from backend.errors import NotFound
+from backend.errors import Draining, NotFound
 from backend.observability.observe import reading
 from backend.sources import Sources
 
@@ -55,12 +56,20 @@ class ChatService:
     def poll_seconds(self, value: float) -> None:
         self.supervisor.poll_seconds = value
 
+    @property
+    def draining(self) -> bool:
+        """From SIGTERM (uvicorn's exit signal, as sse-starlette records it) or the first stream told to
+        resume elsewhere: a send is refused 503, so it is retried on another instance."""
+        return bool(AppStatus.should_exit) or self.supervisor.closing
+
     async def submit(self, sender: Callable[[], int], req: ChatRequest,
                      key: str | None = None) -> AsyncIterator[Frame]:
         """Start a turn (or find the one this key started) and return a reader of it from its first event.
         `sender` checks who sends (the session, the quotas) and returns their user id; it runs in the same
         thread as the turn's transaction, so a turn begins in one thread hop. Refusals (401, 403, 404,
-        409, 422, 429) are raised here, before the first byte."""
+        409, 422, 429, 503 while draining) are raised here, before the first byte."""
+        if self.draining:  # in before the middleware refused (`RefuseWhileDraining`): refused the same
+            raise Draining()
         begun = await anyio.to_thread.run_sync(self._begin, sender, req, key)
         if begun.turn is not None:
             self.supervisor.launch(begun.turn)

@@ -72,6 +72,9 @@ class Supervisor:
         if checkpoint is not None:
             runner.from_checkpoint(checkpoint.frames, checkpoint.visible, checkpoint.saved, checkpoint.floor)
         self.runners[turn.conversation_id] = runner
+        if self.closing:  # begun as the drain began: saved `suspended` at once, for a live worker to answer
+            runner.log.close()
+            runner.stop(SHUTDOWN)
         runner.start()
         assert runner.task is not None
         self._tasks.add(runner.task)
@@ -198,15 +201,15 @@ class Supervisor:
 
     def close_readers(self) -> None:
         """The server is going down: every reader ends with a frame asking its client to resume. (Each open
-        stream calls this when the server shuts down; the first call does it.)"""
-        if self.closing:
-            return
+        stream calls this when the server shuts down; a turn launched after the first call is closed by
+        `launch`.)"""
         self.closing = True
-        for runner in list(self.runners.values()):
+        for runner in self.runners.values():
             runner.log.close()
 
     async def shutdown(self, timeout: float = 3.0) -> None:
-        """Stop generating; each turn saves what it has, marked interrupted, within `timeout`."""
+        """Stop generating; within `timeout`, each turn is saved `suspended` where it can be continued
+        (`TurnRunner._finish`), else with what it has, interrupted."""
         self.close_readers()
         for runner in list(self.runners.values()):
             runner.stop(SHUTDOWN)

@@ -43,6 +43,7 @@ from backend.quotas import record_usage
 LEASE = timedelta(seconds=10)
 RENEW_EVERY = timedelta(seconds=2)
 
+FROM_START = ResumeState(through=0).dump()  # nothing answered yet; every text event after 0 is the answer's
 _MESSAGES, _TURNS, _CONVERSATIONS = table_of(Message), table_of(ChatTurn), table_of(Conversation)
 _EVENTS = insert(table_of(TurnEvent))
 _NEW_MESSAGES = insert(_MESSAGES).returning(_MESSAGES.c.id, sort_by_parameter_order=True)
@@ -80,6 +81,20 @@ class Progress:
     text: str | None = None
     extras: dict[str, Any] | None = None
     resume_state: ResumeState | None = None
+
+
+@dataclass(frozen=True)
+class Suspension:
+    """Where a turn stopped by a shutdown is (`save_suspended`): its unsaved frames, the answer so far
+    and its extras, and its resume state."""
+
+    turn_id: str
+    conversation_id: int
+    message_id: int
+    frames: list[Frame]
+    text: str
+    extras: dict[str, Any]
+    state: ResumeState
 
 
 @dataclass(frozen=True)
@@ -128,7 +143,8 @@ def open_turn(s: Session, *, turn_id: str, conversation_id: int, user_id: int, k
               fingerprint: str, message: str, context: dict[str, Any], sent: dict[str, Any],
               opened: dict[str, Any], worker_id: str | None) -> Opened:
     """A new turn's user message, its assistant message-to-be (`running`, filled by the checkpoints) and
-    its `chat_turns` row."""
+    its `chat_turns` row, resumable from the start until its first checkpoint: a turn whose worker goes
+    before that (a drain that ran out of time, a crash) is taken over, not interrupted."""
     user_message_id, answer_id = s.scalars(_NEW_MESSAGES, [
         {"conversation_id": conversation_id, "role": "user", "content": message, "context": context,
          "extras": sent, "status": "complete"},
@@ -137,7 +153,7 @@ def open_turn(s: Session, *, turn_id: str, conversation_id: int, user_id: int, k
     s.execute(_NEW_TURN, {
         "id": turn_id, "conversation_id": conversation_id, "user_id": user_id, "idempotency_key": key,
         "request_hash": fingerprint, "status": "running", "user_message_id": user_message_id,
-        "assistant_message_id": answer_id, "last_event_id": 0, "worker_id": worker_id})
+        "assistant_message_id": answer_id, "last_event_id": 0, "worker_id": worker_id, "resume_state": FROM_START})
     return Opened(user_message_id, answer_id)
 
 
@@ -285,24 +301,32 @@ def save_end(s: Session, *, user_id: int, conversation_id: int, turn_id: str, me
     save_frames(s, [(turn_id, frames)])
 
 
-def save_suspended(s: Session, *, conversation_id: int, turn_id: str, message_id: int, frames: list[Frame],
-                   text: str, extras: dict[str, Any], state: ResumeState) -> None:
-    """A turn stopped by a shutdown between tool calls: where it is, for a live worker to go on with it."""
-    record = s.get(ChatTurn, turn_id)
-    conv = s.get(Conversation, conversation_id)
-    if record is None or conv is None or record.status != "running":
-        return
-    frames = [f for f in frames if f.id > record.last_event_id]
-    save_frames(s, [(turn_id, frames)])
-    if frames:
-        record.last_event_id = frames[-1].id
-    record.status = "suspended"
-    record.resume_state = state.dump()
-    message = s.get(Message, message_id)
-    if message is not None and message.status == "running":
-        message.content = text
-        message.extras = extras
-    _release(conv, turn_id)
+def save_suspended(s: Session, batch: Sequence[Suspension]) -> set[str]:
+    """Turns stopped by a shutdown between tool calls, where each is, for a live worker to go on with it:
+    all in one transaction (a drain stops every turn at once, with seconds to save them). Returns the
+    turns suspended (not one that ended meanwhile)."""
+    records = {r.id: r for r in s.scalars(select(ChatTurn).where(ChatTurn.id.in_([b.turn_id for b in batch])))}
+    convs = {c.id: c for c in s.scalars(select(Conversation).where(
+        Conversation.id.in_({b.conversation_id for b in batch})))}
+    answers = {m.id: m for m in s.scalars(select(Message).where(Message.id.in_([b.message_id for b in batch])))}
+    suspended: list[tuple[str, list[Frame]]] = []
+    for b in batch:
+        record, conv = records.get(b.turn_id), convs.get(b.conversation_id)
+        if record is None or conv is None or record.status != "running":
+            continue
+        frames = [f for f in b.frames if f.id > record.last_event_id]
+        suspended.append((b.turn_id, frames))
+        if frames:
+            record.last_event_id = frames[-1].id
+        record.status = "suspended"
+        record.resume_state = b.state.dump()
+        message = answers.get(b.message_id)
+        if message is not None and message.status == "running":
+            message.content = b.text
+            message.extras = b.extras
+        _release(conv, b.turn_id)
+    save_frames(s, suspended)
+    return {turn_id for turn_id, _ in suspended}
 
 
 def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetime | None = None,
