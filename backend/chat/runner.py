@@ -2,10 +2,11 @@
 
 The runner drives the agent loop, hides marker text, appends every event to the turn's `TurnLog` (text
 deltas that come close together as one: `chat/coalesce.py`), hands its checkpoints to the worker's
-`ProgressWriter` (`progress`: what is new since the last one) and, at the end, saves the answer and the terminal event (`chat/turns.py` writes them). A turn stopped by a
-shutdown between tool calls is saved `suspended` instead, and a live worker that takes it over starts a
-runner `from_checkpoint`: the saved events are its log's first frames (new ids go on after any a reader
-may hold), and the model continues the saved partial answer as an assistant prefill.
+`ProgressWriter` (`progress`: what is new since the last one) and, at the end, saves the answer and the
+terminal event (`chat/turns.py` writes them). A turn stopped by a shutdown between tool calls is saved
+`suspended` instead, and a live worker that takes it over starts a runner `from_checkpoint`: the saved
+events are its log's first frames (new ids go on after any a reader may hold), and the model continues
+the saved partial answer as an assistant prefill.
 """
 
 from __future__ import annotations
