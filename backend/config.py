@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     # database this often without a notification (missed ones: a listener that reconnected).
     fanout_flush_ms: int = Field(default=25, ge=1, le=500, alias="COLLEAGUE_FANOUT_FLUSH_MS")
     fanout_safety_poll_seconds: float = Field(default=2.0, gt=0, le=300, alias="COLLEAGUE_FANOUT_SAFETY_POLL_SECONDS")
+    # Text deltas of one answer that come within this of the last text frame go out together as one frame
+    # (backend/chat/coalesce.py): fewer events to number, store and send; a delta after a quiet spell goes
+    # out at once. 0 sends every delta as it comes.
+    coalesce_ms: int = Field(default=30, ge=0, le=200, alias="COLLEAGUE_COALESCE_MS")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
 
     @property

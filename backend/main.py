@@ -117,7 +117,8 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     sources = get_sources(settings, db)  # live ones: rate limits shared with every instance on PostgreSQL
     chat = ChatService(db, llm, sources=sources, limits=LoopLimits(idle_timeout=settings.model_idle_timeout),
                        flush_seconds=settings.fanout_flush_ms / 1000,
-                       safety_seconds=settings.fanout_safety_poll_seconds)
+                       safety_seconds=settings.fanout_safety_poll_seconds,
+                       coalesce_seconds=settings.coalesce_ms / 1000)
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)
     app.add_middleware(RefuseWhileDraining)  # from SIGTERM on, new requests are 503: a proxy retries elsewhere

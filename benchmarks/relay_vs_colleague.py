@@ -1,6 +1,7 @@
 """Benchmark (not a test): Colleague's stream path against a bare relay, in one run, on one stub model.
 
-Three kinds of process: a stub Messages API (300 ms to the first token, then 100 text deltas at 10/s), the
+Three kinds of process: a stub Messages API (300 ms to the first token, then 100 text deltas at 10/s, or
+`--rate`, sent `--burst` at a time as network reads often deliver them), the
 servers under test — `benchmarks/bare_relay.py` (the same SDK and sse-starlette, nothing else) and
 `python -m backend serve` (one worker, quotas off, one seeded user) — and this load generator. On a
 machine with two cores or more the server is pinned to core 0 and the stub and the load to core 1
@@ -9,7 +10,8 @@ server is started fresh per level and warmed up first. Printed per level and ser
 
 - TTFT p50/p99: from sending the request to the first delta's text;
 - deltas/s: text deltas received (counted in the text, so frames that carry several count as several),
-  over the time from the first request to the last stream's end;
+  over the time from the first request to the last stream's end; frames/s: `text_delta` frames received
+  (fewer than deltas when the server coalesces them: COLLEAGUE_COALESCE_MS);
 - errors: a refused or broken stream, an `error` event, or a stream whose text is not all 100 deltas;
 - server CPU µs per delta (utime + stime of the server's processes, /proc/<pid>/stat), and `loop`: the
   main threads' part of it (/proc/<pid>/task/<pid>/stat), the event loop; in the ratios, `loop` and
@@ -25,7 +27,7 @@ set, OTEL_EXPORTER_OTLP_ENDPOINT at the stub, which accepts the span batches as 
 would), and prints its CPU per delta against Colleague's with them off, measured in the same run.
 
     .venv/bin/python benchmarks/relay_vs_colleague.py [--db sqlite|postgres] [--levels 200,400]
-        [--ramp 10] [--workers 1] [--env NAME=VALUE ...] [--observability]
+        [--ramp 10] [--rate 10] [--burst 1] [--workers 1] [--env NAME=VALUE ...] [--observability]
 """
 
 from __future__ import annotations
@@ -50,16 +52,16 @@ sys.path.insert(0, str(ROOT))
 DELTAS = 100
 DELTA_TEXT = "lorem "  # every delta; the load counts b"lorem" in what it receives
 FIRST_TOKEN_S = 0.3
-DELTA_INTERVAL_S = 0.1
+FRAME = b"event: text_delta"
 TERMINALS = (b"event: complete", b"event: error")
 PG_ADMIN = os.environ.get("COLLEAGUE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 # -- the stub model ------------------------------------------------------------------------------------
 
 
-def run_stub(port: int) -> None:
-    """A Messages API that streams DELTAS text deltas on a fixed schedule (drift-free under load). A
-    request whose body says `warmup` is answered at once."""
+def run_stub(port: int, rate: float, burst: int) -> None:
+    """A Messages API that streams DELTAS text deltas at `rate` a second, `burst` at a time, on a fixed
+    schedule (drift-free under load). A request whose body says `warmup` is answered at once."""
     import uvicorn
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -87,8 +89,8 @@ def run_stub(port: int) -> None:
             yield message_start("claude-stub", Reply(input_tokens=100))
             yield start_block
             for i in range(DELTAS):
-                if not fast:
-                    await asyncio.sleep(max(0.0, t0 + FIRST_TOKEN_S + i * DELTA_INTERVAL_S - time.monotonic()))
+                if not fast and i % burst == 0:
+                    await asyncio.sleep(max(0.0, t0 + FIRST_TOKEN_S + i / rate - time.monotonic()))
                 yield delta
             yield end
 
@@ -214,6 +216,7 @@ class Server:
 class Stream:
     ttft: float | None = None
     deltas: int = 0
+    frames: int = 0
     ended: float = 0.0
     error: str | None = None
 
@@ -248,6 +251,7 @@ async def one_stream(server: Server, message: str) -> Stream:
             ends = [i for i in (buf.find(t) for t in TERMINALS) if i != -1]
             cut = min(ends) if ends else len(buf)
             seen = buf.count(token, max(0, len(tail) - len(token) + 1), cut)  # not those counted before
+            result.frames += buf.count(FRAME, max(0, len(tail) - len(FRAME) + 1), cut)
             if seen and result.ttft is None:
                 result.ttft = time.perf_counter() - start
             result.deltas += seen
@@ -273,6 +277,7 @@ class Level:
     n: int
     ttfts: list[float] = field(default_factory=list)
     deltas: int = 0
+    frames: int = 0
     errors: int = 0
     wall: float = 0.0
     cpu_us_per_delta: float = 0.0
@@ -289,6 +294,10 @@ class Level:
     @property
     def rate(self) -> float:
         return self.deltas / self.wall if self.wall else 0.0
+
+    @property
+    def frame_rate(self) -> float:
+        return self.frames / self.wall if self.wall else 0.0
 
 
 async def drive(server: Server, n: int, ramp: float, profile: Path | None = None) -> Level:
@@ -322,6 +331,7 @@ async def drive(server: Server, n: int, ramp: float, profile: Path | None = None
     for t in tasks:
         s = t.result()
         out.deltas += s.deltas
+        out.frames += s.frames
         if s.ttft is not None:
             out.ttfts.append(s.ttft)
         if s.error:
@@ -374,6 +384,7 @@ def make_database(kind: str, tmp: Path) -> tuple[str, object]:
 def row(label: str, level: Level) -> str:
     err = f" ({level.first_error})" if level.first_error else ""
     return (f"  {label:<16} {level.n:>5} {level.pct(0.5):>8.0f} {level.pct(0.99):>8.0f} {level.rate:>9.0f} "
+            f"{level.frame_rate:>9.0f} "
             f"{level.errors:>6} {level.cpu_us_per_delta:>9.0f} {level.loop_us_per_delta:>7.0f} "
             f"{level.rss_kb_per_stream:>9.0f}{err}")
 
@@ -383,6 +394,8 @@ def main() -> None:
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--levels", default="200,400", help="open streams per level, comma-separated")
     parser.add_argument("--ramp", type=float, default=10.0, help="seconds over which a level's streams open")
+    parser.add_argument("--rate", type=float, default=10.0, help="text deltas a second the stub streams")
+    parser.add_argument("--burst", type=int, default=1, help="deltas the stub sends together (at the same rate)")
     parser.add_argument("--workers", default="1", help="Colleague worker counts, comma-separated; the extra "
                                                        "counts run at the highest level")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
@@ -394,7 +407,7 @@ def main() -> None:
     parser.add_argument("--stub", type=int, help=argparse.SUPPRESS)  # internal: run the stub on this port
     args = parser.parse_args()
     if args.stub:
-        run_stub(args.stub)
+        run_stub(args.stub, args.rate, args.burst)
         return
     levels = [int(x) for x in args.levels.split(",")]
     worker_counts = [int(x) for x in args.workers.split(",")]
@@ -412,7 +425,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="relay-bench-"))
     db_url, drop = make_database(args.db, tmp)
     stub_port = free_port()
-    stub = subprocess.Popen(pinned(load_core, [sys.executable, __file__, "--stub", str(stub_port)]), cwd=ROOT)
+    stub = subprocess.Popen(pinned(load_core, [sys.executable, __file__, "--stub", str(stub_port), "--rate",
+                                               str(args.rate), "--burst", str(args.burst)]), cwd=ROOT)
     model_url = f"http://127.0.0.1:{stub_port}"
     colleague_env = {"DATABASE_URL": db_url, "ANTHROPIC_API_KEY": "bench", "ANTHROPIC_BASE_URL": model_url,
                      "COLLEAGUE_DEMO": "0", "COLLEAGUE_SOURCES": "offline", "COLLEAGUE_MAX_CONCURRENT_STREAMS": "0",
@@ -457,8 +471,8 @@ def main() -> None:
     pin = (f"server on core {server_core}, stub and load on core {load_core}" if split
            else "not pinned (one core, or no taskset)")
     print(f"database: {args.db}   stub: {FIRST_TOKEN_S * 1000:.0f} ms to first token, {DELTAS} deltas at "
-          f"{1 / DELTA_INTERVAL_S:.0f}/s   ramp: {args.ramp:.0f} s   {pin}")
-    print(f"  {'server':<16} {'N':>5} {'TTFT p50':>8} {'p99 ms':>8} {'deltas/s':>9} {'errors':>6} "
+          f"{args.rate:g}/s, {args.burst} at a time   ramp: {args.ramp:.0f} s   {pin}")
+    print(f"  {'server':<16} {'N':>5} {'TTFT p50':>8} {'p99 ms':>8} {'deltas/s':>9} {'frames/s':>9} {'errors':>6} "
           f"{'CPU µs/Δ':>9} {'loop':>7} {'RSS KB/s':>9}")
     results: list[tuple[Level, Level]] = []
     observed: list[tuple[Level, Level]] = []  # (off, on) at each level

@@ -150,7 +150,9 @@ def fake_llm(fake_server: FakeAnthropic) -> Iterator[FakeAnthropic]:
 
 def make_settings(db_url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {"DATABASE_URL": db_url, "ANTHROPIC_API_KEY": None, "COLLEAGUE_DEMO": False,
-                              "COLLEAGUE_DEMO_DELAY_MS": 0, "COLLEAGUE_SOURCES": "offline"}
+                              "COLLEAGUE_DEMO_DELAY_MS": 0, "COLLEAGUE_SOURCES": "offline",
+                              # every upstream delta its own frame (the shared transcript's frames are exact)
+                              "COLLEAGUE_COALESCE_MS": 0}
     values.update(overrides)
     return Settings(**values)
 

@@ -1,11 +1,12 @@
 """One turn's generation on this worker, apart from any connection that reads it.
 
-The runner drives the agent loop, hides marker text, appends every event to the turn's `TurnLog`, hands
-its checkpoints to the worker's `ProgressWriter` (`progress`: what is new since the last one) and, at
-the end, saves the answer and the terminal event (`chat/turns.py` writes them). A turn stopped by a
-shutdown between tool calls is saved `suspended` instead, and a live worker that takes it over starts a
-runner `from_checkpoint`: the saved events are its log's first frames (new ids go on after any a reader
-may hold), and the model continues the saved partial answer as an assistant prefill.
+The runner drives the agent loop, hides marker text, appends every event to the turn's `TurnLog` (text
+deltas that come close together as one: `chat/coalesce.py`), hands its checkpoints to the worker's
+`ProgressWriter` (`progress`: what is new since the last one) and, at the end, saves the answer and the
+terminal event (`chat/turns.py` writes them). A turn stopped by a shutdown between tool calls is saved
+`suspended` instead, and a live worker that takes it over starts a runner `from_checkpoint`: the saved
+events are its log's first frames (new ids go on after any a reader may hold), and the model continues
+the saved partial answer as an assistant prefill.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from backend.agent.schemas import (
 )
 from backend.agent.state import LoopLimits, TurnState
 from backend.chat import turns
+from backend.chat.coalesce import Coalescer
 from backend.chat.extract import extract
 from backend.chat.log import Frame, TurnLog
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter
@@ -56,13 +58,15 @@ SHUTDOWN = ApiFailure(message="The server restarted while answering; what was wr
 
 
 class TurnRunner:
-    def __init__(self, db: Database, llm: LLM, limits: LoopLimits, turn: Turn, saves: ProgressWriter) -> None:
+    def __init__(self, db: Database, llm: LLM, limits: LoopLimits, turn: Turn, saves: ProgressWriter,
+                 coalesce: float = 0.0) -> None:
         self.db = db
         self.saves = saves
         self.llm = llm
         self.limits = replace(limits, max_tokens=turn.config.max_tokens, context_window=turn.config.context_window)
         self.turn = turn
         self.log = TurnLog(turn.turn_id)
+        self.coalescer = Coalescer(coalesce, self._log)  # text deltas faster than `coalesce` s share a frame
         self.state = TurnState()
         self.visible = ""  # the answer's text as the user saw it (markers hidden)
         self.tool_at: dict[int, int] = {}  # tool call index → len(self.visible) when it started
@@ -107,6 +111,13 @@ class TurnRunner:
 
     def _append(self, event: WireEvent) -> None:
         if isinstance(event, TextDelta):
+            self.coalescer.add(event)
+            return
+        self.coalescer.flush()
+        self._log(event)
+
+    def _log(self, event: WireEvent) -> None:
+        if isinstance(event, TextDelta):
             if not self.visible:
                 self.observed.first_chunk()
             self.visible += event.text
@@ -143,6 +154,7 @@ class TurnRunner:
             self.generated = True
             with anyio.CancelScope(shield=True):
                 await events.aclose()  # a stopped loop unwinds (closes its model stream) before the saves
+                self.coalescer.flush()  # (Stop too: its readers get all the text the model sent)
                 await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest
                 await self._finish()
                 self.observed.ended(self.stopped, self.failure or self.state.failure)

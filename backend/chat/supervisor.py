@@ -55,6 +55,7 @@ class Supervisor:
         self.limits = limits
         self.runners: dict[int, TurnRunner] = {}  # this worker's running turns, by conversation
         self.saves = ProgressWriter(db)  # their checkpoints: each turn's every half second, batched
+        self.coalesce = 0.0  # seconds within which a turn's text deltas share a frame (`chat/coalesce.py`)
         self.presence = WorkerPresence(db)  # this worker's liveness lock (held from start-up: `hold`)
         self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker
         self.screenings: object | None = None  # the screening tools' store reader (`ToolContext.screenings`)
@@ -68,7 +69,7 @@ class Supervisor:
     def launch(self, turn: Turn, checkpoint: Checkpoint | None = None) -> TurnRunner:
         """Start generating `turn` on this worker (from `checkpoint` when another worker began it)."""
         turn.tool_ctx.screenings = self.screenings
-        runner = TurnRunner(self.db, self.llm, self.limits, turn, self.saves)
+        runner = TurnRunner(self.db, self.llm, self.limits, turn, self.saves, self.coalesce)
         if checkpoint is not None:
             runner.from_checkpoint(checkpoint.frames, checkpoint.visible, checkpoint.saved, checkpoint.floor)
         self.runners[turn.conversation_id] = runner
