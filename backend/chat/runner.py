@@ -164,6 +164,8 @@ class TurnRunner:
     def progress(self) -> Progress | None:
         """What the next checkpoint saves (the worker's `ProgressWriter` asks every half second), by the
         checkpoint policy that `chat/turns.py` explains."""
+        # The resume state holds all the text the model sent, so the frames it covers must too.
+        self.coalescer.flush()
         frames = self.log.unsaved()
         if not frames:
             return None
