@@ -4,8 +4,9 @@ chip about another disease than the one the user works on.
 
 The topic is read from what the user set: their messages and the page's own fields (a search's condition,
 a PubMed query), not the loaded rows, whose titles name every disease a basket trial touches. Only when the
-user named none does the answer itself set it. Diseases are found by their shape (a word ending in -oma,
--itis…, "X cancer", "X syndrome"…) and a short table of abbreviations, so no disease is special-cased.
+user named none does the answer itself set it. Diseases are found by their shape (a tumour's -oma, "X cancer",
+"X syndrome"…) and a short table of abbreviations, so no disease is special-cased. An -itis or -emia is
+left alone: in a chat about a cancer it is mostly an adverse event (colitis, anaemia), on topic.
 """
 
 from __future__ import annotations
@@ -33,14 +34,15 @@ ABBREVIATIONS = {
     "covid": "covid 19", "pdac": "pancreatic cancer",
 }
 _HEADS = (r"cancers?|carcinomas?|diseases?|syndromes?|disorders?|tumou?rs?|neoplasms?|leuka?emias?|lymphomas?|"
-          r"failure|infections?|fibrosis|diabetes|sclerosis|dystroph(?:y|ies)")
+          r"failure|fibrosis|diabetes|sclerosis|dystroph(?:y|ies)")
 _HEAD = re.compile(rf"\b(?:{_HEADS})\b")
-_SHAPED = re.compile(r"\b[a-z]{3,}(?:omas?|itis|osis|a?emia|pathy)\b")
-# Words of those shapes that name no disease, and words that don't qualify one ("trials for lung cancer").
-_NOT_DISEASE = {"diploma", "aroma", "stoma", "soma", "coma", "diagnosis", "prognosis", "analysis", "thesis",
-                "synthesis", "hypothesis", "basis", "emphasis", "dosis", "osmosis", "empathy", "sympathy",
-                "apathy", "homeopathy"}
-_STOP = {"a", "an", "the", "of", "for", "in", "with", "and", "or", "to", "on", "about", "trials", "trial",
+_SHAPED = re.compile(r"\b(?:[a-z]{3,}omas?|leuka?emias?|diabetes)\b")
+# Words of that shape that name no disease, and words that don't qualify one ("trials for lung cancer").
+_NOT_DISEASE = {"diploma", "aroma", "stoma", "soma", "chroma"}
+_CRITERIA = {"exclude", "excludes", "excluding", "excluded", "exclusion", "prior", "history", "without", "allow",
+             "allows", "allowed", "allowing", "active", "concurrent", "comorbid", "underlying", "existing",
+             "uncontrolled", "known", "except", "no"}
+_STOP = _CRITERIA | {"a", "an", "the", "of", "for", "in", "with", "and", "or", "to", "on", "about", "trials", "trial",
          "studies", "study", "articles", "patients", "people", "find", "search", "show", "phase", "recruiting",
          "advanced", "metastatic", "early", "late", "stage", "my", "these", "those", "this", "that", "is", "are",
          "what", "which", "any", "other", "than", "vs", "versus", "new", "more", "less", "most", "all", "only",
@@ -70,23 +72,36 @@ def _qualifier(words: str) -> str:
     return " ".join(reversed(kept))
 
 
+def _criterion(before: list[str]) -> bool:
+    """Whether the words before a disease make it a criterion ("excludes autoimmune disease", "history of
+    hepatitis"), which a chip about melanoma trials may well ask about, not the topic of a chip."""
+    return bool(_CRITERIA & set(before[-3:]))
+
+
 def diseases(text: str) -> set[str]:
-    """The diseases `text` names, each as a lower-case phrase (abbreviations spelled out)."""
+    """The diseases `text` is about, each as a lower-case phrase (abbreviations spelled out); a disease named
+    as an eligibility criterion is not one of them."""
     found: set[str] = set()
     for clause in _CLAUSE.split(text):  # "Crohn's disease, heart failure": no name runs over a comma
         low = normalise(clause)
-        found.update(normalise(ABBREVIATIONS[w]) for w in low.split() if w in ABBREVIATIONS)
+        words = low.split()
+        found.update(normalise(ABBREVIATIONS[w]) for i, w in enumerate(words)
+                     if w in ABBREVIATIONS and not _criterion(words[:i]))
         start = 0
         for head in _HEAD.finditer(low):
             # The words just before the head that qualify it ("lung cancer", "non small cell lung cancer"),
             # back to the previous head at most ("breast cancer and lung cancer").
-            qualifier = _qualifier(" ".join(low[start:head.start()].split()[-5:]))
-            if qualifier:
+            before = low[start:head.start()].split()
+            qualifier = _qualifier(" ".join(before[-5:]))
+            if qualifier and not _criterion(before[:len(before) - len(qualifier.split())]):
                 found.add(f"{qualifier} {_singular(head.group())}")
             start = head.end()
         # "carcinoma" alone when the text says "hepatocellular carcinoma" would make every carcinoma the topic.
         heads = {phrase.rsplit(" ", 1)[-1] for phrase in found}
-        found.update(w for w in _SHAPED.findall(low) if w not in _NOT_DISEASE and w not in heads)
+        for shaped in _SHAPED.finditer(low):
+            name = _singular(shaped.group())
+            if name not in _NOT_DISEASE and name not in heads and not _criterion(low[:shaped.start()].split()):
+                found.add(name)
     return found
 
 

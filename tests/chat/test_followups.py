@@ -87,6 +87,14 @@ def test_diseases_are_found_by_their_shape(text: str, found: set[str]) -> None:
     assert diseases(text) == found
 
 
+def test_a_disease_as_an_eligibility_criterion_or_an_adverse_event_is_on_topic() -> None:
+    chips = [chip("Add a column: does the trial exclude autoimmune disease?"),
+             chip("Which trials allow a history of HIV?"), chip("How often was colitis or pneumonitis reported?"),
+             chip("Find trials for multiple myeloma")]
+    kept = relevant(chips, [user("Find melanoma trials with checkpoint inhibitors")], {}, "")
+    assert values(kept) == values(chips[:3])
+
+
 def test_non_small_cell_is_not_small_cell() -> None:
     kept = relevant([chip("Find trials for small cell lung cancer")], [user("NSCLC trials please")], {}, "")
     assert kept == []
