@@ -41,6 +41,7 @@ from backend.agent.state import LoopLimits, TurnState
 from backend.chat import turns
 from backend.chat.coalesce import Coalescer
 from backend.chat.extract import extract
+from backend.chat.followups import relevant
 from backend.chat.log import Frame, TurnLog
 from backend.chat.markers import SUGGESTED_ACTIONS, SUGGESTED_VALUES, MarkerFilter
 from backend.chat.progress import ProgressWriter, persist_limiter
@@ -236,8 +237,9 @@ class TurnRunner:
             Card(id=uuid.uuid4().hex[:16], type=p["type"], data=p["data"], source="llm")
             for p in extraction.payloads)]
         actions, action_errors = _page_actions(extraction.suggested_actions, turn.resolved)
-        extras = self._extras(cards, [SuggestedValue.model_validate(v) for v in extraction.suggested_values],
-                              actions, [*extraction.errors, *action_errors])
+        chips = relevant([SuggestedValue.model_validate(v) for v in extraction.suggested_values], turn.messages,
+                         turn.tool_ctx.page_context, extraction.message)
+        extras = self._extras(cards, chips, actions, [*extraction.errors, *action_errors])
         terminal = terminal_event(turn.conversation_id, turn.assistant_message_id, status,
                                   None if self.stopped else extras.error, extraction.message, extras)
         if extras.context_usage is not None:

@@ -61,12 +61,23 @@ def test_a_bar_click_filters_trialscout_and_the_chip_removes_it(demo_journey: Jo
     total_before = page.get_by_test_id("results-summary").inner_text()
 
     page.get_by_test_id("charts-toggle").click()
-    chart = page.get_by_test_id("chart").first
-    expect(chart).to_have_attribute("data-facet", "phase")
+    # The panel opens with the field that tells this result set apart most (never a field of one value).
+    first = page.get_by_test_id("chart").first
+    expect(first.get_by_test_id("chart-canvas")).to_have_attribute("data-ready", "true")
+    opened = first.get_attribute("data-facet")
+    facets = ["phase", "status", "start_year", "study_type", "sponsor_class", "intervention_type", "enrollment"]
+    counted = page.request.post(f"{j.app.url}/api/stats/trials", data=json.dumps(
+        {"search": {"condition": "melanoma"}, "facets": facets, "limit": 12}),
+        headers={"Content-Type": "application/json"}).json()["facets"]
+    assert opened in facets and next(f for f in counted if f["facet"] == opened)["distinct"] > 1
+    page.get_by_test_id("chart-facet").select_option("phase")
+    page.get_by_test_id("chart-kind").select_option("bar")
+    page.get_by_test_id("chart-add").click()
+    chart = page.locator("[data-testid='chart'][data-facet='phase']").last
     expect(chart.get_by_test_id("chart-canvas")).to_have_attribute("data-ready", "true")
     expect(chart.get_by_test_id("chart-footnote")).to_contain_text("Over ")
     # The bars are in the theme's accent; a theme that changes the custom property redraws them in its colour.
-    canvas = "[data-testid='chart'] canvas"
+    canvas = "[data-testid='chart'][data-facet='phase'] canvas"
     page.wait_for_function(HAS_COLOUR, arg=[canvas, [0x1F, 0x5F, 0xBF]])
     page.evaluate("() => document.documentElement.style.setProperty('--accent', '#d55e00')")
     page.wait_for_function(HAS_COLOUR, arg=[canvas, [0xD5, 0x5E, 0x00]])
@@ -113,11 +124,11 @@ def test_a_bar_click_filters_trialscout_and_the_chip_removes_it(demo_journey: Jo
     page.get_by_test_id("chart-stack-by").select_option("phase")
     page.get_by_test_id("chart-add").click()
     charts = page.get_by_test_id("chart")
-    expect(charts).to_have_count(3)
-    for chart in (charts.nth(1), charts.nth(2)):
+    expect(charts).to_have_count(4)
+    for chart in (charts.nth(2), charts.nth(3)):
         expect(chart.get_by_test_id("chart-canvas")).to_have_attribute("data-ready", "true")
-    expect(charts.nth(1)).to_have_attribute("data-kind", "map")
-    expect(charts.nth(2)).to_contain_text("Status by phase")
+    expect(charts.nth(2)).to_have_attribute("data-kind", "map")
+    expect(charts.nth(3)).to_contain_text("Status by phase")
     j.shot("map-and-stacked")
     j.assert_clean()
 

@@ -68,8 +68,11 @@ def test_table_exports_and_a_report_read_back_as_shown(demo_journey: Journey) ->
     chosen = shown_ids[:2]
     for nct in chosen:
         page.get_by_label(f"Select {nct}").check()
-    page.get_by_test_id("charts-toggle").click()  # the panel opens with its first chart: it joins the report
+    page.get_by_test_id("charts-toggle").click()  # the panel opens with its first chart (the data's pick)
     expect(page.get_by_test_id("charts-panel").locator(".chart").first).to_be_visible()
+    page.get_by_test_id("chart-facet").select_option("phase")  # a pinned Phase chart joins the report
+    page.get_by_test_id("chart-add").click()
+    expect(page.get_by_test_id("charts-panel").locator(".chart[data-facet='phase']").first).to_be_visible()
     page.get_by_test_id("export-menu").locator("summary").click()
     page.get_by_test_id("report-title").fill("Adult NSCLC shortlist")
     page.get_by_test_id("build-report").click()

@@ -3,9 +3,10 @@
  * added from a facet and a kind, or pinned from the conversation (Accept on a `chart` card). A click
  * on a bar, slice, point or country — or on a row of a chart's table view — filters the table.
  */
-import { useCallback, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { ChartView, type ChartSelection } from "./ChartView";
 import { CHART_KINDS, FACETS, chartFromPayload, newChart, type ChartKind, type ChartSpec, type StatsApp } from "./chartSpec";
+import { defaultFacet } from "./defaultChart";
 import type { StatsScope } from "./statsScope";
 
 /** The page's charts and whether the panel is open; `pin` takes a `chart` payload's data. */
@@ -39,9 +40,16 @@ export function ChartsPanel({ scope, state, onSelect }: {
   const [stackBy, setStackBy] = useState(facets[1]?.facet ?? facets[0].facet);
   const chosenKind = kind || facets.find((f) => f.facet === facet)?.kind || "bar";
 
-  const toggle = () => {
-    if (!state.open && state.charts.length === 0) state.add(newChart(scope.app, facets[0].facet));
-    else state.setOpen(!state.open);
+  const opening = useRef(false);  // a second click while the first chart's field is chosen adds no second chart
+  const toggle = async () => {
+    if (state.open || state.charts.length > 0) return state.setOpen(!state.open);
+    if (opening.current) return;
+    opening.current = true;
+    try {
+      state.add(newChart(scope.app, await defaultFacet(scope)));
+    } finally {
+      opening.current = false;
+    }
   };
   const addChart = () => {
     const spec = newChart(scope.app, facet, chosenKind);

@@ -25,6 +25,25 @@ export function chartRows(stats: FacetStats): Row[] {
   return stats.buckets.map((b) => ({ value: b.value, label: valueLabel(stats.facet, b.value), count: b.count }));
 }
 
+/** A year as a label: 1995, not the value axis's "1,995". */
+export function yearLabel(value: number): string {
+  return String(Math.round(value));
+}
+
+/** A timeline's rows as points in year order, the years between them at zero (a timeline facet lists every
+ * year it has); null when a value is not a year, to draw the rows as categories instead. */
+export function yearPoints(rows: Row[]): Array<{ year: number; count: number; raw?: string }> | null {
+  const years = rows.map((r) => ({ year: Number(r.value), count: r.count, raw: r.value }));
+  if (!years.length || years.some((p) => !/^\d{4}$/.test(p.raw))) return null;
+  years.sort((a, b) => a.year - b.year);
+  const out: Array<{ year: number; count: number; raw?: string }> = [];
+  for (const point of years) {
+    for (let gap = (out.at(-1)?.year ?? point.year) + 1; gap < point.year; gap++) out.push({ year: gap, count: 0 });
+    out.push(point);
+  }
+  return out;
+}
+
 export interface ClickTarget {
   raw?: string;
   stackFacet?: string;
@@ -64,7 +83,7 @@ export function buildOption(kind: ChartKind, data: ChartData, theme: ChartTheme,
       legend: { type: "scroll", bottom: 0, textStyle: { color: theme.text } },
       grid: { left: 8, right: 16, top: 16, bottom: 40, containLabel: true },
       xAxis: { type: "category", data: rows.map((r) => r.label), ...axisStyle, axisLabel: { color: theme.muted, interval: 0, rotate: rows.length > 6 ? 30 : 0 } },
-      yAxis: { type: "value", ...axisStyle },
+      yAxis: { type: "value", minInterval: 1, ...axisStyle },
       series: data.stacks.map((s) => {
         const counts = new Map(s.stats.buckets.map((b) => [b.value, b.count]));
         return { type: "bar", stack: "total", name: valueLabel(s.facet, s.value),
@@ -72,10 +91,21 @@ export function buildOption(kind: ChartKind, data: ChartData, theme: ChartTheme,
       }) };
   }
   if (kind === "timeline") {
+    const years = yearPoints(rows);
+    if (years) {
+      // Years to scale: 1971, 1995 and 1998 are not three even steps, and a year with no record is a zero.
+      return { ...base, tooltip: { ...base.tooltip, trigger: "axis" },
+        grid: { left: 8, right: 16, top: 16, bottom: 8, containLabel: true },
+        xAxis: { type: "value", min: "dataMin", max: "dataMax", minInterval: 1, ...axisStyle,
+                 axisLabel: { color: theme.muted, formatter: yearLabel } },
+        yAxis: { type: "value", minInterval: 1, ...axisStyle },
+        series: [{ type: "line", areaStyle: { opacity: 0.2 }, symbolSize: 6, triggerLineEvent: true,
+                   data: years.map((p) => ({ value: [p.year, p.count], ...(p.raw ? { raw: p.raw } : {}) })) }] };
+    }
     return { ...base, tooltip: { ...base.tooltip, trigger: "axis" },
       grid: { left: 8, right: 16, top: 16, bottom: 8, containLabel: true },
       xAxis: { type: "category", data: rows.map((r) => r.label), boundaryGap: false, ...axisStyle },
-      yAxis: { type: "value", ...axisStyle },
+      yAxis: { type: "value", minInterval: 1, ...axisStyle },
       series: [{ type: "line", areaStyle: { opacity: 0.2 }, symbolSize: 6, triggerLineEvent: true,
                  data: rows.map((r) => ({ value: r.count, raw: r.value })) }] };
   }
@@ -84,7 +114,7 @@ export function buildOption(kind: ChartKind, data: ChartData, theme: ChartTheme,
   const categories = { type: "category", data: rows.map((r) => r.label), ...axisStyle,
                        axisLabel: { color: theme.muted, width: 180, overflow: "truncate", interval: 0 },
                        ...(horizontal ? { inverse: true } : {}) };
-  const values = { type: "value", ...axisStyle };
+  const values = { type: "value", minInterval: 1, ...axisStyle };
   return { ...base, grid: { left: 8, right: 24, top: 8, bottom: 8, containLabel: true },
     xAxis: horizontal ? values : categories, yAxis: horizontal ? categories : values,
     series: [{ type: "bar", barCategoryGap: kind === "histogram" ? "2%" : "30%",
