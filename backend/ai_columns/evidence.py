@@ -1,0 +1,137 @@
+"""Where an AI column's evidence sits in its record, and how much a verdict can rest on it.
+
+The server, not the model, names a quote's section: each quote is looked up in the very document the model
+was given (`service.trial_document` / `article_document`), so a trial's quote is `inclusion`, `exclusion` or
+somewhere else (`summary`, `conditions`, `title`, `details`), an article's `title`, `abstract` or `details`;
+`None` when the quote is not in the record at all. The same lookup serves the demo model and a real one.
+
+`qualify` then says whether a Yes/No needs a qualifier:
+- `conditional`: the criterion applies to only part of what it names; the quote carries a restriction
+  ("untreated", "unless", "stable for 4 weeks", "controlled", "within 6 months"…). A line of the record that
+  excludes only untreated metastases neither plainly allows nor plainly excludes metastases.
+- `needs_review`: the verdict is not backed by the record; no quote of it is in the record, or its only
+  evidence is a trial's exclusion line behind a Yes to a criterion that is not about exclusion (or an
+  inclusion line behind a Yes to one that is).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Section = Literal["inclusion", "exclusion", "title", "abstract", "summary", "conditions", "details"]
+Qualifier = Literal["conditional", "needs_review"]
+
+# "Inclusion Criteria:", "Key Exclusion Criteria", "General non-inclusion criteria :", "EXCLUSION CRITERIA FOR …:"
+_CRITERIA_HEADER = re.compile(r"^[\s\-*•]*(?:[\w,'/()]+\s+){0,4}?(non[- ]inclusion|exclusion|inclusion)\s+criteria\b"
+                              r"[^.]{0,60}$", re.I)
+_FIELD = re.compile(r"^([A-Z][A-Za-z ]{1,40}):(?: (.*))?$")
+_FIELD_SECTION: dict[str, Section] = {
+    "title": "title", "official title": "title", "acronym": "title", "conditions": "conditions",
+    "abstract": "abstract", "brief summary": "summary", "eligibility criteria": "inclusion",
+}
+# Fields whose text runs on over the following lines: the rest of the document belongs to them.
+_BLOCKS = {"abstract", "brief summary", "eligibility criteria"}
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    section: Section
+
+
+def _normalize(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[\-*•]+\s", " ", text.lower())).strip()
+
+
+def sections(document: str) -> tuple[str, list[Span]]:
+    """The document normalized (lower case, one space, no bullets), and which section each stretch of it is."""
+    spans: list[Span] = []
+    parts: list[str] = []
+    length = 0
+    current: Section = "details"
+    block: str | None = None
+    for line in document.splitlines():
+        field = _FIELD.match(line)
+        label = field.group(1).lower() if field else None
+        if block is None or (label in _BLOCKS and label != block):
+            current = _FIELD_SECTION.get(label or "", "details")
+            block = label if label in _BLOCKS else None
+        elif block == "eligibility criteria" and (header := _CRITERIA_HEADER.match(line)):
+            current = "inclusion" if header.group(1).lower() == "inclusion" else "exclusion"
+        text = _normalize(line)
+        if not text:
+            continue
+        spans.append(Span(length, length + len(text), current))
+        parts.append(text)
+        length += len(text) + 1
+    return " ".join(parts), spans
+
+
+def locate(quote: str, document: str) -> Section | None:
+    """The section of `document` holding `quote` (or, for a quote elided with "…", its longest piece)."""
+    return locate_all([quote], document)[0]
+
+
+def locate_all(quotes: Sequence[str], document: str) -> list[Section | None]:
+    text, spans = sections(document)
+    found: list[Section | None] = []
+    for quote in quotes:
+        pieces = sorted((_normalize(p) for p in re.split(r"…|\.\.\.|\[\.\.\.\]", quote)), key=len, reverse=True)
+        piece = pieces[0].strip(" .;:,\"'") if pieces else ""
+        at = text.find(piece) if len(piece) >= 3 else -1
+        found.append(next((s.section for s in spans if s.start <= at < s.end + 1), None) if at >= 0 else None)
+    return found
+
+
+# Restrictions that make a criterion hold for only part of what it names. Chosen over the offline corpus's
+# eligibility lines (tests/ai_columns/test_evidence.py): each is a subset of a condition, an exception, or a
+# time or stability window.
+_CONDITIONAL = re.compile(
+    r"\b(?:unless|except(?:ion)?|excepting|other than|provided|as long as|if (?:they|the|it|patients?|"
+    r"participants?|subjects?)\b|only if|"
+    r"(?:un)?treated|untreatable|(?:un)?controlled|(?:a)?symptomatic|(?:in)?active|progressi\w+|"
+    r"(?:un)?stable|stabl[ey]|clinically (?:significant|stable|relevant)|"
+    r"(?:within|in the (?:past|last)|for (?:at least )?)\s*\d*\s*(?:days?|weeks?|months?|years?|hours?)\b|"
+    r"(?:at least|≥|>=|more than|less than)\s*\d+\s*(?:days?|weeks?|months?|hours?)\b|"
+    r"(?:may|can|will) be (?:eligible|included|allowed|permitted|enrolled)|(?:are|is) (?:allowed|permitted|"
+    r"eligible)(?: if| provided)?)", re.I)
+_ABOUT_EXCLUSION = re.compile(r"\b(exclud\w*|exclusion|ineligib\w*|not (?:allowed|eligible|permitted)|prohibit\w*|"
+                              r"rule[sd]? out|bar(?:s|red)?)\b", re.I)
+
+
+def restriction(quote: str) -> str | None:
+    """The words in `quote` that limit what it applies to, or None."""
+    match = _CONDITIONAL.search(quote)
+    return match.group(0) if match else None
+
+
+def qualify(criterion: str, value: str | None, evidence: Sequence[str],
+            found: Sequence[Section | None]) -> Qualifier | None:
+    """`conditional`, `needs_review` or None for a boolean verdict `value` (MET / NOT_MET / UNKNOWN)."""
+    if value not in ("MET", "NOT_MET"):
+        return None
+    located = [(quote, section) for quote, section in zip(evidence, found, strict=True) if section is not None]
+    if not located:
+        return "needs_review"
+    if any(restriction(quote) for quote, section in located if section in ("inclusion", "exclusion")):
+        return "conditional"
+    if value == "MET":
+        about_exclusion = bool(_ABOUT_EXCLUSION.search(criterion))
+        against = "inclusion" if about_exclusion else "exclusion"
+        if all(section == against for _, section in located):
+            return "needs_review"
+    return None
+
+
+SECTION_LABEL: dict[str, str] = {"inclusion": "Inclusion", "exclusion": "Exclusion", "title": "Title",
+                                 "abstract": "Abstract", "summary": "Summary", "conditions": "Conditions",
+                                 "details": "Record details"}
+
+
+def labelled(quote: str, section: str | None) -> str:
+    """A quote as exports show it: "[Exclusion] …", or "[not found in the record] …"."""
+    return f"[{SECTION_LABEL.get(section or '', 'not found in the record')}] {quote}"
