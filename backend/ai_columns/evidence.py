@@ -9,7 +9,8 @@ somewhere else (`summary`, `conditions`, `title`, `details`), an article's `titl
 - `conditional`: the criterion applies to only part of what it names; the quote carries a restriction
   ("untreated", "unless", "stable for 4 weeks", "controlled", "within 6 months"…). A line of the record that
   excludes only untreated metastases neither plainly allows nor plainly excludes metastases.
-- `needs_review`: the verdict is not backed by the record; no quote of it is in the record, or its only
+- `needs_review`: the verdict is not backed by the record: none of its quotes is in the record, a Yes quotes
+  nothing (a No may rest on the record's silence: "no placebo among the interventions"), or its only
   evidence is a trial's exclusion line behind a Yes to a criterion that is not about exclusion (or an
   inclusion line behind a Yes to one that is).
 """
@@ -115,8 +116,8 @@ def qualify(criterion: str, value: str | None, evidence: Sequence[str],
     if value not in ("MET", "NOT_MET"):
         return None
     located = [(quote, section) for quote, section in zip(evidence, found, strict=True) if section is not None]
-    if not located:
-        return "needs_review"
+    if not located and (evidence or value == "MET"):
+        return "needs_review"  # quotes the record does not hold, or a Yes with nothing to show for it
     if any(restriction(quote) for quote, section in located if section in ("inclusion", "exclusion")):
         return "conditional"
     if value == "MET":
