@@ -167,8 +167,8 @@ def judged(column: AiColumn, value: str | None, evidence: list[str], sections: l
 
 
 def _stored(column: AiColumn, value: str | None, evidence: list[Any] | None) -> Judged:
-    """A cached result: each quote is stored with its section (`Judged.stored_evidence`)."""
-    quotes = [e for e in evidence or [] if isinstance(e, dict)]
+    """A stored result: each quote with its section (`Judged.stored_evidence`); a bare string is one unplaced."""
+    quotes = [e if isinstance(e, dict) else {"quote": e} for e in evidence or []]
     found: list[Section | None] = [q["section"] if q.get("section") in SECTION_LABEL else None for q in quotes]
     return judged(column, value, [str(q.get("quote", "")) for q in quotes], found)
 
