@@ -28,6 +28,8 @@ Qualifier = Literal["conditional", "needs_review"]
 # "Inclusion Criteria:", "Key Exclusion Criteria", "General non-inclusion criteria :", "EXCLUSION CRITERIA FOR …:"
 _CRITERIA_HEADER = re.compile(r"^[\s\-*•]*(?:[\w,'/()]+\s+){0,4}?(non[- ]inclusion|exclusion|inclusion)\s+criteria\b"
                               r"[^.]{0,60}$", re.I)
+# Older records list exclusions under a lead-in instead: "Patients with the following are excluded:".
+_EXCLUDING_LEAD = re.compile(r"^[^:]{0,100}\b(?:exclu\w*|ineligible|not (?:be )?eligible)\b[^:.]{0,60}:\s*$", re.I)
 _FIELD = re.compile(r"^([A-Z][A-Za-z ]{1,40}):(?: (.*))?$")
 _FIELD_SECTION: dict[str, Section] = {
     "title": "title", "official title": "title", "acronym": "title", "conditions": "conditions",
@@ -63,6 +65,8 @@ def sections(document: str) -> tuple[str, list[Span]]:
             block = label if label in _BLOCKS else None
         elif block == "eligibility criteria" and (header := _CRITERIA_HEADER.match(line)):
             current = "inclusion" if header.group(1).lower() == "inclusion" else "exclusion"
+        elif block == "eligibility criteria" and _EXCLUDING_LEAD.match(line):
+            current = "exclusion"
         text = _normalize(line)
         if not text:
             continue
@@ -78,36 +82,67 @@ def locate(quote: str, document: str) -> Section | None:
 
 
 def locate_all(quotes: Sequence[str], document: str) -> list[Section | None]:
+    """Each quote's section. A summary often repeats an eligibility line: a quote found in both is the
+    criterion's (inclusion or exclusion), since that is what decides who may enrol."""
     text, spans = sections(document)
     found: list[Section | None] = []
     for quote in quotes:
         pieces = sorted((_normalize(p) for p in re.split(r"…|\.\.\.|\[\.\.\.\]", quote)), key=len, reverse=True)
         piece = pieces[0].strip(" .;:,\"'") if pieces else ""
+        places: list[Section] = []
         at = text.find(piece) if len(piece) >= 3 else -1
-        found.append(next((s.section for s in spans if s.start <= at < s.end + 1), None) if at >= 0 else None)
+        while at >= 0:
+            places += [s.section for s in spans if s.start <= at < s.end + 1][:1]
+            at = text.find(piece, at + 1)
+        found.append(next((p for p in places if p in ("inclusion", "exclusion")), places[0] if places else None))
     return found
 
 
-# Restrictions that make a criterion hold for only part of what it names. Chosen over the offline corpus's
-# eligibility lines (tests/ai_columns/test_evidence.py): each is a subset of a condition, an exception, or a
-# time or stability window.
-_CONDITIONAL = re.compile(
-    r"\b(?:unless|except(?:ion)?|excepting|other than|provided|as long as|if (?:they|the|it|patients?|"
-    r"participants?|subjects?)\b|only if|"
-    r"(?:un)?treated|untreatable|(?:un)?controlled|(?:a)?symptomatic|(?:in)?active|progressi\w+|"
-    r"(?:un)?stable|stabl[ey]|clinically (?:significant|stable|relevant)|"
-    r"(?:within|in the (?:past|last)|for (?:at least )?)\s*\d*\s*(?:days?|weeks?|months?|years?|hours?)\b|"
-    r"(?:at least|≥|>=|more than|less than)\s*\d+\s*(?:days?|weeks?|months?|hours?)\b|"
-    r"(?:may|can|will) be (?:eligible|included|allowed|permitted|enrolled)|(?:are|is) (?:allowed|permitted|"
-    r"eligible)(?: if| provided)?)", re.I)
+# Words that make a criterion hold for only part of what it names, chosen by reading demo and model verdicts on
+# the offline corpus's eligibility lines (tests/ai_columns/test_evidence.py). An exception limits its whole
+# sentence ("Brain metastases, unless treated and stable"); a modifier only the clause naming the criterion's
+# topic, since a long line lists many conditions ("active hepatitis B or hepatitis C").
+_EXCEPTION = re.compile(
+    r"\b(?:unless|except(?:ion)?|excepting|provided(?: that)?|as long as|only if|"
+    r"(?:may|can|will) be (?:eligible|included|allowed|permitted|enrolled)|"
+    r"(?:is|are|be) (?:allowed|permitted|eligible|acceptable)|(?:allowed|permitted|eligible) if)\b", re.I)
+_MODIFIER = re.compile(
+    r"\b(?:(?:un)?treated|untreatable|(?:un|well[- ]|poorly |adequately )?controlled|(?:a)?symptomatic|"
+    r"(?:in)?active|progressi(?:ve|ng)|(?:un)?stable|clinically (?:significant|stable|relevant)|"
+    r"(?:within|in the|during the) (?:the )?(?:past |last |previous |prior )?\d+\s*(?:days?|weeks?|months?|years?)|"
+    r"(?:at least|≥|>=|more than|less than|<|>)\s*\d+\s*(?:days?|weeks?|months?)|recent(?:ly)?)\b", re.I)
+_SENTENCE = re.compile(r"[;.]\s|\s[a-z0-9]\)\s")
+_CLAUSE = re.compile(r";|,\s|\.\s|\bor\b|\band\b", re.I)
+_NOT_TOPIC = frozenset("""allow allows allowed accept accepts accepting permit permits permitted exclude excludes excluded
+excluding exclusion include includes including inclusion require requires required requiring enrol enroll enrolls
+enrols patient patients participant participants subject subjects people person with without who have has having
+the any all trial study studies that this those for from into onto does doesn eligible eligibility criteria
+criterion history prior known""".split())
+
+
 _ABOUT_EXCLUSION = re.compile(r"\b(exclud\w*|exclusion|ineligib\w*|not (?:allowed|eligible|permitted)|prohibit\w*|"
                               r"rule[sd]? out|bar(?:s|red)?)\b", re.I)
 
 
-def restriction(quote: str) -> str | None:
-    """The words in `quote` that limit what it applies to, or None."""
-    match = _CONDITIONAL.search(quote)
-    return match.group(0) if match else None
+def _topic(criterion: str) -> list[str]:
+    words = re.findall(r"[a-z][a-z\-]+", criterion.lower())
+    return [w[:5] for w in words if len(w) >= 3 and w not in _NOT_TOPIC]
+
+
+def restriction(quote: str, criterion: str) -> str | None:
+    """The words in `quote` that limit how far it bears on `criterion`'s topic, or None."""
+    topic = _topic(criterion)
+
+    def on_topic(parts: list[str]) -> list[str]:
+        return [p for p in parts if any(w[:5] in topic for w in re.findall(r"[a-z][a-z\-]+", p.lower()))] or [quote]
+
+    for sentence in on_topic(_SENTENCE.split(quote)):
+        if exception := _EXCEPTION.search(sentence):
+            return exception.group(0)
+    for clause in on_topic(_CLAUSE.split(quote)):
+        if modifier := _MODIFIER.search(clause):
+            return modifier.group(0)
+    return None
 
 
 def qualify(criterion: str, value: str | None, evidence: Sequence[str],
@@ -118,7 +153,7 @@ def qualify(criterion: str, value: str | None, evidence: Sequence[str],
     located = [(quote, section) for quote, section in zip(evidence, found, strict=True) if section is not None]
     if not located and (evidence or value == "MET"):
         return "needs_review"  # quotes the record does not hold, or a Yes with nothing to show for it
-    if any(restriction(quote) for quote, section in located if section in ("inclusion", "exclusion")):
+    if any(restriction(quote, criterion) for quote, section in located if section in ("inclusion", "exclusion")):
         return "conditional"
     if value == "MET":
         about_exclusion = bool(_ABOUT_EXCLUSION.search(criterion))
