@@ -26,8 +26,9 @@ Section = Literal["inclusion", "exclusion", "title", "abstract", "summary", "con
 Qualifier = Literal["conditional", "needs_review"]
 
 # "Inclusion Criteria:", "Key Exclusion Criteria", "General non-inclusion criteria :", "EXCLUSION CRITERIA FOR …:"
+# (or "exclusion criteria: history of …" with the first criterion on the header's line)
 _CRITERIA_HEADER = re.compile(r"^[\s\-*•]*(?:[\w,'/()]+\s+){0,4}?(non[- ]inclusion|exclusion|inclusion)\s+criteria\b"
-                              r"[^.]{0,60}$", re.I)
+                              r"(?:[^.]{0,60}$|\s*:)", re.I)
 # Older records list exclusions under a lead-in instead: "Patients with the following are excluded:".
 _EXCLUDING_LEAD = re.compile(r"^[^:]{0,100}\b(?:exclu\w*|ineligible|not (?:be )?eligible)\b[^:.]{0,60}:\s*$", re.I)
 _FIELD = re.compile(r"^([A-Z][A-Za-z ]{1,40}):(?: (.*))?$")
@@ -112,12 +113,12 @@ _MODIFIER = re.compile(
     r"(?:within|in the|during the) (?:the )?(?:past |last |previous |prior )?\d+\s*(?:days?|weeks?|months?|years?)|"
     r"(?:at least|≥|>=|more than|less than|<|>)\s*\d+\s*(?:days?|weeks?|months?)|recent(?:ly)?)\b", re.I)
 _SENTENCE = re.compile(r"[;.]\s|\s[a-z0-9]\)\s")
-_CLAUSE = re.compile(r";|,\s|\.\s|\bor\b|\band\b", re.I)
-_NOT_TOPIC = frozenset("""allow allows allowed accept accepts accepting permit permits permitted exclude excludes excluded
-excluding exclusion include includes including inclusion require requires required requiring enrol enroll enrolls
-enrols patient patients participant participants subject subjects people person with without who have has having
+_CLAUSE = re.compile(r";|,\s|\.\s")  # not at "or": "active drug or alcohol abuse" is active alcohol abuse
+_NOT_TOPIC = frozenset("""allow allows allowed accept accepts accepting permit permits permitted exclude
+excludes excluded excluding exclusion include includes including inclusion require requires required requiring
+enrol enroll enrolls enrols patient patients participant participants subject subjects people person with without
 the any all trial study studies that this those for from into onto does doesn eligible eligibility criteria
-criterion history prior known""".split())
+who have has having criterion history prior known""".split())
 
 
 _ABOUT_EXCLUSION = re.compile(r"\b(exclud\w*|exclusion|ineligib\w*|not (?:allowed|eligible|permitted)|prohibit\w*|"
