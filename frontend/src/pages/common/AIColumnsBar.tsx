@@ -7,7 +7,9 @@ const FILTERS: Record<AIColumnType, Array<[AIFilter | "all", string]>> = {
   boolean: [
     ["all", "All"],
     ["yes", "Yes only"],
-    ["no", "No"],
+    ["no", "No only"],
+    ["conditional", "Conditional"],
+    ["needs_review", "Needs review"],
     ["unknown", "Unknown"],
   ],
   text: [
@@ -19,6 +21,8 @@ const FILTERS: Record<AIColumnType, Array<[AIFilter | "all", string]>> = {
 const COUNT_LABELS: Array<[string, string]> = [
   ["yes", "Yes"],
   ["no", "No"],
+  ["conditional", "Conditional"],
+  ["needs_review", "Needs review"],
   ["answered", "Answered"],
   ["unknown", "Unknown"],
   ["error", "Errors"],

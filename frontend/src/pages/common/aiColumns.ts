@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useReducer, useRef } from "react";
 import { ApiError, streamAIColumn } from "../../api/client";
 import type { AIColumnRequest } from "../../api/types";
-import { aiColumnsReducer, type AIColumn, type AIColumnType, type AIFilter, type AIRunError } from "./aiColumnState";
+import { AI_FILTERS, aiColumnsReducer, type AIColumn, type AIColumnType, type AIFilter, type AIRunError } from "./aiColumnState";
 
 export { aiColumnsContext, applyAIFilters } from "./aiColumnState";
 export type { AIColumn, AIColumnType, AIFilter } from "./aiColumnState";
@@ -255,14 +255,13 @@ export interface SavedAIColumn {
 export const savedAIColumns = (columns: readonly AIColumn[]): SavedAIColumn[] =>
   columns.map(({ name, criteria, type, filter }) => ({ name, criteria, type, filter }));
 
-const FILTERS: ReadonlyArray<AIFilter> = ["yes", "no", "unknown", "answered"];
 
 /** The saved columns a view's JSON holds (anything malformed is dropped). */
 export function parseSavedAIColumns(value: unknown): SavedAIColumn[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((v: Record<string, unknown>) => {
     if (!v || typeof v.name !== "string" || typeof v.criteria !== "string" || !v.name.trim() || !v.criteria.trim()) return [];
-    const filter = FILTERS.includes(v.filter as AIFilter) ? (v.filter as AIFilter) : null;
+    const filter = AI_FILTERS.includes(v.filter as AIFilter) ? (v.filter as AIFilter) : null;
     return [{ name: v.name, criteria: v.criteria, type: v.type === "boolean" ? "boolean" : "text", filter } as SavedAIColumn];
   });
 }
