@@ -165,14 +165,14 @@ export function useAIColumns(app: AIApp, rows: readonly Row[]) {
   const add = useCallback((name: string, criteria: string, type: AIColumnType) => {
     dispatch({ type: "add", column: { id: `col-${nextColumn.current++}`, name: name.trim(), criteria: criteria.trim(), type } });
   }, []);
-  /** Add the column an `ai_column_suggestion` card describes (throws when it has no name or criteria). */
-  const addSuggestion = useCallback(
-    (data: Record<string, unknown>) => {
-      const { name, criteria, type } = columnFromPayload(data);
-      add(name, criteria, type);
-    },
-    [add],
-  );
+  /** Add the column an `ai_column_suggestion` card describes (throws when it has no name or criteria), with
+   * `filter` on (a Yes/No column): the table keeps only rows with that verdict as they are evaluated. */
+  const addSuggestion = useCallback((data: Record<string, unknown>, filter: AIFilter | null = null) => {
+    const { name, criteria, type } = columnFromPayload(data);
+    const id = `col-${nextColumn.current++}`;
+    dispatch({ type: "add", column: { id, name: name.trim(), criteria: criteria.trim(), type } });
+    if (filter && type === "boolean") dispatch({ type: "filter", id, filter });
+  }, []);
   const remove = useCallback((id: string) => dispatch({ type: "remove", id }), []);
   /** Put a column back as it was saved (a reopened view, an undone removal): its results come from the cache. */
   const restore = useCallback((saved: SavedAIColumn) => {
