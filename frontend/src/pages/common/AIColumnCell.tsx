@@ -52,9 +52,14 @@ export function sectionLabel(section: EvidenceSection | undefined): string {
   return section ? SECTION_LABEL[section] : "Not found in the record";
 }
 
+/** The quotes' sections, when the server placed them (a result cached before it did has none). */
+function placed(cell: Extract<AICellState, { status: "done" }>): boolean {
+  return cell.evidence.length > 0 && cell.sections.length === cell.evidence.length;
+}
+
 /** The cell's short "where from": the distinct sections of its quotes ("Exclusion", "Inclusion + Summary"). */
 function sourcesOf(cell: Extract<AICellState, { status: "done" }>): string | null {
-  if (cell.evidence.length === 0) return null;
+  if (!placed(cell)) return null;
   return [...new Set(cell.evidence.map((_, i) => sectionLabel(cell.sections[i])))].join(" + ");
 }
 
@@ -84,7 +89,7 @@ export function AICell({ ai, column, rowId }: { ai: AIColumns; column: AIColumn;
   const isError = cell.status === "error";
   const category = cellCategory(column.type, cell);
   const sources = isError ? null : sourcesOf(cell);
-  const firstQuote = isError || cell.evidence.length === 0 ? null : `${sectionLabel(cell.sections[0])}: “${cell.evidence[0]}”`;
+  const firstQuote = isError || !placed(cell) ? null : `${sectionLabel(cell.sections[0])}: “${cell.evidence[0]}”`;
   return (
     <span className="ai-cell-wrap">
       <button
@@ -246,9 +251,13 @@ function AICellDetails({
               <ul className="ai-evidence" data-testid="ai-cell-evidence">
                 {cell.evidence.map((quote, i) => (
                   <li key={i}>
-                    <span className="ai-evidence-section" data-testid="ai-evidence-section">
-                      {sectionLabel(cell.sections[i])}:
-                    </span>{" "}
+                    {placed(cell) && (
+                      <>
+                        <span className="ai-evidence-section" data-testid="ai-evidence-section">
+                          {sectionLabel(cell.sections[i])}:
+                        </span>{" "}
+                      </>
+                    )}
                     {quote}
                   </li>
                 ))}

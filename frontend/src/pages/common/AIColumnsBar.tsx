@@ -29,10 +29,10 @@ const COUNT_LABELS: Array<[string, string]> = [
   ["pending", "Evaluating"],
 ];
 
-/** "Yes 4 · No 9 · Unknown 12" (errors and rows still evaluating only when there are some). */
+/** "Yes 4 · No 9 · Unknown 12" (qualified answers, errors and rows still evaluating only when there are some). */
 export function countsText(column: AIColumn): string {
   const counts = columnCounts(column);
-  return COUNT_LABELS.filter(([key]) => key in counts && (counts[key] > 0 || !["error", "pending"].includes(key)))
+  return COUNT_LABELS.filter(([key]) => key in counts && (counts[key] > 0 || !["conditional", "needs_review", "error", "pending"].includes(key)))
     .map(([key, label]) => `${label} ${counts[key]}`)
     .join(" · ");
 }
