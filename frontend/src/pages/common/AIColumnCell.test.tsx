@@ -7,6 +7,7 @@ import { AICell } from "./AIColumnCell";
 import { applyAIFilters, useAIColumns, type AIColumns } from "./aiColumns";
 import { countsText } from "./AIColumnsBar";
 import { aiColumnsReducer, type AIColumn } from "./aiColumnState";
+import { usePageChat, useResultsUndo } from "./usePageChat";
 
 type Row = Extract<AIColumnEvent, { type: "row" }>;
 const row = (id: string, value: string, display: string, extra: Partial<Row> = {}): Row => ({
@@ -122,6 +123,30 @@ describe("Accept & filter to Yes", () => {
 
       act(() => result.current.addSuggestion({ ...payload("boolean").data, name: "Plain" }));
       expect(result.current.columns[1].filter).toBeNull();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it("the page's accept applies both in one undoable step and says so", async () => {
+    vi.stubGlobal("fetch", vi.fn(async () => new Promise<Response>(() => undefined)));
+    try {
+      const rows = [{ nct_id: "NCT00000001" }];
+      const { result } = renderHook(() => {
+        const ai = useAIColumns("trialscout", rows);
+        const undo = useResultsUndo(ai, () => null, () => undefined);
+        const chat = usePageChat({ app: "trialscout", context: {}, undo, ai, handlers: {}, insights: {}, clientActions: {}, onEntity: vi.fn() });
+        return { ai, chat };
+      });
+      const accept = result.current.chat.payloadHandlers.ai_column_suggestion!;
+      let outcome: Awaited<ReturnType<typeof accept>>;
+      await act(async () => {
+        outcome = await accept(payload("boolean").data, { filter: "yes" });
+      });
+      expect(result.current.ai.columns.map((c) => [c.name, c.filter])).toEqual([["Brain mets", "yes"]]);
+      expect(outcome!?.summary).toBe("Added AI column 'Brain mets', filtered to Yes");
+      act(() => outcome!?.undo());
+      expect(result.current.ai.columns).toEqual([]);
     } finally {
       vi.unstubAllGlobals();
     }
