@@ -53,7 +53,7 @@ describe("Tablizer context", () => {
           criteria: "Does it?",
           filter_active: true,
           filter: "yes",
-          counts: { yes: 1, no: 0, unknown: 0, error: 0, pending: 1 },
+          counts: { yes: 1, no: 0, conditional: 0, needs_review: 0, unknown: 0, error: 0, pending: 1 },
           verdicts: { "1": "yes" },
         },
       ],
