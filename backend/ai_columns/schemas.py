@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from backend.agent.schemas import StreamFailed, WireEvent
+from backend.ai_columns.evidence import Qualifier, Section
 from backend.sources.models import normalize_nct_id, normalize_pmid
 from backend.text import looks_like_formula
 
@@ -110,13 +111,18 @@ class ColumnProgress(WireEvent):
 
 
 class RowEvaluated(WireEvent):
-    """value: MET | NOT_MET | UNKNOWN for boolean columns, the extracted text (or None) for text columns."""
+    """value: MET | NOT_MET | UNKNOWN for boolean columns, the extracted text (or None) for text columns.
+    `sections[i]` is where the server found `evidence[i]` in the record (None: not in it); `qualifier` marks a
+    boolean Yes/No that holds only in part (`conditional`) or that the record does not back (`needs_review`),
+    see `backend.ai_columns.evidence`. `display` carries it too ("Yes · conditional")."""
 
     id: str
     value: str | None
     display: str
     reasoning: str
     evidence: list[str]
+    sections: list[Section | None] = Field(default_factory=list)
+    qualifier: Qualifier | None = None
     cached: bool
     model: str
     parse_error: str | None = None  # why the model's reply was unusable (then value is UNKNOWN / None)
@@ -133,7 +139,8 @@ class RowFailed(WireEvent):
 class ColumnCompleted(WireEvent):
     done: int
     total: int
-    counts: dict[str, int]  # yes, no, unknown, answered (text rows with an answer), error
+    # yes, no (both unqualified), conditional, needs_review, unknown, answered (text rows with an answer), error
+    counts: dict[str, int]
     cached: int  # rows served from the cache
     model: str
     type: Literal["complete"] = "complete"
@@ -151,6 +158,8 @@ class Tally:
     column_type: ColumnType
     yes: int = 0
     no: int = 0
+    conditional: int = 0
+    needs_review: int = 0
     unknown: int = 0
     answered: int = 0
     error: int = 0
@@ -168,6 +177,8 @@ class Tally:
                 self.unknown += 1
             else:
                 self.answered += 1
+        elif event.qualifier is not None:
+            setattr(self, event.qualifier, getattr(self, event.qualifier) + 1)
         elif event.value == "MET":
             self.yes += 1
         elif event.value == "NOT_MET":
@@ -180,5 +191,5 @@ class Tally:
         return len(self.seen)
 
     def counts(self) -> dict[str, int]:
-        return {"yes": self.yes, "no": self.no, "unknown": self.unknown, "answered": self.answered,
-                "error": self.error}
+        return {"yes": self.yes, "no": self.no, "conditional": self.conditional, "needs_review": self.needs_review,
+                "unknown": self.unknown, "answered": self.answered, "error": self.error}

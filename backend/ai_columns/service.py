@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from backend.agent.errors import API_ERRORS, classify_api_error
 from backend.agent.llm import LLM
+from backend.ai_columns.evidence import SECTION_LABEL, Qualifier, Section, labelled, locate_all, qualify
 from backend.ai_columns.schemas import (
     ID_KEY,
     AiColumn,
@@ -53,8 +54,10 @@ from backend.sources.models import Article, TrialDetail
 log = logging.getLogger(__name__)
 
 DISPLAY = {"MET": "Yes", "NOT_MET": "No", "UNKNOWN": "Unknown"}
-# Part of the cache key: a new document layout or evaluator prompt must not reuse old answers.
-DOCUMENT_VERSION = "ai-column-document v1"
+QUALIFIER_DISPLAY = {"conditional": "conditional", "needs_review": "needs review"}
+# Part of the cache key: a new document layout or evaluator prompt must not reuse old answers. v2: results keep
+# each quote's section, which older ones lack.
+DOCUMENT_VERSION = "ai-column-document v2"
 MAX_DOCUMENT_CHARS = 40_000
 NOT_FOUND = {"trialscout": "was not found on ClinicalTrials.gov", "tablizer": "was not found in PubMed"}
 PHASES = {"EARLY_PHASE1": "Early phase 1", "PHASE1": "Phase 1", "PHASE2": "Phase 2", "PHASE3": "Phase 3",
@@ -137,6 +140,39 @@ def summary_document(app: str, item_id: str, item: Mapping[str, Any]) -> str:
     return _bounded(lines)
 
 
+# ---- verdicts and their evidence ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Judged:
+    """A row's answer with its evidence placed in the record and the verdict qualified (boolean columns)."""
+
+    value: str | None
+    display: str
+    evidence: list[str]
+    sections: list[Section | None]
+    qualifier: Qualifier | None
+
+    def stored_evidence(self) -> list[dict[str, str | None]]:
+        return [{"quote": q, "section": s} for q, s in zip(self.evidence, self.sections, strict=True)]
+
+
+def judged(column: AiColumn, value: str | None, evidence: list[str], sections: list[Section | None]) -> Judged:
+    if column.type == "text":
+        return Judged(value, value or "Unknown", evidence, sections, None)
+    qualifier = qualify(column.criteria, value, evidence, sections)
+    display = DISPLAY.get(value or "", "Unknown")
+    if qualifier is not None:
+        display = f"{display} · {QUALIFIER_DISPLAY[qualifier]}"
+    return Judged(value, display, evidence, sections, qualifier)
+
+
+def _stored(column: AiColumn, value: str | None, evidence: list[Any] | None) -> Judged:
+    """A stored result: each quote with its section (`Judged.stored_evidence`); a bare string is one unplaced."""
+    quotes = [e if isinstance(e, dict) else {"quote": e} for e in evidence or []]
+    found: list[Section | None] = [q["section"] if q.get("section") in SECTION_LABEL else None for q in quotes]
+    return judged(column, value, [str(q.get("quote", "")) for q in quotes], found)
+
+
 # ---- the run ----------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -186,7 +222,7 @@ class AiColumnService:
         try:
             yield ColumnProgress(done=0, total=total)
             try:
-                cached = await anyio.to_thread.run_sync(self._cached, key, req.ids)
+                cached = await anyio.to_thread.run_sync(self._cached, key, column, req.ids)
             except Exception:  # the cache is a shortcut; without it the column still runs
                 log.exception("reading cached AI column results failed")
                 cached = {}
@@ -291,36 +327,39 @@ class AiColumnService:
             if column.type == "boolean":
                 verdict, usage = await evaluate_criterion(client, model, column.criteria, None, document)
                 value: str | None = verdict.label.value
-                display = DISPLAY[verdict.label.value]
                 reasoning, evidence, parse_error = verdict.reasoning, verdict.evidence, verdict.parse_error
             else:
                 answer = await evaluate_text(client, model, column.criteria, document)
                 usage = answer.usage
-                value, display = answer.answer, answer.answer or "Unknown"
+                value = answer.answer
                 reasoning, evidence, parse_error = answer.reasoning, answer.evidence, usage.parse_error
+            result = judged(column, value, evidence, locate_all(evidence, document))
         except API_ERRORS as exc:
             failure = classify_api_error(exc)
             if failure.affects_every_call:  # the key, the account or the model: no other row can succeed
                 return _Evaluated(ColumnFailed(message=failure.message, code=failure.code, retryable=False))
             return _Evaluated(RowFailed(id=item_id, message=failure.message, retryable=failure.retryable))
-        event = RowEvaluated(id=item_id, value=value, display=display, reasoning=reasoning, evidence=evidence,
-                             cached=False, model=model, parse_error=parse_error)
+        event = RowEvaluated(id=item_id, value=value, display=result.display, reasoning=reasoning, evidence=evidence,
+                             sections=result.sections, qualifier=result.qualifier, cached=False, model=model,
+                             parse_error=parse_error)
         # An unusable reply is shown (UNKNOWN, with why) but not kept: the next run asks again.
         cost = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
-        cache = None if parse_error else {"value": value, "reasoning": reasoning, "evidence": evidence, **cost}
+        cache = None if parse_error else {"value": value, "reasoning": reasoning,
+                                          "evidence": result.stored_evidence(), **cost}
         return _Evaluated(event, cache, cost)
 
     # -- cache ---------------------------------------------------------------------------------------
-    def _cached(self, key: CacheKey, ids: list[str]) -> dict[str, RowEvaluated]:
+    def _cached(self, key: CacheKey, column: AiColumn, ids: list[str]) -> dict[str, RowEvaluated]:
         with self.db.session() as s:
             rows = s.scalars(select(AiColumnResult).where(
                 AiColumnResult.user_id == key.user_id, AiColumnResult.criteria_hash == key.criteria_hash,
                 AiColumnResult.column_type == key.column_type, AiColumnResult.app == key.app,
                 AiColumnResult.model == key.model, AiColumnResult.item_id.in_(ids)))
-            return {r.item_id: RowEvaluated(
-                id=r.item_id, value=r.value, reasoning=r.reasoning, evidence=list(r.evidence or []), cached=True,
-                model=r.model, display=(DISPLAY.get(r.value or "", "Unknown") if key.column_type == "boolean"
-                                        else r.value or "Unknown")) for r in rows}
+            found = {r.item_id: (r, _stored(column, r.value, r.evidence)) for r in rows}
+            return {item_id: RowEvaluated(
+                id=item_id, value=j.value, display=j.display, reasoning=r.reasoning, evidence=j.evidence,
+                sections=j.sections, qualifier=j.qualifier, cached=True, model=r.model)
+                for item_id, (r, j) in found.items()}
 
     def _save(self, key: CacheKey, item_id: str, outcome: _Evaluated) -> None:
         if outcome.usage and self.quotas:
@@ -342,9 +381,9 @@ class AiColumnService:
 
 @dataclass(frozen=True)
 class StoredResult:
-    display: str  # Yes / No / Unknown for boolean columns, the answer for text columns
+    display: str  # Yes / No / Unknown (maybe "· conditional" / "· needs review") for boolean columns, else the answer
     reasoning: str
-    evidence: list[str]
+    evidence: list[str]  # each quote led by its section: "[Exclusion] …"
 
 
 def stored_results(s: Session, user_id: int, app: str, column: AiColumn, ids: Sequence[str]) -> dict[str, StoredResult]:
@@ -356,6 +395,7 @@ def stored_results(s: Session, user_id: int, app: str, column: AiColumn, ids: Se
         AiColumnResult.item_id.in_(list(ids))).order_by(AiColumnResult.created_at, AiColumnResult.id))
     found: dict[str, StoredResult] = {}
     for r in rows:
-        display = DISPLAY.get(r.value or "", "Unknown") if column.type == "boolean" else (r.value or "Unknown")
-        found[r.item_id] = StoredResult(display, r.reasoning, [str(e) for e in r.evidence or []])
+        j = _stored(column, r.value, r.evidence)
+        found[r.item_id] = StoredResult(j.display, r.reasoning, [labelled(q, s) for q, s in zip(j.evidence, j.sections,
+                                                                                            strict=True)])
     return found

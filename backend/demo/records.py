@@ -294,7 +294,7 @@ def decide(criterion: str, record: Record) -> Decision:
         return _randomized(record)
     verb = re.search(r"\b(exclud\w*|allow\w*|accept\w*|permit\w*|requir\w*)\b", lowered)
     words = topic_words(re.sub(r"\b(exclud\w*|allow\w*|accept\w*|permit\w*|requir\w*|criteria|eligibility)\b",
-                               " ", criterion))
+                               " ", criterion, flags=re.I))
     for check in (_field_checks, _sex, _ages):
         if decision := check(record, criterion):
             return decision

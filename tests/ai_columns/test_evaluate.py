@@ -119,11 +119,12 @@ def test_rows_stream_as_they_finish(alice: TestClient, fake_llm: FakeAnthropic, 
     got = {e.data["id"]: e.data for e in rows(events)}
     assert got[slow] == {"type": "row", "id": slow, "value": "MET", "display": "Yes", "cached": False,
                          "reasoning": "Docetaxel is the comparator.", "evidence": ["Docetaxel"],
-                         "model": "claude-sonnet-4-6", "parse_error": None}
+                         "sections": ["title"], "qualifier": None, "model": "claude-sonnet-4-6", "parse_error": None}
     assert (got[fast]["value"], got[fast]["display"]) == ("NOT_MET", "No")
     assert (got[unsure]["value"], got[unsure]["display"]) == ("UNKNOWN", "Unknown")
     assert events[-1].data == {"type": "complete", "done": 3, "total": 3, "cached": 0, "model": "claude-sonnet-4-6",
-                               "counts": {"yes": 1, "no": 1, "unknown": 1, "answered": 0, "error": 0}}
+                               "counts": {"yes": 1, "no": 1, "conditional": 0, "needs_review": 0,
+                                          "unknown": 1, "answered": 0, "error": 0}}
 
     # One request per row, each with the criterion as written and the trial's record as the document.
     assert len(fake_llm.requests) == 3
@@ -151,7 +152,7 @@ def test_a_second_run_comes_from_the_cache(alice: TestClient, fake_llm: FakeAnth
     assert all(e.data["cached"] for e in rows(again))
     assert {e.data["id"]: {**e.data, "cached": False} for e in rows(again)} == {
         e.data["id"]: e.data for e in rows(first)}
-    assert again[-1].data["cached"] == 3 and again[-1].data["counts"]["yes"] == 3
+    assert again[-1].data["cached"] == 3 and again[-1].data["counts"] == first[-1].data["counts"]
 
     # The cache lives in the database: another app (another worker process) reuses it.
     other = create_app(make_settings(db.url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url))
@@ -197,7 +198,8 @@ def test_an_unknown_trial_is_a_row_error(alice: TestClient, fake_llm: FakeAnthro
     failed = next(e for e in events if e.event == "row_error")
     assert failed.data == {"type": "row_error", "id": "NCT09999999", "retryable": False,
                            "message": "NCT09999999 was not found on ClinicalTrials.gov."}
-    assert events[-1].data["counts"] == {"yes": 0, "no": 1, "unknown": 0, "answered": 0, "error": 1}
+    assert events[-1].data["counts"] == {"yes": 0, "no": 1, "conditional": 0, "needs_review": 0, "unknown": 0,
+                                         "answered": 0, "error": 1}
     assert len(fake_llm.requests) == 1
     assert cached_rows(db) == [("NCT06382129", "NOT_MET")]
 
@@ -211,7 +213,9 @@ def test_a_model_error_costs_one_row_and_is_not_cached(alice: TestClient, fake_l
     failed = next(e for e in events if e.event == "row_error")
     assert failed.data["id"] == broken and failed.data["retryable"] is True
     assert failed.data["message"] == "The model is overloaded right now. Please try again in a moment."
-    assert events[-1].data["counts"] == {"yes": 2, "no": 0, "unknown": 0, "answered": 0, "error": 1}
+    # a Yes that quotes nothing is not backed by the record
+    assert events[-1].data["counts"] == {"yes": 0, "no": 0, "conditional": 0, "needs_review": 2, "unknown": 0,
+                                         "answered": 0, "error": 1}
 
     fake_llm.default = Script.text(verdict("no"))
     again = run(alice, TRIALS)
@@ -267,7 +271,8 @@ def test_text_columns_extract_a_short_answer(alice: TestClient, fake_llm: FakeAn
     assert (got[answered]["value"], got[answered]["display"]) == ("Docetaxel", "Docetaxel")
     assert got[answered]["evidence"] == ["Comparing BL-B01D1 With Docetaxel"]
     assert (got[silent]["value"], got[silent]["display"]) == (None, "Unknown")
-    assert events[-1].data["counts"] == {"yes": 0, "no": 0, "unknown": 1, "answered": 1, "error": 0}
+    assert events[-1].data["counts"] == {"yes": 0, "no": 0, "conditional": 0, "needs_review": 0, "unknown": 1,
+                                         "answered": 1, "error": 0}
     request = parsed(fake_llm.requests[0])
     assert system_of(fake_llm.requests[0]).startswith(TEXT_TAG) and request.text == column["criteria"]
     assert cached_rows(db) == sorted([(answered, "Docetaxel"), (silent, None)])
@@ -277,10 +282,11 @@ def test_text_columns_extract_a_short_answer(alice: TestClient, fake_llm: FakeAn
 
 
 def test_articles_are_judged_on_title_abstract_and_indexing(alice: TestClient, fake_llm: FakeAnthropic) -> None:
-    fake_llm.default = Script.text(verdict("yes"))
+    fake_llm.default = Script.text(verdict("yes", evidence=("Improved survival with MEK inhibition", "Phase III")))
     events = run(alice, [22663011], app="tablizer",
                  column={"name": "RCT", "criteria": "This is a randomized controlled trial", "type": "boolean"})
-    assert rows(events)[0].data["id"] == "22663011" and rows(events)[0].data["display"] == "Yes"
+    row = rows(events)[0].data
+    assert (row["id"], row["display"], row["sections"]) == ("22663011", "Yes", ["title", "details"])
     document = document_of(fake_llm.requests[0])
     for needle in ("PubMed article PMID 22663011", "Title: Improved survival with MEK inhibition",
                    "Publication types: Clinical Trial, Phase III;", "MeSH terms: Adult; Aged;", "Abstract:\n"):
@@ -288,10 +294,10 @@ def test_articles_are_judged_on_title_abstract_and_indexing(alice: TestClient, f
 
 
 def test_a_staged_summary_stands_in_for_a_missing_record(alice: TestClient, fake_llm: FakeAnthropic) -> None:
-    fake_llm.default = Script.text(verdict("yes"))
+    fake_llm.default = Script.text(verdict("yes", evidence=("A staged trial of docetaxel",)))
     items = [{"nct_id": "nct9999999", "title": "A staged trial of docetaxel", "phase": ["PHASE2"]}]
     events = run(alice, ["NCT09999999"], items=items)
-    assert rows(events)[0].data["display"] == "Yes"
+    assert (rows(events)[0].data["display"], rows(events)[0].data["sections"]) == ("Yes", ["title"])
     document = document_of(fake_llm.requests[0])
     assert document.startswith("Summary of ClinicalTrials.gov trial NCT09999999 as listed in the table "
                                "(the full record was not available)")
@@ -305,7 +311,7 @@ def test_an_unreachable_source_stops_the_column_unless_rows_are_staged(app: Any,
         raise UpstreamUnavailable("ClinicalTrials.gov timed out")
 
     monkeypatch.setattr(app.state.sources.trials, "get_trials_by_nct_ids", down)
-    fake_llm.default = Script.text(verdict("yes"))
+    fake_llm.default = Script.text(verdict("yes", evidence=("Staged title",)))
     events = run(alice, TRIALS[:2])
     assert [e.event for e in events] == ["progress", "error"]
     assert events[-1].data == {"type": "error", "code": "source_unavailable", "retryable": True,

@@ -43,7 +43,7 @@ def user_id(db: Database, name: str) -> int:
 
 
 def store(db: Database, uid: int, column: AiColumn, item_id: str, value: str, reasoning: str,
-          evidence: list[str]) -> None:
+          evidence: list[dict[str, str]]) -> None:
     with db.session() as s:
         s.add(AiColumnResult(user_id=uid, criteria_hash=criteria_hash(column), column_type=column.type,
                              app="tablizer", item_id=item_id, model="demo", value=value, reasoning=reasoning,
@@ -53,9 +53,11 @@ def store(db: Database, uid: int, column: AiColumn, item_id: str, value: str, re
 @pytest.fixture
 def alice_results(alice: TestClient, db: Database) -> int:
     uid = user_id(db, "alice")
-    store(db, uid, RANDOMIZED, "300", "MET", "Publication type is Randomized Controlled Trial.", ["RCT"])
+    store(db, uid, RANDOMIZED, "300", "MET", "Publication type is Randomized Controlled Trial.",
+          [{"quote": "Randomized Controlled Trial", "section": "details"}])
     store(db, uid, RANDOMIZED, "200", "NOT_MET", "A cohort study.", [])
-    store(db, uid, SIZE, "300", "412 patients", "Methods say 412 were enrolled.", ["n=412", "two arms"])
+    store(db, uid, SIZE, "300", "412 patients", "Methods say 412 were enrolled.",
+          [{"quote": "n=412", "section": "abstract"}, {"quote": "two arms", "section": "title"}])
     return uid
 
 
@@ -74,8 +76,10 @@ def test_csv_is_the_table_as_shown_with_the_users_ai_columns(alice: TestClient, 
     assert rows[0] == ["PMID", "Title", "Year", "Randomized?", "Randomized?: reasoning", "Randomized?: evidence",
                        "Sample size", "Sample size: reasoning", "Sample size: evidence"]
     assert [row[0] for row in rows[1:]] == ["300", "100", "200"]  # the page's order, not the id order
-    assert rows[1][3:9] == ["Yes", "Publication type is Randomized Controlled Trial.", "RCT", "412 patients",
-                            "Methods say 412 were enrolled.", "n=412 | two arms"]
+    # each quote says where in the record it was found
+    assert rows[1][3:9] == ["Yes", "Publication type is Randomized Controlled Trial.",
+                            "[Record details] Randomized Controlled Trial", "412 patients",
+                            "Methods say 412 were enrolled.", "[Abstract] n=412 | [Title] two arms"]
     assert rows[2][3:] == [""] * 6  # never evaluated: empty, not "Unknown"
     assert rows[3][1] == "Ünïcode — αβγ cohort study" and rows[3][3] == "No"
     assert rows[2][1].startswith("'=HYPERLINK")  # a formula is written as text

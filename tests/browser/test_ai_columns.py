@@ -25,7 +25,8 @@ pytestmark = pytest.mark.browser
 CONDITION = "non-small cell lung cancer"
 QUESTION = "I only want trials that allow brain metastases"
 ADULTS = ("Adults", "Aged 18 years or older")  # the demo model decides this from the trials' eligibility ages
-VERDICTS = {"Yes", "No", "Unknown"}
+# A verdict, maybe qualified, and where its quotes are in the record: "No · conditional (Exclusion)".
+VERDICT = re.compile(r"^(Yes|No|Unknown)( · (conditional|needs review))?( \([A-Z][^()]+\))?$")
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / "ai_columns"
 
 # Records the progress header's done/total and the pending cells each time the table changes, so the test
@@ -113,7 +114,7 @@ def test_ai_columns_fill_in_filter_and_explain_themselves(demo_journey: Journey)
     assert pending_seen, f"no cell was ever shown evaluating: {seen}"
     assert seen[-1] == f"{len(ids)}/{len(ids)}/complete/0", seen
     texts = _column_cells(j, suggested).all_inner_texts()
-    assert len(texts) == len(ids) and set(texts) <= VERDICTS and texts, texts
+    assert len(texts) == len(ids) and all(VERDICT.match(t) for t in texts) and texts, texts
     j.shot("suggested-column-filled")
 
     # -- a column by hand that the demo model can decide ---------------------------------------------------
@@ -124,7 +125,10 @@ def test_ai_columns_fill_in_filter_and_explain_themselves(demo_journey: Journey)
     assert counts["yes"] >= 1, f"the demo model decided no trial for {criteria!r}: {counts}"
     chip = page.get_by_test_id("ai-column-chip").filter(has_text=name)
     expect(chip.get_by_test_id("ai-column-counts")).to_have_text(
-        f"Yes {counts['yes']} · No {counts['no']} · Unknown {counts['unknown']}"
+        f"Yes {counts['yes']} · No {counts['no']}"
+        + (f" · Conditional {counts['conditional']}" if counts["conditional"] else "")
+        + (f" · Needs review {counts['needs_review']}" if counts["needs_review"] else "")
+        + f" · Unknown {counts['unknown']}"
         + (f" · Errors {counts['error']}" if counts["error"] else ""))
     j.shot("adults-column")
 
@@ -133,7 +137,8 @@ def test_ai_columns_fill_in_filter_and_explain_themselves(demo_journey: Journey)
     expect(rows).to_have_count(counts["yes"])
     expect(page.get_by_test_id("ai-filter-summary")).to_have_text(
         f"Filters show {counts['yes']} of {len(ids)} loaded rows")
-    assert set(_column_cells(j, name).all_inner_texts()) == {"Yes"}
+    # each Yes says where in the record its evidence is: the trial's age limits, outside the criteria text
+    assert set(_column_cells(j, name).all_inner_texts()) == {"Yes (Record details)"}
     kept = rows.evaluate_all("rows => rows.map(r => r.dataset.id)")
     assert kept == [i for i in ids if i in set(kept)] and len(kept) == counts["yes"]
     j.shot("filtered-yes")
@@ -148,6 +153,7 @@ def test_ai_columns_fill_in_filter_and_explain_themselves(demo_journey: Journey)
     expect(details.get_by_test_id("ai-cell-answer")).to_have_text("Yes")
     expect(details.get_by_test_id("ai-cell-reasoning")).to_contain_text("within the required age")
     expect(details.get_by_test_id("ai-cell-evidence").locator("li")).not_to_have_count(0)
+    expect(details.get_by_test_id("ai-evidence-section").first).to_have_text("Record details:")
     j.shot("cell-reasoning")
     page.keyboard.press("Escape")
     expect(details).to_have_count(0)
@@ -164,7 +170,8 @@ def test_ai_columns_fill_in_filter_and_explain_themselves(demo_journey: Journey)
     assert sorted(i for i, v in verdicts.items() if v == "yes") == sorted(kept)  # the rows the Yes filter kept
     assert columns[name] == {
         "name": name, "type": "boolean", "criteria": criteria, "filter_active": True, "filter": "yes",
-        "counts": {"yes": counts["yes"], "no": counts["no"], "unknown": counts["unknown"], "error": counts["error"],
+        "counts": {"yes": counts["yes"], "no": counts["no"], "conditional": counts["conditional"],
+                   "needs_review": counts["needs_review"], "unknown": counts["unknown"], "error": counts["error"],
                    "pending": 0},
     }
     assert columns[suggested]["filter_active"] is False and columns[suggested]["filter"] is None
@@ -183,7 +190,7 @@ def test_ai_columns_fill_in_filter_and_explain_themselves(demo_journey: Journey)
     expect(rows).to_have_count(len(second["trials"]))
     for column in (suggested, name):
         _wait_complete(j, column, len(second["trials"]))
-    assert set(_column_cells(j, name).all_inner_texts()) <= VERDICTS
+    assert all(VERDICT.match(t) for t in _column_cells(j, name).all_inner_texts())
     expect(page.get_by_test_id("page-label")).to_have_text(re.compile(r"^Page 2"))
     j.shot("page-two")
     j.assert_clean()

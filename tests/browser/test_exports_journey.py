@@ -42,7 +42,8 @@ def test_table_exports_and_a_report_read_back_as_shown(demo_journey: Journey) ->
     shown_ids = rows.evaluate_all("rows => rows.map(r => r.dataset.id)")
     assert 0 < len(shown_ids) <= loaded
     cells = page.locator(f'[data-testid="ai-cell"][data-column="{COLUMN}"]').all_inner_texts()
-    assert set(cells) == {"Yes"}
+    assert set(cells) == {"Yes (Record details)"}  # the verdict, and where in the record its evidence is
+    verdicts = [c.removesuffix(" (Record details)") for c in cells]
 
     page.get_by_test_id("export-menu").locator("summary").click()
     j.shot("export-menu")
@@ -50,8 +51,9 @@ def test_table_exports_and_a_report_read_back_as_shown(demo_journey: Journey) ->
     header, body = table[0], table[1:]
     assert header[0] == "NCT ID" and COLUMN in header
     assert [r[0] for r in body] == shown_ids  # the filter and the sort, as shown
-    assert [r[header.index(COLUMN)] for r in body] == cells
+    assert [r[header.index(COLUMN)] for r in body] == verdicts
     assert all(r[header.index(f"{COLUMN}: reasoning")] for r in body)
+    assert all(r[header.index(f"{COLUMN}: evidence")].startswith("[Record details] ") for r in body)
     expect(page.get_by_test_id("export-status")).to_have_text(f"Downloaded {len(shown_ids)} "
                                                                f"{'row' if len(shown_ids) == 1 else 'rows'} as CSV.")
 
@@ -60,7 +62,7 @@ def test_table_exports_and_a_report_read_back_as_shown(demo_journey: Journey) ->
     values = [list(r) for r in sheet.iter_rows(values_only=True)]
     assert [str(v) for v in values[0]] == header
     assert [r[0] for r in values[1:]] == shown_ids
-    assert [r[header.index(COLUMN)] for r in values[1:]] == cells
+    assert [r[header.index(COLUMN)] for r in values[1:]] == verdicts
 
     # -- a report of two selected trials --------------------------------------------------------------------
     page.get_by_test_id("results-summary").click()  # a click outside closes the menu

@@ -2483,6 +2483,9 @@ export interface components {
         /**
          * RowEvaluated
          * @description value: MET | NOT_MET | UNKNOWN for boolean columns, the extracted text (or None) for text columns.
+         *     `sections[i]` is where the server found `evidence[i]` in the record (None: not in it); `qualifier` marks a
+         *     boolean Yes/No that holds only in part (`conditional`) or that the record does not back (`needs_review`),
+         *     see `backend.ai_columns.evidence`. `display` carries it too ("Yes · conditional").
          */
         RowEvaluated: {
             /** Cached */
@@ -2497,8 +2500,12 @@ export interface components {
             model: string;
             /** Parse Error */
             parse_error?: string | null;
+            /** Qualifier */
+            qualifier?: ("conditional" | "needs_review") | null;
             /** Reasoning */
             reasoning: string;
+            /** Sections */
+            sections?: (("inclusion" | "exclusion" | "title" | "abstract" | "summary" | "conditions" | "details") | null)[];
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}

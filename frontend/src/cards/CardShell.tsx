@@ -1,15 +1,17 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
-import type { CardProps } from "./types";
+import type { AcceptOptions, CardProps } from "./types";
 
 interface CardShellProps extends CardProps {
   title: string;
   children: ReactNode;
   /** Suggestion cards show Accept/Dismiss, and once decided, what was decided. */
   suggestion?: boolean;
+  /** More ways to accept, each a button next to Accept ("Accept & filter to Yes"). */
+  alternatives?: ReadonlyArray<{ label: string; testId: string; options: AcceptOptions }>;
 }
 
 /** The frame shared by every card: title, body, and the decision controls of suggestions. */
-export function CardShell({ title, children, suggestion, payload, decision, onAccept, onDismiss }: CardShellProps) {
+export function CardShell({ title, children, suggestion, alternatives, payload, decision, onAccept, onDismiss }: CardShellProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const cardRef = useRef<HTMLElement>(null);
@@ -66,6 +68,17 @@ export function CardShell({ title, children, suggestion, payload, decision, onAc
               >
                 Accept
               </button>
+              {alternatives?.map((alt) => (
+                <button
+                  key={alt.testId}
+                  type="button"
+                  data-testid={alt.testId}
+                  disabled={busy || !onAccept}
+                  onClick={() => act(onAccept && (() => onAccept(alt.options)))}
+                >
+                  {alt.label}
+                </button>
+              ))}
               <button type="button" data-testid="card-dismiss" disabled={busy || !onDismiss} onClick={() => act(onDismiss)}>
                 Dismiss
               </button>

@@ -1,12 +1,17 @@
 import type { Decision, Payload, PayloadData, PayloadTypeName } from "../api/types";
 import type { OpenEntity } from "../entities/EntityLink";
 
+/** A variant of Accept a card may offer: `filter` also filters the table by the accepted AI column's verdict. */
+export interface AcceptOptions {
+  filter?: "yes";
+}
+
 /** What every card receives. Accept/Dismiss exist only for suggestion cards. */
 export interface CardProps<D extends object = Record<string, unknown>> {
   payload: Omit<Payload, "data"> & { data: D };
   decision?: Decision | null;
   /** Apply the suggestion to the page and record it; absent when the page cannot apply it. */
-  onAccept?: () => void | Promise<void>;
+  onAccept?: (options?: AcceptOptions) => void | Promise<void>;
   /** Record a dismissal. */
   onDismiss?: () => void | Promise<void>;
   /** Open an NCT id or PMID in the page. */

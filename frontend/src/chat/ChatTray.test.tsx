@@ -219,7 +219,7 @@ describe("ChatTray", () => {
     await sendMessage("q");
     fireEvent.click(await screen.findByTestId("card-accept"));
     await screen.findByTestId("card-decision");
-    expect(binding.payloadHandlers.pubmed_query_suggestion).toHaveBeenCalledWith(suggestion.data);
+    expect(binding.payloadHandlers.pubmed_query_suggestion).toHaveBeenCalledWith(suggestion.data, undefined);
     expect(calls.find((c) => c.url.includes("/decision"))).toEqual({
       method: "POST",
       url: "/api/conversations/5/payloads/p1/decision",

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { App, ConfigUpdate, Payload, StreamInfo, SuggestedAction } from "../api/types";
 import { SUGGESTION_TYPES } from "../cards/registry";
+import type { AcceptOptions } from "../cards/types";
 import type { AcceptOutcome } from "../state/undo";
 import { AcceptNote } from "./AcceptNote";
 import { useAnswerAnnouncement } from "./announce";
@@ -30,7 +31,9 @@ export interface PageChatBinding {
   getContext: () => Record<string, unknown>;
   /** Apply an accepted payload to the page, by payload type. May throw to refuse. May report what it changed,
    * with an Undo (shown under the card). */
-  payloadHandlers: Partial<Record<string, (data: Record<string, unknown>) => AcceptResult | Promise<AcceptResult>>>;
+  payloadHandlers: Partial<
+    Record<string, (data: Record<string, unknown>, options?: AcceptOptions) => AcceptResult | Promise<AcceptResult>>
+  >;
   /** Suggested actions with handler "client": exactly the page config's client actions, run with their data. */
   clientActions: ClientActions;
   onEntity: OpenEntity;
@@ -190,8 +193,8 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
       const apply = bindingRef.current.payloadHandlers[payload.type];
       return {
         onAccept: apply
-          ? async () => {
-              const outcome = await apply(payload.data);
+          ? async (options?: AcceptOptions) => {
+              const outcome = await apply(payload.data, options);
               if (outcome) setOutcomes((o) => ({ ...o, [payload.id]: outcome }));
               await chat.decide(payload.id, "accepted");
             }

@@ -5,7 +5,7 @@ import { idleRun } from "./common/aiColumnState";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type Snapshot } from "./tablizer/tablizerContext";
 import { buildTrialScoutContext, emptyTrialForm, formFromSuggestion, sortTrials, trialSearchParams } from "./trialscout/trialscoutContext";
 
-const done = (value: string) => ({ status: "done" as const, value, display: value, reasoning: "", evidence: [], cached: false, model: "m", parseError: null });
+const done = (value: string) => ({ status: "done" as const, value, display: value, reasoning: "", evidence: [], sections: [], qualifier: null, cached: false, model: "m", parseError: null });
 const column: AIColumn = {
   id: "c1",
   name: "Mentions resistance",
@@ -53,7 +53,7 @@ describe("Tablizer context", () => {
           criteria: "Does it?",
           filter_active: true,
           filter: "yes",
-          counts: { yes: 1, no: 0, unknown: 0, error: 0, pending: 1 },
+          counts: { yes: 1, no: 0, conditional: 0, needs_review: 0, unknown: 0, error: 0, pending: 1 },
           verdicts: { "1": "yes" },
         },
       ],

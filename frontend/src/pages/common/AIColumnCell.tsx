@@ -1,7 +1,7 @@
 /** An AI column's parts inside the results table: the header with its progress, and one row's cell with its details popover. */
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import type { AIColumns } from "./aiColumns";
-import type { AICellState, AIColumn, AIColumnType } from "./aiColumnState";
+import { cellCategory, type AICellState, type AIColumn, type EvidenceSection } from "./aiColumnState";
 
 /** The column header: name, and the run's progress (done/total) with a bar while it runs. */
 export function AIColumnHeader({ column }: { column: AIColumn }) {
@@ -28,11 +28,39 @@ export function AIColumnHeader({ column }: { column: AIColumn }) {
   );
 }
 
-const CATEGORY_CLASS: Record<string, string> = { yes: "ai-yes", no: "ai-no", unknown: "ai-unknown", answered: "ai-answer" };
+const CATEGORY_CLASS: Record<string, string> = {
+  yes: "ai-yes",
+  no: "ai-no",
+  conditional: "ai-conditional",
+  needs_review: "ai-needs-review",
+  unknown: "ai-unknown",
+  answered: "ai-answer",
+};
 
-function categoryOf(type: AIColumnType, cell: Extract<AICellState, { status: "done" }>): string {
-  if (type === "text") return cell.value != null && cell.value !== "" ? "answered" : "unknown";
-  return cell.value === "MET" ? "yes" : cell.value === "NOT_MET" ? "no" : "unknown";
+const SECTION_LABEL: Record<NonNullable<EvidenceSection>, string> = {
+  inclusion: "Inclusion",
+  exclusion: "Exclusion",
+  title: "Title",
+  abstract: "Abstract",
+  summary: "Summary",
+  conditions: "Conditions",
+  details: "Record details",
+};
+
+/** A quote's section as shown: the server located it in the record, or could not. */
+export function sectionLabel(section: EvidenceSection | undefined): string {
+  return section ? SECTION_LABEL[section] : "Not found in the record";
+}
+
+/** The quotes' sections, when the server placed them (a result cached before it did has none). */
+function placed(cell: Extract<AICellState, { status: "done" }>): boolean {
+  return cell.evidence.length > 0 && cell.sections.length === cell.evidence.length;
+}
+
+/** The cell's short "where from": the distinct sections of its quotes ("Exclusion", "Inclusion + Summary"). */
+function sourcesOf(cell: Extract<AICellState, { status: "done" }>): string | null {
+  if (!placed(cell)) return null;
+  return [...new Set(cell.evidence.map((_, i) => sectionLabel(cell.sections[i])))].join(" + ");
 }
 
 /** One cell: evaluating…, the answer (click for reasoning and evidence), or an error mark with a retry. */
@@ -59,7 +87,9 @@ export function AICell({ ai, column, rowId }: { ai: AIColumns; column: AIColumn;
     if (refocus) buttonRef.current?.focus();
   };
   const isError = cell.status === "error";
-  const category = isError ? "error" : categoryOf(column.type, cell);
+  const category = cellCategory(column.type, cell);
+  const sources = isError ? null : sourcesOf(cell);
+  const firstQuote = isError || !placed(cell) ? null : `${sectionLabel(cell.sections[0])}: “${cell.evidence[0]}”`;
   return (
     <span className="ai-cell-wrap">
       <button
@@ -71,10 +101,16 @@ export function AICell({ ai, column, rowId }: { ai: AIColumns; column: AIColumn;
         data-state={category}
         aria-haspopup="dialog"
         aria-expanded={open}
-        title={isError ? cell.message : "Show the reasoning"}
+        title={isError ? cell.message : firstQuote ? `${firstQuote} (click for the reasoning)` : "Show the reasoning"}
         onClick={() => setOpen((o) => !o)}
       >
         {isError ? "⚠ error" : cell.display}
+        {sources && (
+          <span className="ai-cell-section" data-testid="ai-cell-section">
+            {" "}
+            ({sources})
+          </span>
+        )}
       </button>
       {isError && cell.retryable && (
         <button
@@ -106,6 +142,11 @@ export function AICell({ ai, column, rowId }: { ai: AIColumns; column: AIColumn;
 }
 
 const POPOVER_WIDTH = 380;
+
+const QUALIFIER_NOTE: Record<NonNullable<Extract<AICellState, { status: "done" }>["qualifier"]>, string> = {
+  conditional: "Conditional: the evidence limits the criterion to part of what it names (e.g. untreated, unless, within a time).",
+  needs_review: "Needs review: the record does not back this answer (no quote found in it, or only a line from the opposite section).",
+};
 
 /** The reasoning and evidence behind one cell (or its error): a non-modal dialog next to the cell. */
 function AICellDetails({
@@ -197,10 +238,11 @@ function AICellDetails({
       ) : (
         <>
           <p>
-            <span className={CATEGORY_CLASS[categoryOf(column.type, cell)]} data-testid="ai-cell-answer">
+            <span className={CATEGORY_CLASS[cellCategory(column.type, cell)]} data-testid="ai-cell-answer">
               {cell.display}
             </span>
           </p>
+          {cell.qualifier && <p className="small" data-testid="ai-cell-qualifier">{QUALIFIER_NOTE[cell.qualifier]}</p>}
           <h3>Reasoning</h3>
           <p data-testid="ai-cell-reasoning">{cell.reasoning || "The model gave no reasoning."}</p>
           {cell.evidence.length > 0 && (
@@ -208,7 +250,16 @@ function AICellDetails({
               <h3>Evidence</h3>
               <ul className="ai-evidence" data-testid="ai-cell-evidence">
                 {cell.evidence.map((quote, i) => (
-                  <li key={i}>{quote}</li>
+                  <li key={i}>
+                    {placed(cell) && (
+                      <>
+                        <span className="ai-evidence-section" data-testid="ai-evidence-section">
+                          {sectionLabel(cell.sections[i])}:
+                        </span>{" "}
+                      </>
+                    )}
+                    {quote}
+                  </li>
                 ))}
               </ul>
             </>

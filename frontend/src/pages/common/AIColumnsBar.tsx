@@ -7,7 +7,9 @@ const FILTERS: Record<AIColumnType, Array<[AIFilter | "all", string]>> = {
   boolean: [
     ["all", "All"],
     ["yes", "Yes only"],
-    ["no", "No"],
+    ["no", "No only"],
+    ["conditional", "Conditional"],
+    ["needs_review", "Needs review"],
     ["unknown", "Unknown"],
   ],
   text: [
@@ -19,16 +21,18 @@ const FILTERS: Record<AIColumnType, Array<[AIFilter | "all", string]>> = {
 const COUNT_LABELS: Array<[string, string]> = [
   ["yes", "Yes"],
   ["no", "No"],
+  ["conditional", "Conditional"],
+  ["needs_review", "Needs review"],
   ["answered", "Answered"],
   ["unknown", "Unknown"],
   ["error", "Errors"],
   ["pending", "Evaluating"],
 ];
 
-/** "Yes 4 · No 9 · Unknown 12" (errors and rows still evaluating only when there are some). */
+/** "Yes 4 · No 9 · Unknown 12" (qualified answers, errors and rows still evaluating only when there are some). */
 export function countsText(column: AIColumn): string {
   const counts = columnCounts(column);
-  return COUNT_LABELS.filter(([key]) => key in counts && (counts[key] > 0 || !["error", "pending"].includes(key)))
+  return COUNT_LABELS.filter(([key]) => key in counts && (counts[key] > 0 || !["conditional", "needs_review", "error", "pending"].includes(key)))
     .map(([key, label]) => `${label} ${counts[key]}`)
     .join(" · ");
 }

@@ -8,8 +8,14 @@ import type { AIColumnEvent, AIColumnType } from "../../api/types";
 
 export type { AIColumnType };
 
-/** Boolean columns filter to one verdict; text columns to rows with an answer. */
-export type AIFilter = "yes" | "no" | "unknown" | "answered";
+/** Boolean columns filter to one verdict (a qualified Yes/No is its own: "conditional", "needs_review"); text
+ * columns to rows with an answer. */
+export type AIFilter = "yes" | "no" | "conditional" | "needs_review" | "unknown" | "answered";
+export const AI_FILTERS: ReadonlyArray<AIFilter> = ["yes", "no", "conditional", "needs_review", "unknown", "answered"];
+
+/** Where the server found a quote in the record (null: not in it). */
+export type EvidenceSection = NonNullable<Extract<AIColumnEvent, { type: "row" }>["sections"]>[number];
+export type AIQualifier = "conditional" | "needs_review";
 
 export type AICellState =
   | { status: "pending" }
@@ -19,6 +25,9 @@ export type AICellState =
       display: string;
       reasoning: string;
       evidence: string[];
+      /** sections[i]: where evidence[i] sits in the record */
+      sections: EvidenceSection[];
+      qualifier: AIQualifier | null;
       cached: boolean;
       model: string;
       parseError: string | null;
@@ -80,6 +89,8 @@ function cellOf(event: Extract<AIColumnEvent, { type: "row" | "row_error" }>): A
     display: typeof event.display === "string" && event.display ? event.display : "Unknown",
     reasoning: typeof event.reasoning === "string" ? event.reasoning : "",
     evidence: Array.isArray(event.evidence) ? event.evidence.map(String) : [],
+    sections: Array.isArray(event.sections) ? event.sections : [],
+    qualifier: event.qualifier === "conditional" || event.qualifier === "needs_review" ? event.qualifier : null,
     cached: Boolean(event.cached),
     model: typeof event.model === "string" ? event.model : "",
     parseError: typeof event.parse_error === "string" ? event.parse_error : null,
@@ -164,15 +175,17 @@ export function cellCategory(type: AIColumnType, cell: AICellState | undefined):
   if (!cell || cell.status === "pending") return "pending";
   if (cell.status === "error") return "error";
   if (type === "text") return cell.value != null && cell.value !== "" ? "answered" : "unknown";
+  if (cell.qualifier) return cell.qualifier; // a conditional Yes is not a Yes a "Yes only" filter should keep
   return cell.value === "MET" ? "yes" : cell.value === "NOT_MET" ? "no" : "unknown";
 }
 
 export type AIColumnCounts = Record<string, number>;
 
-/** Counts over the run's rows: {yes, no, unknown, error, pending} (text: {answered, unknown, error, pending}). */
+/** Counts over the run's rows: {yes, no, conditional, needs_review, unknown, error, pending} (text: {answered, unknown, error, pending}). */
 export function columnCounts(column: AIColumn): AIColumnCounts {
   const counts: AIColumnCounts =
-    column.type === "boolean" ? { yes: 0, no: 0, unknown: 0, error: 0, pending: 0 } : { answered: 0, unknown: 0, error: 0, pending: 0 };
+    column.type === "boolean"
+      ? { yes: 0, no: 0, conditional: 0, needs_review: 0, unknown: 0, error: 0, pending: 0 } : { answered: 0, unknown: 0, error: 0, pending: 0 };
   for (const id of column.run.ids) {
     const category = cellCategory(column.type, column.run.cells[id]);
     counts[category] = (counts[category] ?? 0) + 1;

@@ -113,10 +113,10 @@ describe("aiColumnsReducer", () => {
     [c] = fold([...base, ev(progress(0, 3)), ev(row("B", "MET", "Yes")), ev(progress(1, 3))]);
     expect(cells(c)).toEqual({ A: "pending", B: "Yes", C: "pending" });
     expect(c.run).toMatchObject({ status: "running", done: 1, total: 3 });
-    expect(columnCounts(c)).toEqual({ yes: 1, no: 0, unknown: 0, error: 0, pending: 2 });
+    expect(columnCounts(c)).toEqual({ yes: 1, no: 0, conditional: 0, needs_review: 0, unknown: 0, error: 0, pending: 2 });
     [c] = fold([...base, ev(row("B", "MET", "Yes")), ev(row("A", "NOT_MET", "No")), ev(row("C", "UNKNOWN")), ev(progress(3, 3)), ev(complete(3))]);
     expect(c.run).toMatchObject({ status: "complete", done: 3, total: 3, model: "m" });
-    expect(columnCounts(c)).toEqual({ yes: 1, no: 1, unknown: 1, error: 0, pending: 0 });
+    expect(columnCounts(c)).toEqual({ yes: 1, no: 1, conditional: 0, needs_review: 0, unknown: 1, error: 0, pending: 0 });
     expect(countsText(c)).toBe("Yes 1 · No 1 · Unknown 1");
   });
 
@@ -175,7 +175,7 @@ describe("aiColumnsReducer", () => {
         criteria: "Aged 18 or older",
         filter_active: true,
         filter: "no",
-        counts: { yes: 1, no: 1, unknown: 0, error: 0, pending: 1 },
+        counts: { yes: 1, no: 1, conditional: 0, needs_review: 0, unknown: 0, error: 0, pending: 1 },
         verdicts: { A: "yes", B: "no" }, // C is still evaluating
       },
     ]);

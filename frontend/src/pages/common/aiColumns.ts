@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useReducer, useRef } from "react";
 import { ApiError, streamAIColumn } from "../../api/client";
 import type { AIColumnRequest } from "../../api/types";
-import { aiColumnsReducer, type AIColumn, type AIColumnType, type AIFilter, type AIRunError } from "./aiColumnState";
+import { AI_FILTERS, aiColumnsReducer, type AIColumn, type AIColumnType, type AIFilter, type AIRunError } from "./aiColumnState";
 
 export { aiColumnsContext, applyAIFilters } from "./aiColumnState";
 export type { AIColumn, AIColumnType, AIFilter } from "./aiColumnState";
@@ -165,14 +165,14 @@ export function useAIColumns(app: AIApp, rows: readonly Row[]) {
   const add = useCallback((name: string, criteria: string, type: AIColumnType) => {
     dispatch({ type: "add", column: { id: `col-${nextColumn.current++}`, name: name.trim(), criteria: criteria.trim(), type } });
   }, []);
-  /** Add the column an `ai_column_suggestion` card describes (throws when it has no name or criteria). */
-  const addSuggestion = useCallback(
-    (data: Record<string, unknown>) => {
-      const { name, criteria, type } = columnFromPayload(data);
-      add(name, criteria, type);
-    },
-    [add],
-  );
+  /** Add the column an `ai_column_suggestion` card describes (throws when it has no name or criteria), with
+   * `filter` on (a Yes/No column): the table keeps only rows with that verdict as they are evaluated. */
+  const addSuggestion = useCallback((data: Record<string, unknown>, filter: AIFilter | null = null) => {
+    const { name, criteria, type } = columnFromPayload(data);
+    const id = `col-${nextColumn.current++}`;
+    dispatch({ type: "add", column: { id, name: name.trim(), criteria: criteria.trim(), type } });
+    if (filter && type === "boolean") dispatch({ type: "filter", id, filter });
+  }, []);
   const remove = useCallback((id: string) => dispatch({ type: "remove", id }), []);
   /** Put a column back as it was saved (a reopened view, an undone removal): its results come from the cache. */
   const restore = useCallback((saved: SavedAIColumn) => {
@@ -255,14 +255,13 @@ export interface SavedAIColumn {
 export const savedAIColumns = (columns: readonly AIColumn[]): SavedAIColumn[] =>
   columns.map(({ name, criteria, type, filter }) => ({ name, criteria, type, filter }));
 
-const FILTERS: ReadonlyArray<AIFilter> = ["yes", "no", "unknown", "answered"];
 
 /** The saved columns a view's JSON holds (anything malformed is dropped). */
 export function parseSavedAIColumns(value: unknown): SavedAIColumn[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((v: Record<string, unknown>) => {
     if (!v || typeof v.name !== "string" || typeof v.criteria !== "string" || !v.name.trim() || !v.criteria.trim()) return [];
-    const filter = FILTERS.includes(v.filter as AIFilter) ? (v.filter as AIFilter) : null;
+    const filter = AI_FILTERS.includes(v.filter as AIFilter) ? (v.filter as AIFilter) : null;
     return [{ name: v.name, criteria: v.criteria, type: v.type === "boolean" ? "boolean" : "text", filter } as SavedAIColumn];
   });
 }

@@ -59,12 +59,12 @@ export function nextSort(sort: GridSort, field: string): GridSort {
   return sort.direction === "asc" ? { field, direction: "desc" } : NO_SORT;
 }
 
-const VERDICT_RANK: Record<string, number> = { yes: 0, no: 1, unknown: 2 };
+const VERDICT_RANK: Record<string, number> = { yes: 0, conditional: 1, no: 2, needs_review: 3, unknown: 4 };
 
 /** An AI column's id in the grid: stable across reloads (the saved view names it), unlike its run id. */
 export const aiColumnId = (column: Pick<AIColumn, "name">) => `ai:${column.name}`;
 
-/** The value an AI column sorts by: Yes, No, Unknown (boolean) or the answer (text); pending/errors are blank. */
+/** The value an AI column sorts by: Yes, conditional, No, needs review, Unknown (boolean) or the answer (text); pending/errors are blank. */
 export function aiSortValue(column: AIColumn, rowId: string): SortValue {
   const category = cellCategory(column.type, column.run.cells[rowId]);
   if (category === "pending" || category === "error") return undefined;

@@ -64,7 +64,7 @@ export function describeSelection<Row>(rows: readonly Row[], rowId: (row: Row) =
       const c = cellCategory(column.type, column.run?.cells[rowId(row)]);
       counts.set(c, (counts.get(c) ?? 0) + 1);
     }
-    const parts = ["yes", "no", "unknown", "answered", "pending", "error"].filter((k) => counts.get(k)).map((k) => `${k} ${counts.get(k)}`);
+    const parts = ["yes", "no", "conditional", "needs_review", "unknown", "answered", "pending", "error"].filter((k) => counts.get(k)).map((k) => `${k} ${counts.get(k)}`);
     lines.push(`- **AI column “${column.name}”**: ${parts.join(", ")}`);
   }
   return { summary: lines.join("\n"), charts };

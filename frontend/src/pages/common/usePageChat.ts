@@ -42,10 +42,11 @@ export function usePageChat({ app, context, undo, ai, handlers, insights, client
     getContext: () => contextRef.current,
     payloadHandlers: {
       ...handlers,
-      ai_column_suggestion: (data) =>
+      ai_column_suggestion: (data, options) =>
         undo.accept(async () => {
-          ai.addSuggestion(data);
-          return columnAccepted(columnFromPayload(data).name);
+          ai.addSuggestion(data, options?.filter ?? null);
+          const accepted = columnAccepted(columnFromPayload(data).name);
+          return options?.filter ? { ...accepted, summary: `${accepted.summary}, filtered to Yes` } : accepted;
         }),
       ...insights,
     },
