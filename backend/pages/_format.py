@@ -86,7 +86,9 @@ def _column(c: Mapping[str, Any]) -> str:
         line += f" [filter ON: {short(c.get('filter') or 'yes only', 40)}]"
     counts = c.get("counts")
     if isinstance(counts, Mapping) and counts:
-        line += " counts " + ", ".join(f"{short(k, 20)}={short(v, 12)}" for k, v in list(counts.items())[:6])
+        # Zero counts say nothing; the rest (yes/no columns have seven keys with their qualifiers) all fit.
+        nonzero = [(k, v) for k, v in counts.items() if v not in (0, "0")]
+        line += " counts " + ", ".join(f"{short(k, 20)}={short(v, 12)}" for k, v in nonzero[:8])
     return line
 
 
