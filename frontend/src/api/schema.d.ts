@@ -1947,6 +1947,13 @@ export interface components {
             app: string;
             /** Client Actions */
             client_actions: components["schemas"]["ClientActionRead"][];
+            /**
+             * Context Tools
+             * @description Tools offered besides `tools` only while the page context holds a value under the key
+             */
+            context_tools: {
+                [key: string]: string[];
+            };
             /** Payloads */
             payloads: string[];
             /** Starter Prompts */
