@@ -140,6 +140,7 @@ describe("the patient panel", () => {
     fireEvent.click(screen.getByTestId("patient-delete"));
     const confirm = screen.getByTestId("patient-delete-confirm");
     expect(confirm.textContent).toContain("screenings, their reports and cached judgements");
+    expect(confirm.textContent).toContain("chat questions and answers sent while this patient was loaded");
     expect(document.activeElement).toBe(screen.getByTestId("patient-delete-yes"));
     expect(ps.remove).not.toHaveBeenCalled();
     fireEvent.click(screen.getByTestId("patient-delete-yes"));
