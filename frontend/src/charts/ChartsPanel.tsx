@@ -5,7 +5,8 @@
  */
 import { useCallback, useState } from "react";
 import { ChartView, type ChartSelection } from "./ChartView";
-import { CHART_KINDS, FACETS, chartFromPayload, newChart, type ChartKind, type ChartSpec, type StatsApp } from "./chartSpec";
+import { CHART_KINDS, FACETS, LOCAL_FACETS, LOCAL_KINDS, chartFromPayload, newChart, type ChartKind, type ChartSpec,
+  type StatsApp } from "./chartSpec";
 import type { StatsScope } from "./statsScope";
 
 /** The page's charts and whether the panel is open; `pin` takes a `chart` payload's data. */
@@ -33,11 +34,19 @@ export function ChartsPanel({ scope, state, onSelect }: {
   state: ChartsState;
   onSelect: (selection: ChartSelection) => void;
 }) {
-  const facets = FACETS[scope.app];
+  const searched = FACETS[scope.app];
+  const facets = [...searched, ...LOCAL_FACETS[scope.app].filter((f) => scope.local?.[f.facet])];
   const [facet, setFacet] = useState(facets[0].facet);
   const [kind, setKind] = useState<ChartKind | "">("");
   const [stackBy, setStackBy] = useState(facets[1]?.facet ?? facets[0].facet);
+  const local = !searched.some((f) => f.facet === facet);
   const chosenKind = kind || facets.find((f) => f.facet === facet)?.kind || "bar";
+  // A click on a local facet's value narrows the table the page's own way (e.g. the verdict filter).
+  const select = (selection: ChartSelection) => {
+    const own = scope.local?.[selection.facet]?.select;
+    if (own) own(selection.value);
+    else onSelect(selection);
+  };
 
   const toggle = () => {
     if (!state.open && state.charts.length === 0) state.add(newChart(scope.app, facets[0].facet));
@@ -65,7 +74,7 @@ export function ChartsPanel({ scope, state, onSelect }: {
             <label>
               as{" "}
               <select value={chosenKind} data-testid="chart-kind" onChange={(e) => setKind(e.target.value as ChartKind)}>
-                {CHART_KINDS.filter((k) => k.kind !== "map" || facet === "country").map((k) => (
+                {CHART_KINDS.filter((k) => (local ? LOCAL_KINDS.has(k.kind) : k.kind !== "map" || facet === "country")).map((k) => (
                   <option key={k.kind} value={k.kind}>{k.label}</option>
                 ))}
               </select>
@@ -74,7 +83,7 @@ export function ChartsPanel({ scope, state, onSelect }: {
               <label>
                 split by{" "}
                 <select value={stackBy} data-testid="chart-stack-by" onChange={(e) => setStackBy(e.target.value)}>
-                  {facets.filter((f) => f.facet !== facet).map((f) => <option key={f.facet} value={f.facet}>{f.label}</option>)}
+                  {searched.filter((f) => f.facet !== facet).map((f) => <option key={f.facet} value={f.facet}>{f.label}</option>)}
                 </select>
               </label>
             )}
@@ -82,7 +91,7 @@ export function ChartsPanel({ scope, state, onSelect }: {
           </div>
           <div className="charts-grid">
             {state.charts.map((spec) => (
-              <ChartView key={spec.id} scope={scope} spec={spec} onSelect={onSelect} onRemove={() => state.remove(spec.id)} />
+              <ChartView key={spec.id} scope={scope} spec={spec} onSelect={select} onRemove={() => state.remove(spec.id)} />
             ))}
           </div>
         </>
