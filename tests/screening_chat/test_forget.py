@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
@@ -14,6 +15,7 @@ from backend.conversations.forget import REDACTED_ANSWER, REDACTED_QUESTION, RED
 from backend.db.models.conversations import Message
 from backend.db.models.turns import TurnEvent
 from backend.db.session import Database
+from backend.screening import store
 from tests.screening_api.conftest import NOTE_MARKERS
 from tests.screening_chat.conftest import Screened, ask, context, screened
 
@@ -86,3 +88,20 @@ def test_deleting_a_patient_redacts_the_chat_about_it(demo_alice: TestClient, de
     assert demo_alice.get(f"/api/conversations/{kept}").json()["title"] != REDACTED_TITLE
     follow_up = ask(demo_alice, "What can you help me with on this page?", context(None), conv)
     assert follow_up.complete["status"] == "complete"  # the redacted history still replays
+
+
+def test_the_patient_and_its_chat_go_together_or_not_at_all(demo_alice: TestClient, alice_screened: Screened,
+                                                            db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One transaction: a delete that fails after the chat was redacted leaves the chat as it was."""
+    s = alice_screened
+    ask(demo_alice, "How did she do overall?", context(s))
+    before = _rows(db)
+
+    def fail(*args: object) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(store, "delete_patient", fail)
+    with pytest.raises(RuntimeError, match="went away"):
+        demo_alice.delete(f"/api/patients/{s.patient['id']}")
+    assert _rows(db) == before and _quoting(db, NOTE_MARKERS)
+    assert demo_alice.get(f"/api/patients/{s.patient['id']}").status_code == 200
