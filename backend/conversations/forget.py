@@ -32,15 +32,15 @@ def _names_patient(context: Mapping[str, Any] | None, patient_id: int) -> bool:
     return isinstance(screening, Mapping) and screening.get("patient_id") == patient_id
 
 
-def forget_patient(s: Session, user_id: int, patient_id: int) -> int:
-    """Redact the user's turns sent while the patient was loaded (in the caller's transaction, so the
-    patient and its traces go together); returns how many messages were redacted."""
+def forget_patient(s: Session, user_id: int, patient_id: int) -> None:
+    """Redact the user's turns sent while the patient was loaded, in the caller's transaction (so the
+    patient and its traces go together)."""
     conversations = select(Conversation.id).where(Conversation.user_id == user_id, Conversation.app == "trialscout")
     asked = s.execute(select(Message.id, Message.conversation_id, Message.context)
                       .where(Message.conversation_id.in_(conversations), Message.role == "user")).all()
     questions = {m.id: m.conversation_id for m in asked if _names_patient(m.context, patient_id)}
     if not questions:
-        return 0
+        return
     turns = s.execute(select(ChatTurn.id, ChatTurn.assistant_message_id)
                       .where(ChatTurn.user_message_id.in_(questions))).all()
     answers = {t.assistant_message_id for t in turns if t.assistant_message_id is not None}
@@ -63,4 +63,3 @@ def forget_patient(s: Session, user_id: int, patient_id: int) -> int:
                          .order_by(Message.id).limit(1))
         if first in questions:  # the title was clipped from that question
             s.execute(update(Conversation).where(Conversation.id == conversation_id).values(title=REDACTED_TITLE))
-    return len(questions) + len(answers)
