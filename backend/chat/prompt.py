@@ -158,7 +158,7 @@ class PreparedPrompt:
 def prepare_prompt(s: Session, context: Mapping[str, Any]) -> PreparedPrompt:
     """Resolve the page, stage long lists and build the system prompt (a turn, and the admin preview).
     An admin's draft (`STREAM_DRAFT_KEY`) replaces the stream's saved instructions."""
-    resolved = resolve(context.get("current_page"), context.get("active_tab"), context.get("active_subtab"))
+    resolved = resolve(context.get("current_page"), context.get("active_tab"), context.get("active_subtab"), context)
     keys = resolved.page.staged_keys if resolved.page else ()
     page_context = {k: v for k, v in context.items() if k != STREAM_DRAFT_KEY}  # instructions, not page data
     shown, staged = stage_items(page_context, keys)

@@ -103,13 +103,15 @@ def _overview(state: ScreeningState) -> Reply:
 
 @intent(priority=150)
 def screening_question(req: DemoRequest) -> Reply | None:
-    if req.page != "trialscout" or req.tool_results or not any(req.offers_tool(t) for t in TOOLS):
+    if req.page != "trialscout" or req.tool_results:
         return None
     text = req.user_text
     state = screening_state(req.page, req.page_context)
-    if state.patient_id is None:
+    if state.patient_id is None:  # the screening tools are not offered: say what to do first
         asks = SCREEN.search(text) or (PATIENT_REF.search(text) and (EXPLAIN.search(text) or WHAT_WOULD.search(text)))
         return _no_patient() if asks else None
+    if not any(req.offers_tool(t) for t in TOOLS):
+        return None
     if REPORT.search(text):
         if state.screening_id is None:
             return _no_screening(state, req)

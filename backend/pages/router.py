@@ -38,6 +38,8 @@ class PageRead(Level):
     client_actions: list[ClientActionRead]
     starter_prompts: list[str]  # what an empty tray offers on this page
     tabs: dict[str, TabRead]
+    context_tools: dict[str, list[str]] = Field(
+        description="Tools offered besides `tools` only while the page context holds a value under the key")
 
 
 class PayloadTypeRead(BaseModel):
@@ -66,6 +68,7 @@ def page_registry() -> PagesRead:
         top = _level(name)
         pages[name] = PageRead(
             app=page.app, tools=top.tools, payloads=top.payloads, starter_prompts=list(page.starter_prompts),
+            context_tools={key: list(names) for key, names in page.context_tools.items()},
             client_actions=[ClientActionRead(action=a.action, description=a.description, data=list(a.data))
                             for a in page.client_actions],
             tabs={tab_name: TabRead(**_level(name, tab_name).model_dump(),

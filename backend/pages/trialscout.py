@@ -61,8 +61,10 @@ register_page(PageConfig(
     context_builder=build_context,
     payloads=("trial_search_suggestion", "ai_column_suggestion", "trial_search_results", "trial_details", "chart",
               "filter_suggestion", "patient_profile_edit", "screening_proposal", "screening_report"),
-    tools=("search_trials", "get_trial", "get_staged_items", "get_result_stats", "get_screening_trial",
-           "find_screening_sites", "propose_profile_edit", "propose_screening", "create_screening_report"),
+    tools=("search_trials", "get_trial", "get_staged_items", "get_result_stats"),
+    # Only with a patient in the panel: every screening tool reads that patient's stored screening.
+    context_tools={"screening": ("get_screening_trial", "find_screening_sites", "propose_profile_edit",
+                                 "propose_screening", "create_screening_report")},
     staged_keys=("trials",),
     starter_prompts=(
         "Find recruiting phase 2 or 3 trials for melanoma with brain metastases",

@@ -49,6 +49,10 @@ class PageConfig:
     staged_keys: tuple[str, ...] = ()
     # What an empty chat tray offers to send on this page (GET /api/pages), so a new user sees what to ask.
     starter_prompts: tuple[str, ...] = ()
+    # Tools offered only while the page context holds a value under a key (TrialScout's screening tools
+    # while `screening` names a loaded patient): a tool that could only answer "load a patient first" costs
+    # prompt tokens and invites a wasted call.
+    context_tools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def page_references(page: PageConfig) -> Iterator[tuple[str, str, str]]:
@@ -57,6 +61,9 @@ def page_references(page: PageConfig) -> Iterator[tuple[str, str, str]]:
         yield "page", "payloads", name
     for name in page.tools:
         yield "page", "tools", name
+    for key, names in page.context_tools.items():
+        for name in names:
+            yield f"context {key}", "tools", name
     for tab_name, tab in page.tabs.items():
         for name in tab.payloads:
             yield f"tab {tab_name}", "payloads", name

@@ -127,14 +127,17 @@ def _ordered_unique(*groups: tuple[str, ...] | list[str]) -> list[str]:
     return list(seen)
 
 
-def resolve(page: str | None, tab: str | None = None, subtab: str | None = None) -> Resolved:
-    """An unknown page gets the global set; an unknown tab the page set; an unknown subtab the tab set."""
+def resolve(page: str | None, tab: str | None = None, subtab: str | None = None,
+            context: Mapping[str, Any] | None = None) -> Resolved:
+    """An unknown page gets the global set; an unknown tab the page set; an unknown subtab the tab set.
+    A page's `context_tools` join (after the page's own) for each key `context` holds a value under."""
     config = REGISTRY.pages.get(page) if page else None
     tool_groups: list[tuple[str, ...] | list[str]] = [[t.name for t in REGISTRY.tools.values() if t.is_global]]
     payload_groups: list[tuple[str, ...] | list[str]] = [
         [p.name for p in REGISTRY.payloads.values() if p.is_global]]
     if config is not None:
         tool_groups.append(config.tools)
+        tool_groups += [names for key, names in config.context_tools.items() if context and context.get(key)]
         payload_groups.append(config.payloads)
         tab_config = config.tabs.get(tab) if tab else None
         if tab_config is not None:

@@ -80,7 +80,8 @@ async def update_patient(patient_id: DbId, body: PatientUpdate, user: CurrentUse
 @patients.delete("/{patient_id}", status_code=204, responses=OWNED)
 async def delete_patient(patient_id: DbId, user: CurrentUser, service: ScreeningDep) -> Response:
     """The patient and everything derived from it: versions, screenings, their trials and criterion
-    results, cached judgements. A running screening of it is stopped first."""
+    results, cached judgements, and the chat turns sent while it was loaded (their text redacted). A
+    running screening of it is stopped first."""
     await service.delete_patient(user.id, patient_id)
     return Response(status_code=204)
 

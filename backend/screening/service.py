@@ -22,7 +22,9 @@ from backend.agent.errors import API_ERRORS
 from backend.agent.llm import LLM
 from backend.chat.log import Closing, Frame, TurnLog
 from backend.chat.workers import WorkerPresence
+from backend.conversations.forget import forget_patient
 from backend.db.base import utcnow
+from backend.db.models.screening import Patient
 from backend.db.session import Database
 from backend.errors import NotFound
 from backend.quotas import Quotas, record_usage
@@ -116,11 +118,12 @@ class ScreeningService:
         return await self._db(lambda s: store.patient_detail(s, store.owned_patient(s, user_id, patient_id)))
 
     async def delete_patient(self, user_id: int, patient_id: int) -> None:
-        """The patient and everything derived from it; its running screening is stopped first."""
+        """The patient and everything derived from it, the chat's turns about it included, in one
+        transaction; its running screening is stopped first."""
         await self._db(lambda s: store.owned_patient(s, user_id, patient_id))
         for run in [r for r in self.runs.values() if r.patient_id == patient_id]:
             await self._halt(run, "deleted")
-        await self._db(lambda s: store.delete_patient(s, store.owned_patient(s, user_id, patient_id)))
+        await self._db(lambda s: forget(s, user_id, store.owned_patient(s, user_id, patient_id)))
 
     # -- screenings ----------------------------------------------------------------------------------
     async def start(self, user_id: int, patient_id: int, request: ScreenRequest) -> tuple[int, AsyncIterator[Frame]]:
@@ -262,6 +265,13 @@ class ScreeningService:
             await asyncio.wait(tasks, timeout=timeout)
         if self._watcher is not None:
             self._watcher.cancel()
+
+
+def forget(s: Session, user_id: int, patient: Patient) -> None:
+    """The patient's rows and the chat's turns about it, in the caller's one transaction: a failure leaves
+    both, never a patient gone with its quotes still in the chat."""
+    forget_patient(s, user_id, patient.id)
+    store.delete_patient(s, patient)
 
 
 def _token_counts(usage: Usage) -> dict[str, int]:

@@ -1,7 +1,8 @@
 """Screening in TrialScout, in Chromium at 1440×900 and 390×844, light and dark: paste a TREC note, edit the
-extracted profile, find and screen trials, watch the verdicts fill the fit column, sort and filter by them,
+extracted profile, find and screen trials, watch the verdicts fill the fit column, sort them, chart and filter by them,
 open a trial's criteria with the note's evidence highlighted, reload, ask the tray why a trial is excluded,
-build the doctor's report and read its PDF, check another user gets 404, and delete it all (rows counted)."""
+build the doctor's report and read its PDF, check another user gets 404, and delete it all (rows counted, the
+tray's answer about it redacted)."""
 
 from __future__ import annotations
 
@@ -111,7 +112,15 @@ def test_screen_a_patient_in_trialscout(look: Journey, browser: Browser, size: d
     expect(rows.first).to_have_attribute("data-id", ranked[0]["nct_id"])
     excluded = [t for t in detail["trials"] if t["verdict"] == "EXCLUDED"]
     assert excluded, "the demo judge excludes none of these trials"
-    page.get_by_test_id("verdict-filter-EXCLUDED").click()
+    # The charts panel counts the fit column like any other field; a click on a verdict shows its rows.
+    page.get_by_test_id("charts-toggle").click()
+    page.get_by_test_id("chart-facet").select_option("fit")
+    page.get_by_test_id("chart-add").click()
+    fit_chart = page.locator("[data-testid=chart][data-facet=fit]")
+    expect(fit_chart.get_by_test_id("chart-footnote")).to_contain_text(f"Over {loaded} records")
+    fit_chart.get_by_test_id("chart-table-toggle").click()
+    fit_chart.get_by_test_id("chart-table").get_by_text("Excluded", exact=True).click()
+    expect(page.get_by_test_id("verdict-filter-EXCLUDED")).to_have_attribute("aria-pressed", "true")
     expect(rows).to_have_count(len(excluded))
     expect(page.get_by_test_id("verdict-filter-EXCLUDED").get_by_test_id("verdict-count")).to_have_text(str(len(excluded)))
     check(j, "filtered-excluded")
@@ -174,6 +183,7 @@ def test_screen_a_patient_in_trialscout(look: Journey, browser: Browser, size: d
     page.get_by_test_id("patient-delete").click()
     confirm = page.get_by_test_id("patient-delete-confirm")
     expect(confirm).to_contain_text("screenings, their reports and cached judgements")
+    expect(confirm).to_contain_text("chat questions and answers sent while this patient was loaded")
     expect(page.get_by_test_id("patient-delete-yes")).to_be_focused()
     check(j, "delete-confirm")
     page.get_by_test_id("patient-delete-yes").click()
@@ -183,4 +193,8 @@ def test_screen_a_patient_in_trialscout(look: Journey, browser: Browser, size: d
     assert set(_counts(j).values()) == {0}
     assert page.request.get(f"/api/patients/{patient_id}").status == 404
     assert page.request.get(f"/api/screening-reports/{report_id}/pdf").status == 404
+    # The tray's answer about the patient went with it.
+    j.open_chat()
+    expect(j.last_answer()).to_contain_text("this answer was about a patient who has since been deleted")
+    expect(page.get_by_test_id("chat-tray")).not_to_contain_text(f"Why is {target['nct_id']} excluded?")
     j.assert_clean()

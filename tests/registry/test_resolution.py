@@ -62,6 +62,41 @@ def test_unknown_page_gets_the_global_set() -> None:
         assert resolved.page is None and resolved.tool_names == ["g1", "g2"] and resolved.payload_names == ["gp"]
 
 
+SCREENING_TOOLS = ["get_screening_trial", "find_screening_sites", "propose_profile_edit", "propose_screening",
+                   "create_screening_report"]
+
+
+@pytest.mark.parametrize(("context", "extra"), [
+    (None, []), ({}, []), ({"screening": None}, []), ({"other": 1}, []),
+    ({"screening": {"patient_id": 3}}, ["p1"]),
+])
+def test_context_tools_join_only_while_the_context_holds_their_key(context: dict[str, Any] | None,
+                                                                  extra: list[str]) -> None:
+    page = PageConfig(page="pg", context_builder=lambda c: "", tools=("g1",), context_tools={"screening": ("p1",)})
+    with swapped(payloads=PAYLOADS, tools=TOOLS, pages={"pg": page}):
+        assert resolve("pg", context=context).tool_names == ["g1", "g2", *extra]
+
+
+def test_trialscout_offers_the_screening_tools_only_with_a_patient_loaded(admin: TestClient) -> None:
+    """The turn's tools follow the page context: no patient, no screening tools (the preview shows a turn's)."""
+    load_builtins()
+    bare = {"current_page": "trialscout", "trials": []}
+    loaded = {**bare, "screening": {"patient_id": 1, "label": "Ms A"}}
+    tools = {name: admin.post("/api/chat/prompt-preview", json={"context": ctx}).json()["tools"]
+             for name, ctx in (("bare", bare), ("loaded", loaded))}
+    assert not set(SCREENING_TOOLS) & set(tools["bare"]) and "search_trials" in tools["bare"]
+    assert tools["loaded"] == [*tools["bare"], *SCREENING_TOOLS]
+    page = admin.get("/api/pages").json()["pages"]["trialscout"]
+    assert page["context_tools"] == {"screening": SCREENING_TOOLS} and page["tools"] == tools["bare"]
+
+
+def test_a_dangling_context_tool_fails_validation() -> None:
+    page = PageConfig(page="x", context_builder=lambda c: "", context_tools={"screening": ("ghost",)})
+    with pytest.raises(RegistryError, match=r"page 'x' \(context screening\) names unknown tool 'ghost'"):
+        with swapped(payloads=PAYLOADS, tools=TOOLS, pages={"x": page}):
+            pass
+
+
 @pytest.mark.parametrize(("pages", "message"), [
     ({"x": PageConfig(page="x", context_builder=lambda c: "", tools=("ghost",))},
      "page 'x' (page) names unknown tool 'ghost'"),

@@ -519,7 +519,8 @@ export interface paths {
         /**
          * Delete Patient
          * @description The patient and everything derived from it: versions, screenings, their trials and criterion
-         *     results, cached judgements. A running screening of it is stopped first.
+         *     results, cached judgements, and the chat turns sent while it was loaded (their text redacted). A
+         *     running screening of it is stopped first.
          */
         delete: operations["delete_patient_api_patients__patient_id__delete"];
         options?: never;
@@ -1964,6 +1965,13 @@ export interface components {
             app: string;
             /** Client Actions */
             client_actions: components["schemas"]["ClientActionRead"][];
+            /**
+             * Context Tools
+             * @description Tools offered besides `tools` only while the page context holds a value under the key
+             */
+            context_tools: {
+                [key: string]: string[];
+            };
             /** Payloads */
             payloads: string[];
             /** Starter Prompts */

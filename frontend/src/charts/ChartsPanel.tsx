@@ -5,7 +5,8 @@
  */
 import { useCallback, useRef, useState } from "react";
 import { ChartView, type ChartSelection } from "./ChartView";
-import { CHART_KINDS, FACETS, chartFromPayload, newChart, type ChartKind, type ChartSpec, type StatsApp } from "./chartSpec";
+import { CHART_KINDS, FACETS, LOCAL_FACETS, LOCAL_KINDS, chartFromPayload, newChart, type ChartKind, type ChartSpec,
+  type StatsApp } from "./chartSpec";
 import { defaultFacet } from "./defaultChart";
 import type { StatsScope } from "./statsScope";
 
@@ -34,11 +35,19 @@ export function ChartsPanel({ scope, state, onSelect }: {
   state: ChartsState;
   onSelect: (selection: ChartSelection) => void;
 }) {
-  const facets = FACETS[scope.app];
+  const searched = FACETS[scope.app];
+  const facets = [...searched, ...LOCAL_FACETS[scope.app].filter((f) => scope.local?.[f.facet])];
   const [facet, setFacet] = useState(facets[0].facet);
   const [kind, setKind] = useState<ChartKind | "">("");
   const [stackBy, setStackBy] = useState(facets[1]?.facet ?? facets[0].facet);
+  const local = !searched.some((f) => f.facet === facet);
   const chosenKind = kind || facets.find((f) => f.facet === facet)?.kind || "bar";
+  // A click on a local facet's value narrows the table the page's own way (e.g. the verdict filter).
+  const select = (selection: ChartSelection) => {
+    const own = scope.local?.[selection.facet]?.select;
+    if (own) own(selection.value);
+    else onSelect(selection);
+  };
 
   const opening = useRef(false);  // a second click while the first chart's field is chosen adds no second chart
   const toggle = async () => {
@@ -73,7 +82,7 @@ export function ChartsPanel({ scope, state, onSelect }: {
             <label>
               as{" "}
               <select value={chosenKind} data-testid="chart-kind" onChange={(e) => setKind(e.target.value as ChartKind)}>
-                {CHART_KINDS.filter((k) => k.kind !== "map" || facet === "country").map((k) => (
+                {CHART_KINDS.filter((k) => (local ? LOCAL_KINDS.has(k.kind) : k.kind !== "map" || facet === "country")).map((k) => (
                   <option key={k.kind} value={k.kind}>{k.label}</option>
                 ))}
               </select>
@@ -82,7 +91,7 @@ export function ChartsPanel({ scope, state, onSelect }: {
               <label>
                 split by{" "}
                 <select value={stackBy} data-testid="chart-stack-by" onChange={(e) => setStackBy(e.target.value)}>
-                  {facets.filter((f) => f.facet !== facet).map((f) => <option key={f.facet} value={f.facet}>{f.label}</option>)}
+                  {searched.filter((f) => f.facet !== facet).map((f) => <option key={f.facet} value={f.facet}>{f.label}</option>)}
                 </select>
               </label>
             )}
@@ -90,7 +99,7 @@ export function ChartsPanel({ scope, state, onSelect }: {
           </div>
           <div className="charts-grid">
             {state.charts.map((spec) => (
-              <ChartView key={spec.id} scope={scope} spec={spec} onSelect={onSelect} onRemove={() => state.remove(spec.id)} />
+              <ChartView key={spec.id} scope={scope} spec={spec} onSelect={select} onRemove={() => state.remove(spec.id)} />
             ))}
           </div>
         </>

@@ -55,8 +55,25 @@ export const FACETS: Readonly<Record<StatsApp, ReadonlyArray<{ facet: string; la
   ],
 };
 
+/**
+ * Facets a page counts itself, from what it holds rather than from its search's statistics
+ * (`StatsScope.local` carries their counts while it holds some): TrialScout's fit column, the verdicts of
+ * the loaded screening. `absent` says what to do when a chart of one has nothing to count.
+ */
+export const LOCAL_FACETS: Readonly<Record<StatsApp, ReadonlyArray<{ facet: string; label: string; kind: ChartKind; absent: string }>>> = {
+  trialscout: [{ facet: "fit", label: "Fit", kind: "bar", absent: "Load a screened patient to chart the verdicts of its screening." }],
+  tablizer: [],
+};
+
+/** Chart kinds that draw a local facet's categories (it has no filters to stack by, no bins, no places). */
+export const LOCAL_KINDS: ReadonlySet<ChartKind> = new Set(["bar", "pie", "donut"]);
+
+export function localFacet(app: StatsApp, facet: string) {
+  return LOCAL_FACETS[app].find((f) => f.facet === facet);
+}
+
 export function facetLabel(app: StatsApp, facet: string): string {
-  return FACETS[app].find((f) => f.facet === facet)?.label ?? facet.replace(/_/g, " ");
+  return (FACETS[app].find((f) => f.facet === facet) ?? localFacet(app, facet))?.label ?? facet.replace(/_/g, " ");
 }
 
 const VALUE_LABELS: Readonly<Record<string, (value: string) => string>> = {
@@ -66,6 +83,7 @@ const VALUE_LABELS: Readonly<Record<string, (value: string) => string>> = {
   sponsor_class: sponsorClassLabel,
   intervention_type: interventionTypeLabel,
   enrollment: (v) => `${v.replace("-", "–")} participants`,
+  fit: (v) => v.charAt(0) + v.slice(1).toLowerCase().replace(/_/g, " "), // NOT_RELEVANT → Not relevant
 };
 
 /** A bucket's readable name: "Phase 3", not PHASE3. */
@@ -104,7 +122,7 @@ export function chartFromPayload(app: StatsApp, data: Record<string, unknown>): 
 }
 
 export function newChart(app: StatsApp, facet: string, kind?: ChartKind): ChartSpec {
-  const known = FACETS[app].find((f) => f.facet === facet);
+  const known = FACETS[app].find((f) => f.facet === facet) ?? localFacet(app, facet);
   return { id: `chart-${nextId++}`, kind: kind ?? known?.kind ?? "bar", facet, filters: {} };
 }
 

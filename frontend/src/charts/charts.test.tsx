@@ -1,10 +1,11 @@
-import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { fireEvent, render, renderHook, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { phases, stats } from "../test/stats";
 import { buildOption, chartRows } from "./chartOption";
 import { chartFromPayload } from "./chartSpec";
+import { ChartsPanel, useCharts } from "./ChartsPanel";
 import { ChartView } from "./ChartView";
-import type { StatsScope } from "./statsScope";
+import { fetchStats, type StatsScope } from "./statsScope";
 
 const theme = { text: "#111", muted: "#555", border: "#ccc", panel: "#fff", palette: ["#1f5fbf", "#e69f00"] };
 
@@ -54,5 +55,49 @@ describe("ChartView", () => {
     expect(table.textContent).not.toContain("PHASE3");
     fireEvent.click(within(table).getByText("Phase 3"));
     expect(onSelect).toHaveBeenCalledWith({ facet: "phase", value: "PHASE3" });
+  });
+});
+
+describe("a local facet (TrialScout's fit column)", () => {
+  const fit = { ...phases, facet: "fit", label: "Fit", multi_valued: false, missing: 0, basis: 5, distinct: 3,
+                buckets: [{ value: "ELIGIBLE", count: 2 }, { value: "EXCLUDED", count: 2 }, { value: "NOT_RELEVANT", count: 1 }] };
+
+  it("is offered and drawn from the page's own counts, and a click narrows the table the page's way", async () => {
+    const { api } = await import("../api/client");
+    const trialStats = vi.spyOn(api, "trialStats").mockResolvedValue(stats(phases));
+    const select = vi.fn();
+    const onSelect = vi.fn();
+    const scope: StatsScope = { app: "trialscout", search: { condition: "melanoma" }, local: { fit: { stats: fit, select } } };
+    const { result } = renderHook(() => useCharts("trialscout"));
+    const { rerender } = render(<ChartsPanel scope={scope} state={result.current} onSelect={onSelect} />);
+    fireEvent.click(screen.getByTestId("charts-toggle"));
+    rerender(<ChartsPanel scope={scope} state={result.current} onSelect={onSelect} />);
+    const picker = screen.getByTestId("chart-facet") as HTMLSelectElement;
+    expect([...picker.options].map((o) => o.textContent)).toContain("Fit");
+    fireEvent.change(picker, { target: { value: "fit" } });
+    expect([...(screen.getByTestId("chart-kind") as HTMLSelectElement).options].map((o) => o.value)).toEqual(["bar", "pie", "donut"]);
+    fireEvent.click(screen.getByTestId("chart-add"));
+    rerender(<ChartsPanel scope={scope} state={result.current} onSelect={onSelect} />);
+    const chart = screen.getAllByTestId("chart").find((c) => c.dataset.facet === "fit") as HTMLElement;
+    await waitFor(() => expect(within(chart).getByTestId("chart-footnote").textContent).toContain("Over 5 records"));
+    expect(trialStats.mock.calls.every(([body]) => !(body as { facets: string[] }).facets.includes("fit"))).toBe(true);
+    fireEvent.click(within(chart).getByTestId("chart-table-toggle"));
+    const table = within(chart).getByTestId("chart-table");
+    expect(table.textContent).toContain("Not relevant");
+    expect(table.textContent).not.toContain("NOT_RELEVANT");
+    fireEvent.click(within(table).getByText("Excluded"));
+    expect(select).toHaveBeenCalledWith("EXCLUDED");
+    expect(onSelect).not.toHaveBeenCalled();
+  });
+
+  it("is not offered without counts, and a kept chart of it says what to load", async () => {
+    const scope: StatsScope = { app: "trialscout", search: { condition: "melanoma" } };
+    await expect(fetchStats(scope, ["fit"], {}, 15)).rejects.toThrow(/Load a screened patient/);
+    const limited = await fetchStats({ ...scope, local: { fit: { stats: fit } } }, ["fit"], {}, 2);
+    expect(limited.facets[0].buckets.map((b) => b.value)).toEqual(["ELIGIBLE", "EXCLUDED"]);
+    expect(limited.total).toBe(5);
+    const { result } = renderHook(() => useCharts("trialscout"));
+    render(<ChartsPanel scope={scope} state={{ ...result.current, open: true }} onSelect={() => {}} />);
+    expect([...(screen.getByTestId("chart-facet") as HTMLSelectElement).options].map((o) => o.value)).not.toContain("fit");
   });
 });

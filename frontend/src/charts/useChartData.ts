@@ -18,7 +18,8 @@ export interface ChartState {
 export function useChartData(scope: StatsScope | null, spec: ChartSpec): ChartState {
   const [state, setState] = useState<ChartState>({ data: null, response: null, error: null, loading: false });
   const searchKey = JSON.stringify(scope?.search ?? null);
-  const specKey = JSON.stringify([spec.kind, spec.facet, spec.stackBy, spec.filters]);
+  // A local facet's counts change without a new search (a screening's verdicts arriving).
+  const specKey = JSON.stringify([spec.kind, spec.facet, spec.stackBy, spec.filters, scope?.local?.[spec.facet]?.stats]);
 
   useEffect(() => {
     if (!scope?.search) {

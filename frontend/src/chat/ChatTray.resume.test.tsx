@@ -2,6 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatTray } from "./ChatTray";
+import { announceRedacted } from "./redacted";
 import { RETRY_DELAYS_MS } from "./turnStream";
 import { json } from "../test/http";
 
@@ -242,6 +243,17 @@ describe("resume", () => {
     await screen.findByTestId("chat-send");
     expect(screen.queryByTestId("chat-error")).toBeNull();
     expect(to("GET /api/conversations/5/stream").at(-1)!.headers["Last-Event-ID"]).toBe("0");
+  });
+
+  it("an open conversation redacted on the server (a patient deleted) is shown again as stored", async () => {
+    answer("POST /api/chat/stream", () => sse(turn()));
+    setup();
+    sendMessage("Find EGFR papers");
+    await waitFor(() => expect(answerText()).toBe(ANSWER));
+    answer("GET /api/conversations/5", () => json(stored("complete", "[Removed: about a deleted patient.]")));
+    act(() => announceRedacted());
+    await waitFor(() => expect(answerText()).toBe("[Removed: about a deleted patient.]"));
+    expect(to("GET /api/conversations/5")).toHaveLength(1);
   });
 
   it("opening a conversation from the list resumes its running answer", async () => {

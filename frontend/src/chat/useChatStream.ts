@@ -8,6 +8,7 @@ import type { App, ChatEvent, ChatRequest, ConfigUpdate, ConversationDetail, Dec
 import { chatReducer, initialChatState, type ChatAction, type ChatError } from "./chatReducer";
 import { keepPendingSend, pendingSend, rememberConversation, rememberedConversation } from "./chatStorage";
 import { frameBatcher } from "./frameBatch";
+import { onRedacted } from "./redacted";
 import { followTurn, wait } from "./turnStream";
 
 export function toChatError(err: unknown): ChatError {
@@ -197,6 +198,10 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
     },
     [app, resume],
   );
+  // Redacted on the server (a patient deleted): show the open conversation as it is stored now.
+  useEffect(() => onRedacted(() => {
+    if (conversationRef.current != null) void open(conversationRef.current);
+  }), [open]);
 
   /** Show a send as the user's message and a streaming answer, and follow its turn to the end. */
   const followSend = useCallback(

@@ -114,7 +114,6 @@ export function TrialScoutPage() {
   );
 
   const search = useCallback((f: TrialForm) => runSearch({ form: f, tokens: [null], index: 0 }), [runSearch]);
-  const insights = useTrialInsights({ submitted: paging?.form ?? null, currentForm: () => formRef.current, setForm, search });
   const nextPage = () =>
     paging && results?.nextToken &&
     void runSearch({ ...paging, tokens: [...paging.tokens.slice(0, paging.index + 1), results.nextToken], index: paging.index + 1 });
@@ -142,6 +141,8 @@ export function TrialScoutPage() {
       void search(next);
     },
   });
+  const insights = useTrialInsights({ submitted: paging?.form ?? null, currentForm: () => formRef.current, setForm, search,
+                                     local: patient.chartCounts });
   const columns = withAIColumns([...TRIAL_COLUMNS, ...patient.columns], ai, trialId);
   const rows = patient.filterRows(insights.narrow(applyAIFilters(sortRows(loadedTrials, columns, sort), ai.columns, trialId)));
   const askAbout = useAskAbout("trialscout");

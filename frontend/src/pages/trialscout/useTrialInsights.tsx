@@ -7,18 +7,20 @@ import { useCallback, useMemo, useState } from "react";
 import type { TrialSummary } from "../../api/types";
 import { useCharts } from "../../charts/ChartsPanel";
 import type { ChartSelection } from "../../charts/ChartView";
-import type { StatsScope } from "../../charts/statsScope";
+import type { LocalCounts, StatsScope } from "../../charts/statsScope";
 import { useInsightsParts } from "../common/insights";
 import { useTableFilters, type TableFilter } from "../common/tableFilters";
 import { TRIAL_FIELD_LABELS, TRIAL_ROW_FIELDS, trialChartFilter, trialStatsSearch } from "./trialFilters";
 import type { TrialForm } from "./trialscoutContext";
 
-export function useTrialInsights({ submitted, currentForm, setForm, search }: {
+export function useTrialInsights({ submitted, currentForm, setForm, search, local }: {
   /** The form of the search that filled the table (null before the first search). */
   submitted: TrialForm | null;
   currentForm: () => TrialForm;
   setForm: (form: TrialForm) => void;
   search: (form: TrialForm) => unknown;
+  /** The page's own facets' counts (the loaded screening's verdicts), charted beside the search's. */
+  local?: Readonly<Record<string, LocalCounts>>;
 }) {
   const filters = useTableFilters();
   const charts = useCharts("trialscout");
@@ -26,7 +28,7 @@ export function useTrialInsights({ submitted, currentForm, setForm, search }: {
   const [undos] = useState(() => new Map<string, (form: TrialForm) => TrialForm>());
 
   const scope = useMemo<StatsScope>(() => ({ app: "trialscout", search: submitted ? trialStatsSearch(submitted) : null,
-                                             pin: charts.pin }), [submitted, charts.pin]);
+                                             pin: charts.pin, local }), [submitted, charts.pin, local]);
 
   const applySearch = useCallback((next: TrialForm) => {
     setForm(next);

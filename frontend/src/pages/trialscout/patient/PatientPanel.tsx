@@ -18,7 +18,8 @@ interface Props {
   onShow: (s: Set<TrialVerdict>) => void;
 }
 
-const DELETE_TEXT = "Deletes this patient's note, profile versions, screenings, their reports and cached judgements. This cannot be undone.";
+const DELETE_TEXT =
+  "Deletes this patient's note, profile versions, screenings, their reports and cached judgements, and removes the text of your chat questions and answers sent while this patient was loaded. This cannot be undone.";
 
 function NotePicker({ ps }: { ps: PatientScreening }) {
   const id = useId();

@@ -3,7 +3,7 @@
  * its sort key (score; unscreened rows last) and the verdict filter.
  */
 import type { ScreenedTrial, TrialVerdict } from "../../../api/screening";
-import type { TrialSummary } from "../../../api/types";
+import type { FacetStats, TrialSummary } from "../../../api/types";
 import type { GridColumn } from "../../common/gridModel";
 
 export const VERDICTS: TrialVerdict[] = ["ELIGIBLE", "UNCERTAIN", "EXCLUDED", "NOT_RELEVANT"];
@@ -60,6 +60,15 @@ export function countVerdicts(trials: ScreenedTrial[]): Record<TrialVerdict, num
   const counts: Record<TrialVerdict, number> = { ELIGIBLE: 0, EXCLUDED: 0, UNCERTAIN: 0, NOT_RELEVANT: 0 };
   for (const t of trials) counts[t.verdict] += 1;
   return counts;
+}
+
+/** The fit column as the charts panel counts it (its local facet "fit"): the screening's verdicts, in the
+ * column's order, those with none left out. */
+export function fitStats(trials: ScreenedTrial[], screeningId: number | null, running: boolean): FacetStats {
+  const counts = countVerdicts(trials);
+  const buckets = VERDICTS.map((v) => ({ value: v, count: counts[v] })).filter((b) => b.count > 0);
+  return { facet: "fit", label: "Fit", kind: "categorical", basis: trials.length, buckets, distinct: buckets.length,
+           missing: 0, multi_valued: false, note: `the verdicts of ${screeningId == null ? "the screening" : `screening ${screeningId}`}${running ? " so far" : ""}` };
 }
 
 /** The verdict counts as toggle buttons: a count chart the table filters by. */

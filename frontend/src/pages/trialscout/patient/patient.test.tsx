@@ -8,7 +8,7 @@ import { DataGrid } from "../../common/DataGrid";
 import { sortRows } from "../../common/gridModel";
 import { TRIAL_COLUMNS, trialHref, trialRowId } from "../TrialTable";
 import { decodeTrialScout } from "../trialscoutUrl";
-import { countVerdicts, fitColumn, filterByVerdict, VerdictFilter } from "./fit";
+import { countVerdicts, fitColumn, filterByVerdict, fitStats, VerdictFilter } from "./fit";
 import { PatientPanel } from "./PatientPanel";
 import { TrialCriteria } from "./TrialCriteria";
 import { applyScreeningEvent, emptyScreening, screeningContext, type PatientScreening } from "./usePatientScreening";
@@ -108,6 +108,14 @@ describe("the fit column", () => {
     fireEvent.click(screen.getByTestId("verdict-filter-EXCLUDED"));
     expect([...onChange.mock.calls[0][0]].sort()).toEqual(["ELIGIBLE", "EXCLUDED"]);
   });
+
+  it("counts the fit column for the charts panel: each verdict in the column's order, none left at zero", () => {
+    const stats = fitStats([B, A, C, B], 5, true);
+    expect(stats).toMatchObject({ facet: "fit", basis: 4, distinct: 3, missing: 0 });
+    expect(stats.buckets).toEqual([{ value: "ELIGIBLE", count: 1 }, { value: "UNCERTAIN", count: 1 }, { value: "EXCLUDED", count: 2 }]);
+    expect(stats.note).toBe("the verdicts of screening 5 so far");
+    expect(fitStats([], null, false).buckets).toEqual([]);
+  });
 });
 
 describe("a trial's criteria", () => {
@@ -140,6 +148,7 @@ describe("the patient panel", () => {
     fireEvent.click(screen.getByTestId("patient-delete"));
     const confirm = screen.getByTestId("patient-delete-confirm");
     expect(confirm.textContent).toContain("screenings, their reports and cached judgements");
+    expect(confirm.textContent).toContain("chat questions and answers sent while this patient was loaded");
     expect(document.activeElement).toBe(screen.getByTestId("patient-delete-yes"));
     expect(ps.remove).not.toHaveBeenCalled();
     fireEvent.click(screen.getByTestId("patient-delete-yes"));

@@ -7,7 +7,8 @@ import { useCallback, useMemo, useState } from "react";
 import { screeningApi, type PatientProfile, type ScreenRequest, type TrialVerdict } from "../../../api/screening";
 import type { TrialSummary } from "../../../api/types";
 import { useUrlSync, type UrlPatch } from "../../../state/urlState";
-import { fitColumn, filterByVerdict } from "./fit";
+import type { LocalCounts } from "../../../charts/statsScope";
+import { fitColumn, filterByVerdict, fitStats, VERDICTS } from "./fit";
 import { PatientPanel } from "./PatientPanel";
 import { TrialCriteria } from "./TrialCriteria";
 import { screeningContext, usePatientScreening } from "./usePatientScreening";
@@ -58,6 +59,15 @@ export function usePatientPage({ loaded, viewerId, onFindTrials }: {
   const columns = useMemo(() => (screening ? [fitColumn(byId, pending)] : []), [screening, byId, pending]);
   const filterRows = useCallback((rows: TrialSummary[]) => (screening ? filterByVerdict(rows, byId, shown) : rows), [screening, byId, shown]);
 
+  // The fit column as the charts panel counts it: the screening's verdicts; a click shows that verdict's rows.
+  const chartCounts = useMemo<Record<string, LocalCounts> | undefined>(() => {
+    if (!screening) return undefined;
+    return { fit: {
+      stats: fitStats(screening.trials, screening.id, running),
+      select: (value) => { if ((VERDICTS as string[]).includes(value)) setShown(new Set([value as TrialVerdict])); },
+    } };
+  }, [screening, running]);
+
   const openTrial = viewerId ? byId.get(viewerId) : undefined;
   const criteria = openTrial ? <TrialCriteria trial={openTrial} sentences={screening?.sentences ?? []} /> : null;
 
@@ -84,5 +94,6 @@ export function usePatientPage({ loaded, viewerId, onFindTrials }: {
       onShow={setShown} />
   );
 
-  return { ps, panel, columns, filterRows, criteria, handlers, context: screeningContext(ps, viewerId), filtering: shown.size > 0 };
+  return { ps, panel, columns, filterRows, criteria, handlers, context: screeningContext(ps, viewerId), filtering: shown.size > 0,
+           chartCounts };
 }

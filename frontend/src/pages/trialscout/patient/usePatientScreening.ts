@@ -20,6 +20,7 @@ import {
   type ScreeningPageContext,
   type ScreeningReport,
 } from "../../../api/screening";
+import { announceRedacted } from "../../../chat/redacted";
 
 export type ScreeningStatus = "running" | "complete" | "failed" | "stopped" | "interrupted";
 
@@ -211,6 +212,7 @@ export function usePatientScreening() {
     try {
       stream.current?.abort();
       await screeningApi.deletePatient(patient.id);
+      announceRedacted(); // the chat's turns about the patient were redacted with it
       setPatient(null);
       setScreening(null);
       setReport(null);

@@ -1,0 +1,107 @@
+"""Deleting a patient forgets it in the chat too: the turns sent while it was loaded are redacted (question,
+page context, answer, tool results, cards, stored events) in the delete's transaction; other turns, other
+patients' and other users' stay as they were. Rows counted on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from starlette.testclient import TestClient
+
+from backend.conversations.forget import REDACTED_ANSWER, REDACTED_QUESTION, REDACTED_TITLE
+from backend.db.models.conversations import Message
+from backend.db.models.turns import TurnEvent
+from backend.db.session import Database
+from backend.screening import store
+from tests.screening_api.conftest import NOTE_MARKERS
+from tests.screening_chat.conftest import Screened, ask, context, screened
+
+OTHER_NOTE = ("0. A 45-year-old man with metastatic melanoma, lives in Bergen. "
+              "1. He progressed on nivolumab in May 2025. 2. ECOG performance status 0.")
+
+
+def _rows(db: Database) -> list[dict[str, Any]]:
+    with db.session() as s:
+        return [{"id": m.id, "conversation_id": m.conversation_id, "content": m.content, "context": m.context,
+                 "extras": m.extras} for m in s.scalars(sa.select(Message).order_by(Message.id))]
+
+
+def _quoting(db: Database, words: tuple[str, ...]) -> set[int]:
+    """Messages whose text, context or extras hold any of the words (the JSON read back as text)."""
+    return {r["id"] for r in _rows(db)
+            if any(w in json.dumps([r["content"], r["context"], r["extras"]], ensure_ascii=False) for w in words)}
+
+
+def _count(db: Database, sql: str) -> int:
+    with db.session() as s:
+        return int(s.execute(sa.text(sql)).scalar_one())
+
+
+def _events_quoting(db: Database, word: str) -> int:
+    with db.session() as s:
+        return sum(word in json.dumps(d, ensure_ascii=False) for d in s.scalars(sa.select(TurnEvent.data)))
+
+
+def test_deleting_a_patient_redacts_the_chat_about_it(demo_alice: TestClient, demo_bob: TestClient,
+                                                      alice_screened: Screened, db: Database) -> None:
+    s = alice_screened
+    excluded = next(t for t in s.shortlist if t["verdict"] == "EXCLUDED")
+    about = ask(demo_alice, f"Why is {excluded['nct_id']} excluded for her?", context(s))
+    assert about.tools == ["get_screening_trial"]
+    conv = about.complete["conversation_id"]
+    general = ask(demo_alice, "What can you help me with on this page?", context(None), conv)
+    again = ask(demo_alice, "She's actually 64, please update the profile", context(s), conv)
+    assert again.cards and again.cards[0]["type"] == "patient_profile_edit"
+    other = screened(demo_alice, note=OTHER_NOTE)
+    kept = ask(demo_alice, "How did he do overall?", context(other)).complete["conversation_id"]
+    bobs = screened(demo_bob, note=OTHER_NOTE)
+    ask(demo_bob, "How did he do overall?", context(bobs))
+
+    marked = _quoting(db, NOTE_MARKERS)
+    assert len(marked) == 4  # the two questions (their profile) and the two answers (note, profile)
+    assert _events_quoting(db, "March 2026") > 0  # the tool's quote, in the turn's stored events
+    before = {r["id"]: r for r in _rows(db)}
+    messages, events = _count(db, "SELECT count(*) FROM messages"), _count(db, "SELECT count(*) FROM turn_events")
+
+    assert demo_alice.delete(f"/api/patients/{s.patient['id']}").status_code == 204
+
+    after = {r["id"]: r for r in _rows(db)}
+    assert _quoting(db, NOTE_MARKERS) == set() and _events_quoting(db, "March 2026") == 0
+    assert _quoting(db, (s.patient["profile"]["summary"],)) == set()
+    assert len(after) == messages  # redacted in place: the conversation still reads in order
+    assert 0 < _count(db, "SELECT count(*) FROM turn_events") < events
+    redacted = {i for i in after if after[i] != before[i]}
+    assert redacted == marked
+    assert {after[i]["content"] for i in redacted} == {REDACTED_QUESTION, REDACTED_ANSWER}
+    assert all(after[i]["context"] is None and not after[i]["extras"] for i in redacted)
+    # the turn without the patient, the other patient's, Bob's: untouched
+    assert general.text and sum(after[i]["conversation_id"] == conv for i in after) - len(redacted) == 2
+    assert all(after[i] == before[i] for i in after if after[i]["conversation_id"] != conv)
+    assert _quoting(db, ("Bergen",)) and _count(db, "SELECT count(*) FROM patients") == 2
+
+    shown = demo_alice.get(f"/api/conversations/{conv}").json()
+    assert shown["title"] == REDACTED_TITLE
+    assert [m["content"] for m in shown["messages"]][:2] == [REDACTED_QUESTION, REDACTED_ANSWER]
+    assert demo_alice.get(f"/api/conversations/{kept}").json()["title"] != REDACTED_TITLE
+    follow_up = ask(demo_alice, "What can you help me with on this page?", context(None), conv)
+    assert follow_up.complete["status"] == "complete"  # the redacted history still replays
+
+
+def test_the_patient_and_its_chat_go_together_or_not_at_all(demo_alice: TestClient, alice_screened: Screened,
+                                                            db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One transaction: a delete that fails after the chat was redacted leaves the chat as it was."""
+    s = alice_screened
+    ask(demo_alice, "How did she do overall?", context(s))
+    before = _rows(db)
+
+    def fail(*args: object) -> None:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(store, "delete_patient", fail)
+    with pytest.raises(RuntimeError, match="went away"):
+        demo_alice.delete(f"/api/patients/{s.patient['id']}")
+    assert _rows(db) == before and _quoting(db, NOTE_MARKERS)
+    assert demo_alice.get(f"/api/patients/{s.patient['id']}").status_code == 200
