@@ -71,6 +71,7 @@ describe("a local facet (TrialScout's fit column)", () => {
     const { result } = renderHook(() => useCharts("trialscout"));
     const { rerender } = render(<ChartsPanel scope={scope} state={result.current} onSelect={onSelect} />);
     fireEvent.click(screen.getByTestId("charts-toggle"));
+    await waitFor(() => expect(result.current.charts.length).toBe(1)); // the first chart's field is chosen from the data
     rerender(<ChartsPanel scope={scope} state={result.current} onSelect={onSelect} />);
     const picker = screen.getByTestId("chart-facet") as HTMLSelectElement;
     expect([...picker.options].map((o) => o.textContent)).toContain("Fit");
