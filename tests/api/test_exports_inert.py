@@ -50,7 +50,9 @@ def test_no_cell_of_a_table_export_is_a_formula_headers_included(alice: TestClie
     assert {cell.data_type for cell in cells} == {"s"}  # text: nothing Excel would evaluate
     assert [c.value for c in next(sheet.iter_rows())][:2] == ["PMID", HOSTILE]
     values = [c.value for c in cells]
-    assert "tabbed" in values and "Said so.Twice." in values and '=WEBSERVICE("http://x")' in values
+    # The evidence leads with where it stands in the record (an unplaced quote says so), and stays text.
+    assert "tabbed" in values and "Said so.Twice." in values
+    assert '[not found in the record] =WEBSERVICE("http://x")' in values
 
     rows = list(csv.reader(io.StringIO(alice.post("/api/exports/table?format=csv", json=body).text.lstrip("\ufeff"))))
     assert rows[0][1] == "'" + HOSTILE
