@@ -42,6 +42,7 @@ from backend.openapi import describe_event_streams, describe_models, describe_pa
 from backend.pages.budget import set_context_budget
 from backend.pages.router import router as pages_router
 from backend.pages.screening_context import ScreeningPageContext
+from backend.provenance.router import router as sources_router
 from backend.quotas import Quotas
 from backend.registry import REGISTRY
 from backend.registry.builtins import load_builtins
@@ -51,7 +52,6 @@ from backend.screening.router import patients as patients_router
 from backend.screening.router import screenings as screenings_router
 from backend.screening.service import ScreeningService
 from backend.sources import close_sources, get_sources
-from backend.sources.router import router as sources_router
 from backend.stats.router import router as stats_router
 from backend.streams.router import router as streams_router
 from backend.trials.router import router as trials_router

@@ -1,5 +1,5 @@
-"""Where the pages' data comes from, for the banner each results page shows (issue 31: users took the offline
-sample for the live registries, and a 2016 copy's "Recruiting" for today's)."""
+"""`GET /api/sources`: where the pages' data comes from, for the banner each results page shows (without it the
+offline sample reads as the live registries, and a 2016 copy's "Recruiting" as today's)."""
 
 from __future__ import annotations
 
