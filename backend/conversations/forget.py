@@ -10,7 +10,9 @@ redacts, in the delete's transaction:
 
 - in each conversation where the patient was loaded, every turn from the first such one to the end;
 - in any of the user's conversations, each turn whose messages or stored events name one of the patient's
-  screenings (a tool's `screening_id`, "Screening 12 …" in a tool result, a report's `/screenings/12/` link).
+  screenings (a tool's `screening_id`, "Screening 12 …" in a tool result, a report's `/screenings/12/` link);
+- the user's shortlist reports (`reports`) that quote it: a report's summary is a conversation's newest
+  answer, which can be about the patient. (Its screening reports go with its screenings: `screening/store.py`.)
 
 A redacted turn keeps its place with a placeholder (the conversation still reads, and replays to the model,
 in order), loses its page context, extras, stored events and resume state, and ends if it was running:
@@ -24,6 +26,7 @@ the order a turn's final save locks them in, so the two wait for each other inst
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Mapping
@@ -34,7 +37,8 @@ from sqlalchemy import Text, cast, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from backend.db.models.conversations import Conversation, Message
-from backend.db.models.screening import Screening
+from backend.db.models.reports import Report
+from backend.db.models.screening import Patient, PatientVersion, Screening
 from backend.db.models.turns import ChatTurn, TurnEvent
 
 REDACTED_QUESTION = "[Removed: sent while a patient who has since been deleted was loaded.]"
@@ -44,6 +48,7 @@ LIVE = ("running", "suspended")  # a turn still going (chat/turn.py: LIVE), ende
 
 # How a stored message or event names a screening: a tool's input or a card (`"screening_id": 12`, quoted
 # again inside a JSON string), a tool result's head ("Screening 12 (complete) …"), a report link.
+QUOTE_AT_LEAST = 40  # characters of a sentence that count as quoting it (shorter ones are too common)
 _SCREENING_REF = re.compile(r'screening_id\\*"?\s*:\s*(\d+)|\bscreening\s+#?(\d+)\b|/screenings/(\d+)\b', re.I)
 
 
@@ -64,13 +69,14 @@ def forget_patient(s: Session, user_id: int, patient_id: int) -> None:
     """Redact the user's turns about the patient, in the caller's transaction (so the patient and its
     traces go together). Call before the patient's screenings are deleted: their ids find turns."""
     found = turns_about(s, user_id, patient_id)
-    if not found:
-        return
-    stop_conversations(s, found)
-    redact_messages(s, found)
-    end_turns(s, found)
-    drop_events(s, found)
-    rename_conversations(s, found)
+    quoted = quotes_of(s, patient_id, found)  # read before the answers are redacted
+    if found:
+        stop_conversations(s, found)
+        redact_messages(s, found)
+        end_turns(s, found)
+        drop_events(s, found)
+        rename_conversations(s, found)
+    drop_reports(s, user_id, quoted)
 
 
 def _names_patient(context: Mapping[str, Any] | None, patient_id: int) -> bool:
@@ -178,3 +184,30 @@ def rename_conversations(s: Session, found: Redaction) -> None:
         if first in found.questions:
             s.execute(update(Conversation).where(Conversation.id == conversation_id).values(title=REDACTED_TITLE))
 
+
+
+def _plain(text: str) -> str:
+    """Text as a report shows it, whatever it was written in (HTML, Markdown): lower case, one space."""
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    text = " ".join(re.sub(r"[*_`#>|\[\]()]+", " ", text).split())
+    return re.sub(r" ([.,;:!?])", r"\1", text).lower()
+
+
+def quotes_of(s: Session, patient_id: int, found: Redaction) -> set[str]:
+    """What quoting the patient means in stored text: a sentence of any version of its note, its label, or
+    of an answer being redacted, as plain text (`_plain`)."""
+    texts = [*s.scalars(select(PatientVersion.note).where(PatientVersion.patient_id == patient_id)),
+             *s.scalars(select(Patient.label).where(Patient.id == patient_id)),
+             *s.scalars(select(Message.content).where(Message.id.in_(found.answers)))]
+    return {q for text in texts for line in text.splitlines()
+            for q in re.split(r"(?<=[.!?;]) ", _plain(line)) if len(q) >= QUOTE_AT_LEAST}
+
+
+def drop_reports(s: Session, user_id: int, quoted: set[str]) -> None:
+    """A report is a record of what the user saw then: one that quotes the patient goes whole (HTML and PDF)."""
+    if not quoted:
+        return
+    rows = s.execute(select(Report.id, Report.html).where(Report.user_id == user_id)).all()
+    gone = [r.id for r in rows if any(q in _plain(r.html) for q in quoted)]
+    if gone:
+        s.execute(delete(Report).where(Report.id.in_(gone)).execution_options(synchronize_session=False))

@@ -23,6 +23,7 @@ from tests.conftest import make_settings, signed_in_for_test
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.screening_api.conftest import TRIALS, ScriptedModel
 from tests.screening_chat.conftest import Turn, ask, context, screened
+from tests.sse import parse
 
 QUOTES = ("Tromsø", "March 2026")  # in the deleted patient's note only (the scripted profile is shared)
 OTHER_NOTE = ("0. A 45-year-old man with metastatic melanoma, lives in Bergen. "
@@ -46,11 +47,23 @@ def _quoted(db: Database, words: tuple[str, ...] = QUOTES) -> dict[str, int]:
     """Rows of the chat's tables holding any of the words, every column read back as text."""
     found = {}
     with db.session() as s:
-        for table in ("messages", "turn_events", "chat_turns", "conversations"):
+        for table in ("messages", "turn_events", "chat_turns", "conversations", "reports"):
             rows = s.execute(sa.text(f"SELECT * FROM {table}")).mappings().all()
             found[table] = sum(any(w in json.dumps(dict(r), default=str, ensure_ascii=False) for w in words)
                                for r in rows)
     return {t: n for t, n in found.items() if n}
+
+
+def _report(client: TestClient, conversation_id: int, nct: str) -> dict[str, Any]:
+    """A TrialScout shortlist report whose summary is the conversation's newest answer."""
+    r = client.post("/api/reports", json={
+        "app": "trialscout", "title": "Shortlist", "conversation_id": conversation_id,
+        "columns": [{"key": "nct_id", "label": "NCT ID"}, {"key": "fit", "label": "Fit"}],
+        "rows": [{"nct_id": nct, "fit": "ELIGIBLE"}]})
+    assert r.status_code == 200, r.text
+    events = parse(r.text)
+    assert events[-1].event == "report_ready", events
+    return events[-1].data["report"]  # type: ignore[no-any-return]
 
 
 def _ask(client: TestClient, fake: FakeAnthropic, question: str, ctx: dict[str, Any], conversation: int | None,
@@ -73,10 +86,13 @@ def test_later_quotes_and_tools_naming_its_screening_go_with_the_patient(
     assert about.tools == ["get_screening_trial"]
     _ask(client, fake_llm, "What did you say about where she lives?", context(None), conv,
          Script.text("That she lives in Tromsø and progressed in March 2026."))
+    quoting = _report(client, conv, nct)
+    assert "Tromsø" in client.get(quoting["html_url"]).text
     _ask(client, fake_llm, "And him?", context(other), conv, Script.text("He is ECOG 0."))
     # Another conversation, about the other patient: one turn's tool reads the deleted patient's screening.
     elsewhere = _ask(client, fake_llm, "How is he?", context(other), None,
                      Script.text("Stable.")).complete["conversation_id"]
+    kept = _report(client, elsewhere, nct)
     _ask(client, fake_llm, "Compare with the earlier screening", context(other), elsewhere,
          Script.answer(tool_reply("get_screening_trial", {"nct_id": nct, "screening_id": sid})),
          Script.text("That one was another patient's."))
@@ -88,6 +104,10 @@ def test_later_quotes_and_tools_naming_its_screening_go_with_the_patient(
     assert client.delete(f"/api/patients/{done.patient['id']}").status_code == 204
 
     assert _quoted(db) == {}
+    # The report that quoted her goes (HTML and PDF); the other stays.
+    assert [r["id"] for r in client.get("/api/reports").json()] == [kept["id"]]
+    assert client.get(quoting["pdf_url"]).status_code == 404
+    assert client.get(kept["pdf_url"]).status_code == 200
     placeholders = [("user", REDACTED_QUESTION), ("assistant", REDACTED_ANSWER)]
     # From the patient's first turn to the end; what came before stays.
     assert _messages(db, conv) == before[conv][:2] + placeholders * 3
