@@ -13,6 +13,8 @@ redacts, in the delete's transaction:
   screenings (a tool's `screening_id`, "Screening 12 …" in a tool result, a report's `/screenings/12/` link);
 - the user's shortlist reports (`reports`) that quote it: a report's summary is a conversation's newest
   answer, which can be about the patient. (Its screening reports go with its screenings: `screening/store.py`.)
+- the user's saved views whose state (the page's own JSON) names the patient, one of its screenings or its
+  label: the page keeps what it likes there, so the server looks, once, here.
 
 A redacted turn keeps its place with a placeholder (the conversation still reads, and replays to the model,
 in order), loses its page context, extras, stored events and resume state, and ends if it was running:
@@ -40,6 +42,7 @@ from backend.db.models.conversations import Conversation, Message
 from backend.db.models.reports import Report
 from backend.db.models.screening import Patient, PatientVersion, Screening
 from backend.db.models.turns import ChatTurn, TurnEvent
+from backend.db.models.views import SavedView
 
 REDACTED_QUESTION = "[Removed: sent while a patient who has since been deleted was loaded.]"
 REDACTED_ANSWER = "[Removed: this answer was about a patient who has since been deleted.]"
@@ -68,7 +71,8 @@ class Redaction:
 def forget_patient(s: Session, user_id: int, patient_id: int) -> None:
     """Redact the user's turns about the patient, in the caller's transaction (so the patient and its
     traces go together). Call before the patient's screenings are deleted: their ids find turns."""
-    found = turns_about(s, user_id, patient_id)
+    screening_ids = set(s.scalars(select(Screening.id).where(Screening.patient_id == patient_id)))
+    found = turns_about(s, user_id, patient_id, screening_ids)
     quoted = quotes_of(s, patient_id, found)  # read before the answers are redacted
     if found:
         stop_conversations(s, found)
@@ -77,6 +81,7 @@ def forget_patient(s: Session, user_id: int, patient_id: int) -> None:
         drop_events(s, found)
         rename_conversations(s, found)
     drop_reports(s, user_id, quoted)
+    drop_views(s, user_id, patient_id, screening_ids)
 
 
 def _names_patient(context: Mapping[str, Any] | None, patient_id: int) -> bool:
@@ -89,7 +94,7 @@ def _names_screening(value: Any, screening_ids: set[int]) -> bool:
     return any(int(next(g for g in m.groups() if g)) in screening_ids for m in _SCREENING_REF.finditer(text))
 
 
-def turns_about(s: Session, user_id: int, patient_id: int) -> Redaction:
+def turns_about(s: Session, user_id: int, patient_id: int, screening_ids: set[int]) -> Redaction:
     """The turns to redact. A turn is a user message and the assistant messages after it."""
     conversations = select(Conversation.id).where(Conversation.user_id == user_id)
     rows = s.execute(select(Message.id, Message.conversation_id, Message.role, Message.context)
@@ -108,7 +113,6 @@ def turns_about(s: Session, user_id: int, patient_id: int) -> Redaction:
             first.setdefault(m.conversation_id, m.id)
     chosen |= {m.id for m in rows if m.conversation_id in first and m.id >= first[m.conversation_id]
                and m.role == "user"}
-    screening_ids = set(s.scalars(select(Screening.id).where(Screening.patient_id == patient_id)))
     if screening_ids:
         chosen |= {turn_of[i] for i in _messages_naming(s, conversations, screening_ids) if i in turn_of}
         chosen |= _live_turns_naming(s, user_id, screening_ids)
@@ -211,3 +215,26 @@ def drop_reports(s: Session, user_id: int, quoted: set[str]) -> None:
     gone = [r.id for r in rows if any(q in _plain(r.html) for q in quoted)]
     if gone:
         s.execute(delete(Report).where(Report.id.in_(gone)).execution_options(synchronize_session=False))
+
+
+def _names_in_state(value: Any, patient_id: int, screening_ids: set[int], label: str | None) -> bool:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            name = str(key).replace("_", "").lower()
+            if (name == "patientid" and item == patient_id) or (name == "screeningid" and item in screening_ids):
+                return True
+            if _names_in_state(item, patient_id, screening_ids, label):
+                return True
+        return False
+    if isinstance(value, list):
+        return any(_names_in_state(item, patient_id, screening_ids, label) for item in value)
+    return isinstance(value, str) and bool(label) and (label or "") in value
+
+
+def drop_views(s: Session, user_id: int, patient_id: int, screening_ids: set[int]) -> None:
+    """A saved view (the working state or a named one) that names the patient goes whole."""
+    label = s.scalar(select(Patient.label).where(Patient.id == patient_id))
+    rows = s.execute(select(SavedView.id, SavedView.state).where(SavedView.user_id == user_id)).all()
+    gone = [r.id for r in rows if _names_in_state(r.state, patient_id, screening_ids, label)]
+    if gone:
+        s.execute(delete(SavedView).where(SavedView.id.in_(gone)).execution_options(synchronize_session=False))

@@ -22,7 +22,7 @@ from backend.main import create_app
 from tests.conftest import make_settings, signed_in_for_test
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.screening_api.conftest import TRIALS, ScriptedModel
-from tests.screening_chat.conftest import Turn, ask, context, screened
+from tests.screening_chat.conftest import Screened, Turn, ask, context, screened
 from tests.sse import parse
 
 QUOTES = ("Tromsø", "March 2026")  # in the deleted patient's note only (the scripted profile is shared)
@@ -163,3 +163,22 @@ def test_an_answer_being_written_when_its_patient_is_deleted_saves_no_quote(
         free = s.execute(sa.text("SELECT active_turn_id FROM conversations")).scalar_one()
     assert status == "interrupted" and free is None
     _ask(client, fake_llm, "Anything else?", context(None), conv, Script.text("No."))
+
+
+def test_saved_views_naming_the_patient_go_with_it(demo_alice: TestClient, alice_screened: Screened) -> None:
+    """A view's state is the page's own JSON: one naming the patient, a screening of it or its label goes."""
+    s = alice_screened
+    views = {"screening": {"patient": {"screeningId": s.detail["id"]}},
+             "labelled": {"title": f"Trials for {s.patient['label']}"},
+             "plain": {"form": {"condition": "breast cancer"}, "screening_id": s.detail["id"] + 1000}}
+    for name, state in views.items():
+        assert demo_alice.post("/api/views/trialscout", json={"name": name, "state": state}).status_code == 201
+    assert demo_alice.put("/api/views/trialscout/current",
+                          json={"state": {"panel": {"patient_id": s.patient["id"]}}}).status_code == 200
+    assert demo_alice.get("/api/views/trialscout/current").json()["state"]
+
+    assert demo_alice.delete(f"/api/patients/{s.patient['id']}").status_code == 204
+
+    assert [(v["name"], v["state"]) for v in demo_alice.get("/api/views/trialscout").json()] == [
+        ("plain", views["plain"])]
+    assert not demo_alice.get("/api/views/trialscout/current").json()["state"]
