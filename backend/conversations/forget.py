@@ -69,8 +69,9 @@ class Redaction:
 
 
 def forget_patient(s: Session, user_id: int, patient_id: int) -> None:
-    """Redact the user's turns about the patient, in the caller's transaction (so the patient and its
-    traces go together). Call before the patient's screenings are deleted: their ids find turns."""
+    """Redact the user's turns about the patient and drop its reports and views that quote or name it, in
+    the caller's transaction (so the patient and its traces go together). Call before the patient's rows
+    are deleted: its screening ids, note and label find the rest. A new kind of row: one function more."""
     screening_ids = set(s.scalars(select(Screening.id).where(Screening.patient_id == patient_id)))
     found = turns_about(s, user_id, patient_id, screening_ids)
     quoted = quotes_of(s, patient_id, found)  # read before the answers are redacted
