@@ -17,6 +17,12 @@ full length. The text since the last whole checkpoint is in the events (`text_af
 continues the turn for a dead worker adds it back. The final save (`save_end`) writes the answer, the
 turn's status, its last events and the terminal event in one transaction and releases the lease.
 
+Deleting a patient can redact a running turn (`conversations/forget.py`): its answer's content becomes
+the placeholder, and that is the mark every later write of the turn respects. A checkpoint writes the
+answer only while it is `running` (forget ends it) and takes its new events back out if the answer is
+redacted; a final save leaves a redacted answer and its events alone. Both check after locking the rows
+forget locks (the answer, then the turn: forget's order), so whichever commits second sees the other.
+
 Statements run once per turn or per checkpoint are Core, built once at import with their values as
 parameters: built per call as ORM statements, each is compiled and cache-keyed again.
 """
@@ -36,6 +42,7 @@ from backend.chat.log import RESERVE, Frame
 from backend.chat.notify import EVENTS, notify
 from backend.chat.turn import INTERRUPTED, LIVE, EndStatus, ResumeState, terminal_event
 from backend.chat.workers import WorkerPresence
+from backend.conversations.forget import REDACTED_ANSWER
 from backend.db.base import table_of, utcnow
 from backend.db.models import ChatTurn, Conversation, Message, TurnEvent
 from backend.quotas import record_usage
@@ -56,8 +63,10 @@ _CHECKPOINT = (update(_TURNS).where(_STILL_LIVE)
                .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
 _ANSWER_SO_FAR = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.status == "running")
                   .values(content=bindparam("b_content"), extras=bindparam("b_extras")))
-_ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"))
+_ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.content != REDACTED_ANSWER)
            .values(content=bindparam("b_content"), extras=bindparam("b_extras"), status=bindparam("b_status")))
+_REDACTED = (select(_TURNS.c.id).join(_MESSAGES, _MESSAGES.c.id == _TURNS.c.assistant_message_id)
+             .where(_TURNS.c.id.in_(bindparam("b_turns", expanding=True)), _MESSAGES.c.content == REDACTED_ANSWER))
 _STORED_LAST = select(_TURNS.c.last_event_id).where(_TURNS.c.id == bindparam("b_turn"))
 _TURN_END = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
              .values(status=bindparam("b_status"), last_event_id=bindparam("b_last")))
@@ -237,13 +246,15 @@ def purge_events(s: Session, older_than: datetime) -> None:
 def save_progress(s: Session, batch: Sequence[Progress]) -> None:
     """A checkpoint of many turns: their new events, and the answers so far that the runners gave."""
     save_frames(s, [(p.turn_id, p.frames) for p in batch])
-    if events_only := [{"b_turn": p.turn_id, "b_last": p.frames[-1].id} for p in batch if p.text is None]:
-        s.execute(_LAST_EVENT, events_only)
-    if answered := [p for p in batch if p.text is not None]:
-        s.execute(_CHECKPOINT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id,
-                                 "b_state": p.resume_state.dump() if p.resume_state else None} for p in answered])
+    if answered := [p for p in batch if p.text is not None]:  # (the answers before the turns: forget's order)
         s.execute(_ANSWER_SO_FAR, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}
                                    for p in answered])
+        s.execute(_CHECKPOINT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id,
+                                 "b_state": p.resume_state.dump() if p.resume_state else None} for p in answered])
+    if events_only := [{"b_turn": p.turn_id, "b_last": p.frames[-1].id} for p in batch if p.text is None]:
+        s.execute(_LAST_EVENT, events_only)
+    if redacted := list(s.scalars(_REDACTED, {"b_turns": [p.turn_id for p in batch]})):
+        s.execute(delete(TurnEvent).where(TurnEvent.turn_id.in_(redacted)))
 
 
 def renew_and_poll(s: Session, leases: Mapping[int, str], renew: bool) -> set[int]:
@@ -292,8 +303,10 @@ def save_end(s: Session, *, user_id: int, conversation_id: int, turn_id: str, me
     ended = s.execute(_END, {"b_conversation": conversation_id, "b_turn": turn_id, "b_now": utcnow()})
     if ended.rowcount != 1:  # type: ignore[attr-defined]
         return  # deleted while the turn ran: nothing to attach the answer to
-    s.execute(_ANSWER, {"b_message": message_id, "b_content": content,
-                        "b_extras": extras.model_dump(mode="json"), "b_status": status})
+    written = s.execute(_ANSWER, {"b_message": message_id, "b_content": content,
+                                  "b_extras": extras.model_dump(mode="json"), "b_status": status})
+    if written.rowcount != 1:  # type: ignore[attr-defined]
+        return  # redacted while the turn ran (its patient was deleted): it stays so, its events gone
     stored = s.scalar(_STORED_LAST, {"b_turn": turn_id})
     if stored is not None:
         frames = [f for f in frames if f.id > stored]  # never a stored event twice

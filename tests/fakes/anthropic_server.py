@@ -102,6 +102,9 @@ class Script:
     should_retry: bool | None = False  # the `x-should-retry` header of an HTTP error; None: not sent
     after_deltas: int | None = None  # for a stall: text deltas sent before going silent (None: not even
     # message_start)
+    first: str = ""  # for a held answer: the text sent before it waits for `release`
+    release: threading.Event | None = None
+    reached: threading.Event = field(default_factory=threading.Event)  # set once `first` is sent
 
     @classmethod
     def answer(cls, reply: Reply, delay: float = 0.0) -> Script:
@@ -146,6 +149,13 @@ class Script:
         until the client goes away or `hold` seconds pass; then end the body without message_stop."""
         return cls("stall", reply=Reply.text(text, input_tokens=input_tokens), delay=hold,
                    after_deltas=after_deltas)
+
+    @classmethod
+    def held(cls, first: str, rest: str, release: threading.Event) -> Script:
+        """Send `first`, set `reached`, then wait (connection open) until the test sets `release`; then
+        send `rest` and end the message normally: an answer a test can act in the middle of."""
+        return cls("held", reply=Reply.text(first + rest), first=first, release=release)
+
 
 
 @dataclass
@@ -242,6 +252,21 @@ class FakeAnthropic:
                     yield frame("content_block_delta", {"type": "content_block_delta", "index": 0,
                                                         "delta": {"type": "text_delta", "text": piece}})
                 async for chunk in self._silence(script.delay):
+                    yield chunk
+                return
+            if script.kind == "held":
+                assert script.release is not None
+                text = reply.blocks[0]["text"]
+                yield frame("content_block_start", {"type": "content_block_start", "index": 0,
+                                                    "content_block": {"type": "text", "text": ""}})
+                for piece in (text[:len(script.first)], text[len(script.first):]):
+                    yield frame("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                        "delta": {"type": "text_delta", "text": piece}})
+                    if not script.reached.is_set():
+                        script.reached.set()
+                        await asyncio.to_thread(script.release.wait, 30)
+                yield frame("content_block_stop", {"type": "content_block_stop", "index": 0})
+                for chunk in message_end(reply):
                     yield chunk
                 return
             if script.kind == "slow":

@@ -1,6 +1,7 @@
-"""Deleting a patient forgets it in the chat too: the turns sent while it was loaded are redacted (question,
-page context, answer, tool results, cards, stored events) in the delete's transaction; other turns, other
-patients' and other users' stay as they were. Rows counted on SQLite and PostgreSQL."""
+"""Deleting a patient forgets it in the chat too: the turns from the first one sent while it was loaded to the
+end of that conversation are redacted (question, page context, answer, tool results, cards, stored events) in
+the delete's transaction; other conversations, other patients' and other users' stay as they were. Rows
+counted on SQLite and PostgreSQL (later turns and running ones: test_forget_after.py)."""
 
 from __future__ import annotations
 
@@ -74,11 +75,12 @@ def test_deleting_a_patient_redacts_the_chat_about_it(demo_alice: TestClient, de
     assert len(after) == messages  # redacted in place: the conversation still reads in order
     assert 0 < _count(db, "SELECT count(*) FROM turn_events") < events
     redacted = {i for i in after if after[i] != before[i]}
-    assert redacted == marked
+    # Everything from the patient's first turn on, the turn sent without it too (its answer can quote her).
+    assert general.text and redacted == marked | {i for i in after if after[i]["conversation_id"] == conv}
+    assert len(redacted) == 6
     assert {after[i]["content"] for i in redacted} == {REDACTED_QUESTION, REDACTED_ANSWER}
     assert all(after[i]["context"] is None and not after[i]["extras"] for i in redacted)
-    # the turn without the patient, the other patient's, Bob's: untouched
-    assert general.text and sum(after[i]["conversation_id"] == conv for i in after) - len(redacted) == 2
+    # the other patient's conversation, Bob's: untouched
     assert all(after[i] == before[i] for i in after if after[i]["conversation_id"] != conv)
     assert _quoting(db, ("Bergen",)) and _count(db, "SELECT count(*) FROM patients") == 2
 
