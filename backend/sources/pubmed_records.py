@@ -124,6 +124,25 @@ def _article_ids(id_list: etree._Element | None) -> dict[str, str]:
     return ids
 
 
+def _record(node: etree._Element, meta: etree._Element, part: etree._Element, title: str, pub_date: str | None,
+            **fields: Any) -> Article:
+    """What every PubMed record gives, a journal article or a book: `meta` holds the PMID and keywords,
+    `part` the abstract and authors; the year comes from the date, the NCT ids from the record's text."""
+    abstract, sections = _abstract(part.find("Abstract"))
+    return Article(
+        pmid=_text(meta.find("PMID")),
+        title=title,
+        abstract=abstract,
+        abstract_sections=sections,
+        authors=_authors(part.find("AuthorList")),
+        year=int(pub_date[:4]) if pub_date else None,
+        pub_date=pub_date,
+        keywords=[k for k in (_text(k) for k in meta.findall("KeywordList/Keyword")) if k],
+        nct_ids=_nct_ids(node, title, abstract),
+        **fields,
+    )
+
+
 def _parse_citation(node: etree._Element) -> Article:
     citation = node.find("MedlineCitation")
     art = citation.find("Article") if citation is not None else None
@@ -131,7 +150,6 @@ def _parse_citation(node: etree._Element) -> Article:
         raise PubMedXMLError("PubmedArticle without MedlineCitation/Article")
     journal = art.find("Journal")
     title = _text(art.find("ArticleTitle")) or _text(art.find("VernacularTitle"))
-    abstract, sections = _abstract(art.find("Abstract"))
     ids = _article_ids(node.find("PubmedData/ArticleIdList"))
     doi = ids.get("doi") or next(
         (_text(e) for e in art.findall("ELocationID") if e.get("EIdType") == "doi" and _text(e)), None)
@@ -140,24 +158,16 @@ def _parse_citation(node: etree._Element) -> Article:
         pub_date = _partial_date(article_date.findtext("Year"), article_date.findtext("Month"),
                                  article_date.findtext("Day"))
     issue = journal.find("JournalIssue") if journal is not None else None
-    return Article(
-        pmid=_text(citation.find("PMID")),
-        title=title,
-        abstract=abstract,
-        abstract_sections=sections,
-        authors=_authors(art.find("AuthorList")),
+    return _record(
+        node, citation, art, title, pub_date,
         journal=_text(journal.find("Title")) or None if journal is not None else None,
         journal_abbrev=_text(journal.find("ISOAbbreviation")) or None if journal is not None else None,
         volume=_text(issue.find("Volume")) or None if issue is not None else None,
         issue=_text(issue.find("Issue")) or None if issue is not None else None,
         pages=_text(art.find("Pagination/MedlinePgn")) or None,
-        year=int(pub_date[:4]) if pub_date else None,
-        pub_date=pub_date,
         mesh_terms=[_text(d) for d in citation.findall("MeshHeadingList/MeshHeading/DescriptorName")],
-        keywords=[k for k in (_text(k) for k in citation.findall("KeywordList/Keyword")) if k],
         doi=doi,
         pmcid=ids.get("pmc"),
-        nct_ids=_nct_ids(node, title, abstract),
         publication_types=[_text(p) for p in art.findall("PublicationTypeList/PublicationType")],
     )
 
@@ -168,20 +178,11 @@ def _parse_book(node: etree._Element) -> Article:
         raise PubMedXMLError("PubmedBookArticle without BookDocument")
     book = doc.find("Book")
     title = _text(doc.find("ArticleTitle")) or _text(doc.find("Book/BookTitle"))
-    abstract, sections = _abstract(doc.find("Abstract"))
     pub_date = _pub_date(book.find("PubDate") if book is not None else None)
-    return Article(
-        pmid=_text(doc.find("PMID")),
-        title=title,
-        abstract=abstract,
-        abstract_sections=sections,
-        authors=_authors(doc.find("AuthorList")),
+    return _record(
+        node, doc, doc, title, pub_date,
         journal=_text(doc.find("Book/BookTitle")) or None,
-        year=int(pub_date[:4]) if pub_date else None,
-        pub_date=pub_date,
-        keywords=[k for k in (_text(k) for k in doc.findall("KeywordList/Keyword")) if k],
         doi=_article_ids(doc.find("ArticleIdList")).get("doi"),
-        nct_ids=_nct_ids(node, title, abstract),
         publication_types=[_text(p) for p in doc.findall("PublicationType")],
     )
 

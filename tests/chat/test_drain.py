@@ -63,6 +63,16 @@ async def stopped(chat: ChatService) -> None:
     await chat.llm.close()
 
 
+async def continued_by_a_new_worker(settings: Settings, db: Database) -> None:
+    """A worker started after the others are gone sweeps the store, goes on with what it finds, and stops."""
+    worker = await started(settings, db)
+    try:
+        await worker.supervisor.sweep_and_continue()
+        await until(lambda: not worker.supervisor.runners, "the continued turns to end")
+    finally:
+        await stopped(worker)
+
+
 class Reader:
     """One response's SSE output, as its client gets it: the event types, in order."""
 
@@ -151,12 +161,7 @@ async def test_a_drain_leaves_every_turn_finished_or_resumable_and_every_reader_
 
     # The surviving worker goes on with each suspended turn, to its end.
     fake_llm.default = Script.answer(Reply.text(" And that is all."))
-    second = await started(settings, db)
-    try:
-        await second.supervisor.sweep_and_continue()
-        await until(lambda: not second.supervisor.runners, "the continued turns to end")
-    finally:
-        await stopped(second)
+    await continued_by_a_new_worker(settings, db)
     for message, (turn, answer) in turn_rows(db).items():
         assert turn.status == answer.status == "complete", (message, turn.status, answer.status)
         assert answer.content.endswith("And that is all."), (message, answer.content[-40:])
@@ -189,12 +194,7 @@ async def test_a_turn_its_worker_left_before_its_first_checkpoint_is_taken_over_
     await stopped(first)  # it never ran the turn: gone, the turn left `running`
     assert turn_rows(db)["hi"][0].status == "running"
 
-    second = await started(settings, db)
-    try:
-        await second.supervisor.sweep_and_continue()
-        await until(lambda: not second.supervisor.runners, "the turn to end")
-    finally:
-        await stopped(second)
+    await continued_by_a_new_worker(settings, db)
     turn, answer = turn_rows(db)["hi"]
     assert turn.status == answer.status == "complete" and turn.continued == 1
     assert answer.content == "Answered by the next worker."

@@ -1,29 +1,18 @@
 import { act, fireEvent, render, renderHook, screen, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import type { AIColumnEvent } from "../../api/types";
 import { AIColumnCard } from "../../cards/AIColumnCard";
 import type { AcceptOptions } from "../../cards/types";
+import { row as rowEvent, type RowEvent } from "../../test/aiColumnEvents";
 import { AICell } from "./AIColumnCell";
 import { applyAIFilters, useAIColumns, type AIColumns } from "./aiColumns";
 import { countsText } from "./AIColumnsBar";
 import { aiColumnsReducer, type AIColumn } from "./aiColumnState";
 import { usePageChat, useResultsUndo } from "./usePageChat";
 
-type Row = Extract<AIColumnEvent, { type: "row" }>;
-const row = (id: string, value: string, display: string, extra: Partial<Row> = {}): Row => ({
-  type: "row",
-  id,
-  value,
-  display,
-  reasoning: `why ${id}`,
-  evidence: [`quote ${id}`],
-  sections: ["inclusion"],
-  qualifier: null,
-  cached: false,
-  model: "m",
-  parse_error: null,
-  ...extra,
-});
+type Row = RowEvent;
+/** A row as the criteria cell shows it: quoted from the inclusion section, no qualifier unless given. */
+const row = (id: string, value: string, display: string, extra: Partial<Row> = {}): Row =>
+  rowEvent(id, value, display, { sections: ["inclusion"], qualifier: null, ...extra });
 
 /** A boolean column whose run has delivered `rows`. */
 function columnWith(rows: Row[]): AIColumn {

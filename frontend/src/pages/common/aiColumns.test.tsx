@@ -2,6 +2,7 @@ import { act, fireEvent, render, renderHook, screen, waitFor, within } from "@te
 import { useState } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AIColumnEvent } from "../../api/types";
+import { row } from "../../test/aiColumnEvents";
 import { AICell, AIColumnHeader } from "./AIColumnCell";
 import { applyAIFilters, normalizeRowId, useAIColumns } from "./aiColumns";
 import { AIColumnsBar, countsText } from "./AIColumnsBar";
@@ -9,18 +10,6 @@ import { aiColumnsContext, aiColumnsReducer, columnCounts, type AIColumn, type A
 
 // ---- helpers ---------------------------------------------------------------------------------------
 
-const DISPLAY: Record<string, string> = { MET: "Yes", NOT_MET: "No", UNKNOWN: "Unknown" };
-const row = (id: string, value: string | null, display = value === null ? "Unknown" : DISPLAY[value] ?? value): AIColumnEvent => ({
-  type: "row",
-  id,
-  value,
-  display,
-  reasoning: `why ${id}`,
-  evidence: [`quote ${id}`],
-  cached: false,
-  model: "m",
-  parse_error: null,
-});
 const progress = (done: number, total: number): AIColumnEvent => ({ type: "progress", done, total });
 const complete = (total: number): AIColumnEvent => ({
   type: "complete",

@@ -15,6 +15,17 @@ export interface ScreenState {
   shown: number;
 }
 
+/** The state both results pages add to their context beside their own: paging, the stream, the screen, the open item. */
+export interface ResultsContextState {
+  page: number;
+  pageSize: number;
+  streamId?: number | null;
+  /** The chips, pinned charts and counts (`screenContext`); their `loaded_count` is the rows before filters. */
+  screen?: Record<string, unknown>;
+  /** The open item's key fields (`openItemFields`). */
+  openItem?: Record<string, unknown> | null;
+}
+
 export function screenContext(s: ScreenState): Record<string, unknown> {
   return {
     loaded_count: s.loaded,

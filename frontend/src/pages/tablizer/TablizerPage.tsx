@@ -23,8 +23,9 @@ import { ArticleDetail } from "./ArticleDetail";
 import { ArticleZeroResults } from "./looserArticleSearches";
 import { TablizerSearchForm } from "./TablizerSearchForm";
 import { ARTICLE_COLUMNS, ARTICLE_EXPORT, ARTICLE_FACETS, articleHref, articleRowId } from "./ArticleTable";
-import { DataGrid, withAIColumns } from "../common/DataGrid";
-import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
+import { withAIColumns } from "../common/DataGrid";
+import { CollapsibleSearch } from "../common/GridControls";
+import { ResultsGrid } from "../common/ResultsGrid";
 import { defaultHidden, nextSort, NO_SORT, sortRows, type GridSort } from "../common/gridModel";
 import { applyGridView, decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
 import { ViewsMenu } from "../common/ViewsMenu";
@@ -366,18 +367,10 @@ export function TablizerPage() {
           void runSearch(next);
         }} />
       )}
-      {rows.length > 0 && (
-        <>
-          <div className="grid-toolbar">
-            <ColumnChooser columns={columns} hidden={grid.hidden} onChange={grid.setHidden} />
-            <SelectionBar count={selected.size} one="article" onAsk={() => askAbout([...selected], "article")} onClear={() => setSelected(new Set())} />
-          </div>
-          <DataGrid rows={rows} columns={columns} ai={ai} rowId={pmidOf} rowDomId={articleRowId} rowHref={articleHref}
-                    selectLabel={(pmid) => `Select PMID ${pmid}`} hidden={grid.hidden} sort={gridSort}
-                    onSort={(field) => setGridSort((s) => nextSort(s, field))} selected={selected} highlighted={highlighted}
-                    onSelect={setSelected} onOpen={openRow} />
-        </>
-      )}
+      <ResultsGrid rows={rows} columns={columns} ai={ai} rowId={pmidOf} rowDomId={articleRowId} rowHref={articleHref}
+                   selectLabel={(pmid) => `Select PMID ${pmid}`} hidden={grid.hidden} onHide={grid.setHidden} sort={gridSort}
+                   onSort={(field) => setGridSort((s) => nextSort(s, field))} selected={selected} highlighted={highlighted}
+                   onSelect={setSelected} onOpen={openRow} one="article" onAsk={() => askAbout([...selected], "article")} />
       {live && results && total > size && (
         <Pager
           page={page}

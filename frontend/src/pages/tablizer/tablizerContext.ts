@@ -5,6 +5,7 @@
  */
 import type { Article } from "../../api/types";
 import { aiColumnsContext, type AIColumn } from "../common/aiColumns";
+import type { ResultsContextState } from "../common/screenContext";
 
 export type ArticleSort = "relevance" | "date";
 
@@ -49,7 +50,7 @@ export function compareSnapshots(a: Snapshot, b: Snapshot): Comparison {
   };
 }
 
-export interface TablizerState {
+export interface TablizerState extends ResultsContextState {
   query: string;
   dateStart: string;
   dateEnd: string;
@@ -62,14 +63,7 @@ export interface TablizerState {
   aiColumns: AIColumn[];
   selectedPmids: string[];
   sort: ArticleSort;
-  page: number;
-  pageSize: number;
   viewerPmid: string | null;
-  streamId?: number | null;
-  /** The chips, pinned charts and counts (`screenContext`); their `loaded_count` is the rows before filters. */
-  screen?: Record<string, unknown>;
-  /** The open item's key fields (`openItemFields`). */
-  openItem?: Record<string, unknown> | null;
 }
 
 const yearOf = (year: unknown): number | string | null => {

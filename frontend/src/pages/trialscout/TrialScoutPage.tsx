@@ -32,8 +32,9 @@ import { trialscoutActions } from "./trialscoutActions";
 import { TrialSearchForm } from "./TrialSearchForm";
 import { TrialZeroResults } from "./looserTrialSearches";
 import { TRIAL_COLUMNS, TRIAL_EXPORT, TRIAL_FACETS, trialHref, trialRowId } from "./TrialTable";
-import { DataGrid, withAIColumns } from "../common/DataGrid";
-import { CollapsibleSearch, ColumnChooser, SelectionBar } from "../common/GridControls";
+import { withAIColumns } from "../common/DataGrid";
+import { CollapsibleSearch } from "../common/GridControls";
+import { ResultsGrid } from "../common/ResultsGrid";
 import { defaultHidden, nextSort, sortRows } from "../common/gridModel";
 import { applyGridView, decodeGridView, gridViewOf, useAskAbout, useGridState } from "../common/gridView";
 import { ViewsMenu } from "../common/ViewsMenu";
@@ -328,30 +329,10 @@ export function TrialScoutPage() {
       {paging && results?.total === 0 && !loading && (
         <TrialZeroResults form={paging.form} onRun={(next) => { undo.forget(); setForm(next); void search(next); }} />
       )}
-      {rows.length > 0 && (
-        <>
-          <div className="grid-toolbar">
-            <ColumnChooser columns={columns} hidden={grid.hidden} onChange={grid.setHidden} />
-            <SelectionBar count={selected.size} one="trial" onAsk={() => askAbout([...selected], "trial")} onClear={() => setSelected(new Set())} />
-          </div>
-          <DataGrid
-            rows={rows}
-            columns={columns}
-            ai={ai}
-            rowId={trialId}
-            rowDomId={trialRowId}
-            rowHref={trialHref}
-            selectLabel={(id) => `Select ${id}`}
-            hidden={grid.hidden}
-            sort={sort}
-            onSort={onSort}
-            selected={selected}
-            highlighted={highlighted}
-            onSelect={setSelected}
-            onOpen={openRow}
-          />
-        </>
-      )}
+      <ResultsGrid rows={rows} columns={columns} ai={ai} rowId={trialId} rowDomId={trialRowId} rowHref={trialHref}
+                   selectLabel={(id) => `Select ${id}`} hidden={grid.hidden} onHide={grid.setHidden} sort={sort} onSort={onSort}
+                   selected={selected} highlighted={highlighted} onSelect={setSelected} onOpen={openRow}
+                   one="trial" onAsk={() => askAbout([...selected], "trial")} />
       {results && (pageNumber > 1 || results.nextToken) && (
         <Pager
           page={pageNumber}

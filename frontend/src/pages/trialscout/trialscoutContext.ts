@@ -5,6 +5,7 @@
 import { PHASES, SEXES, STATUSES, STUDY_TYPES } from "../../api/trialVocabulary";
 import type { TrialSummary } from "../../api/types";
 import { aiColumnsContext, type AIColumn } from "../common/aiColumns";
+import type { ResultsContextState } from "../common/screenContext";
 
 export interface TrialForm {
   condition: string;
@@ -124,21 +125,14 @@ export function sortTrials(trials: TrialSummary[], sort: TrialSort): TrialSummar
   });
 }
 
-export interface TrialScoutState {
+export interface TrialScoutState extends ResultsContextState {
   form: TrialForm;
   totalMatched: number | null;
   rows: TrialSummary[];
   aiColumns: AIColumn[];
   selectedNctIds: string[];
   sort: TrialSort;
-  page: number;
-  pageSize: number;
   viewerNctId: string | null;
-  streamId?: number | null;
-  /** The chips, pinned charts and counts (`screenContext`); their `loaded_count` is the rows before filters. */
-  screen?: Record<string, unknown>;
-  /** The open item's key fields (`openItemFields`). */
-  openItem?: Record<string, unknown> | null;
 }
 
 export function buildTrialScoutContext(s: TrialScoutState): Record<string, unknown> {
