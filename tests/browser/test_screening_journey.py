@@ -70,6 +70,9 @@ def test_screen_a_patient_in_trialscout(look: Journey, browser: Browser, size: d
     expect(panel).to_be_visible()
     check(j, "panel-empty")
 
+    # Folded, the panel is one line: "Screen a patient…" opens it on the note.
+    page.get_by_test_id("patient-toggle").click()
+
     # Paste a note: the extracted profile appears, editable; the note never reaches the URL.
     note = _note()
     page.get_by_test_id("patient-note").fill(note)
@@ -139,9 +142,11 @@ def test_screen_a_patient_in_trialscout(look: Journey, browser: Browser, size: d
         expect(view.locator("[data-testid=criterion-evidence] mark").first).to_contain_text(sentence.strip()[:40])
     check(j, "criteria-open")
 
-    # Reload: the patient, the screening and the open trial come back from the URL alone.
+    # Reload: the patient, the screening and the open trial come back from the URL alone; the saved view keeps
+    # the panel open as it was.
     page.reload()
     expect(page.get_by_test_id("patient-label")).to_be_visible()
+    expect(page.get_by_test_id("patient-toggle")).to_have_attribute("aria-expanded", "true")
     expect(page.locator("[data-testid=fit-cell][data-state=done]").first).to_be_visible()
     expect(page.get_by_test_id("trial-criteria")).to_be_visible()
 

@@ -1,6 +1,6 @@
 /**
  * The controls around the results grid: the column chooser, the selection bar ("3 selected · Report ·
- * Export · Ask about these · Clear") and the collapsible search form with its one-line summary.
+ * Export · Ask about these · Clear") and the sections that fold to one line (the search form).
  */
 import { useRef, useState, type ReactNode } from "react";
 import { useDismissable } from "../../useDismissable";
@@ -77,6 +77,47 @@ export function SelectionBar({ count, one, onAsk, onClear }: {
   );
 }
 
+/** A section that folds to one line: its toggle and, folded, a summary of what it holds (the search form, the
+ * patient panel). Folded, its content stays mounted (hidden), so what was typed in it is kept. */
+export function Foldable({ className, label, labelledBy, testId, heading, collapsed, onToggle, toggleText, toggleTestId,
+                           summary, summaryFirst = false, children }: {
+  className: string;
+  label?: string;
+  labelledBy?: string;
+  testId?: string;
+  /** Shown on the line in both states, before everything else. */
+  heading?: ReactNode;
+  collapsed: boolean;
+  onToggle: (collapsed: boolean) => void;
+  /** The toggle's text: [folded, open]. */
+  toggleText: [string, string];
+  toggleTestId: string;
+  summary?: ReactNode;
+  summaryFirst?: boolean;
+  children: ReactNode;
+}) {
+  const [id] = useState(() => `fold-${Math.random().toString(36).slice(2, 8)}`);
+  const toggle = (
+    <button type="button" className="link-button" aria-expanded={!collapsed} aria-controls={id} data-testid={toggleTestId}
+            onClick={() => onToggle(!collapsed)}>
+      {collapsed ? toggleText[0] : toggleText[1]}
+    </button>
+  );
+  const shown = collapsed ? summary : null;
+  return (
+    <section className={collapsed ? `${className} collapsed` : className} aria-label={label} aria-labelledby={labelledBy}
+             data-testid={testId}>
+      <div className="fold-line">
+        {heading}
+        {summaryFirst ? <>{shown}{toggle}</> : <>{toggle}{shown}</>}
+      </div>
+      <div id={id} hidden={collapsed} className="fold-body">
+        {children}
+      </div>
+    </section>
+  );
+}
+
 /** The search form, folded to one line ("melanoma · Phase 3 · Recruiting") once it has filled the table. */
 export function CollapsibleSearch({ summary, collapsed, onToggle, children }: {
   summary: string;
@@ -84,19 +125,11 @@ export function CollapsibleSearch({ summary, collapsed, onToggle, children }: {
   onToggle: (collapsed: boolean) => void;
   children: ReactNode;
 }) {
-  const [id] = useState(() => `search-${Math.random().toString(36).slice(2, 8)}`);
   return (
-    <section className={collapsed ? "collapsible-search collapsed" : "collapsible-search"} aria-label="Search">
-      <div className="search-summary-line">
-        <button type="button" className="link-button" aria-expanded={!collapsed} aria-controls={id} data-testid="search-toggle"
-                onClick={() => onToggle(!collapsed)}>
-          {collapsed ? "Edit search ▸" : "Hide search ▾"}
-        </button>
-        {collapsed && <span className="search-summary" data-testid="search-summary">{summary || "No search yet"}</span>}
-      </div>
-      <div id={id} hidden={collapsed}>
-        {children}
-      </div>
-    </section>
+    <Foldable className="collapsible-search" label="Search" collapsed={collapsed} onToggle={onToggle}
+              toggleText={["Edit search ▸", "Hide search ▾"]} toggleTestId="search-toggle"
+              summary={<span className="search-summary" data-testid="search-summary">{summary || "No search yet"}</span>}>
+      {children}
+    </Foldable>
   );
 }

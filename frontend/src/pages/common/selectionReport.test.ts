@@ -31,6 +31,21 @@ describe("a report of the selected rows", () => {
     // With charts pinned, the report redraws those (over the selected rows) and no others.
     const two = [...facets.map((f) => ({ ...f, chart: "phase" })), { label: "Id", chart: "id", values: (t: T) => [t.id] }];
     expect(describeSelection(rows, (t) => t.id, "trial", two, [], ["id"]).charts.map((c) => c.title)).toEqual(["Id (3 selected)"]);
-    expect(describeSelection(rows, (t) => t.id, "trial", two, [], ["map"]).charts).toHaveLength(2);
+  });
+
+  it("with only pinned charts it has no facet for, draws the one most informative facet, not every one", () => {
+    interface R { id: string; phase: string; status: string; sponsor: string }
+    const spread: R[] = ["A", "B", "C", "D"].map((id, i) => ({ id, phase: "Phase 3", status: ["Recruiting", "Completed"][i % 2],
+                                                                 sponsor: `Sponsor ${id}` }));
+    const three = [
+      { label: "Phase", chart: "phase", values: (r: R) => [r.phase] },
+      { label: "Status", chart: "status", values: (r: R) => [r.status] },
+      { label: "Sponsor", chart: "sponsor", values: (r: R) => [r.sponsor] },
+    ];
+    const titles = (pinned: string[]) => describeSelection(spread, (r) => r.id, "trial", three, [], pinned).charts.map((c) => c.title);
+    // Every row is Phase 3 (one bar says nothing) and Sponsor is a long tail the panel never opens with: Status.
+    expect(titles(["sponsor_class"])).toEqual(["Status (4 selected)"]);
+    expect(titles(["sponsor_class", "phase"])).toEqual(["Phase (4 selected)"]);
+    expect(titles([])).toEqual(["Phase (4 selected)", "Status (4 selected)", "Sponsor (4 selected)"]);
   });
 });

@@ -4,6 +4,7 @@
  * and charts that count only the selected rows. Each page says which facets its rows have.
  */
 import type { ReportChart } from "../../api/types";
+import { DEFAULT_CANDIDATES, informativeness } from "../../charts/defaultChart";
 import { cellCategory, type AIColumn } from "./aiColumnState";
 
 export const TITLE_MAX = 200;
@@ -39,14 +40,39 @@ export function countBy<Row>(rows: readonly Row[], facet: Facet<Row>): Array<{ l
   return [...counts].map(([label, value]) => ({ label, value })).sort((a, b) => b.value - a.value || a.label.localeCompare(b.label));
 }
 
+// The fields the charts panel opens with (a short, readable picture), whichever page's they are.
+const DEFAULTABLE: ReadonlySet<string> = new Set(Object.values(DEFAULT_CANDIDATES).flat());
+
+/** The one facet worth a chart when none of the pinned ones is known: the most informative over the rows, by
+ * the charts panel's own measure, among the facets it would open with (all of them when it would open none). */
+function defaultFacet<Row>(rows: readonly Row[], facets: ReadonlyArray<Facet<Row>>): Facet<Row> | undefined {
+  const usual = facets.filter((f) => f.chart && DEFAULTABLE.has(f.chart));
+  let best: Facet<Row> | undefined;
+  let bestScore = -1;
+  for (const facet of usual.length ? usual : facets) {
+    const points = countBy(rows, facet);
+    if (!points.length) continue;
+    const missing = rows.filter((r) => !facet.values(r).some(Boolean)).length;
+    const score = informativeness({ facet: facet.chart ?? facet.label, label: facet.label, kind: "categorical", multi_valued: false,
+      buckets: points.map((p) => ({ value: p.label, count: p.value })), distinct: points.length, basis: rows.length, missing });
+    if (score > bestScore + 1e-9) {
+      best = facet;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 const list = (points: Array<{ label: string; value: number }>) => points.slice(0, 5).map((p) => `${p.label} ${p.value}`).join(", ");
 
-/** The selected rows' own summary (Markdown) and charts: of the pinned charts' facets when any is pinned
- * (each redrawn over the selected rows), else of every facet. */
+/** The selected rows' own summary (Markdown) and charts: with charts pinned, those of their facets the rows have
+ * (each redrawn over the selected rows), or when the rows have none of them (a pinned Sponsor class chart), the
+ * one most informative facet; with none pinned, every facet. */
 export function describeSelection<Row>(rows: readonly Row[], rowId: (row: Row) => string, one: string,
                                        facets: ReadonlyArray<Facet<Row>>, aiColumns: readonly AIColumn[],
                                        pinned: readonly string[] = []): { summary: string; charts: ReportChart[] } {
-  const charted = facets.some((f) => f.chart && pinned.includes(f.chart)) ? new Set(pinned) : null;
+  const known = facets.filter((f) => f.chart && pinned.includes(f.chart));
+  const charted = !pinned.length ? null : new Set(known.length ? known : [defaultFacet(rows, facets)]);
   const n = rows.length;
   const lines = [`${n} selected ${n === 1 ? one : `${one}s`}.`];
   const charts: ReportChart[] = [];
@@ -54,7 +80,7 @@ export function describeSelection<Row>(rows: readonly Row[], rowId: (row: Row) =
     const points = countBy(rows, facet);
     if (!points.length) continue;
     lines.push(`- **${facet.label}**: ${list(points)}${points.length > 5 ? `, and ${points.length - 5} more` : ""}`);
-    if (!charted || (facet.chart && charted.has(facet.chart))) {
+    if (!charted || charted.has(facet)) {
       charts.push({ title: `${facet.label} (${n} selected)`, kind: "bar", points: points.slice(0, 20) });
     }
   }

@@ -152,11 +152,13 @@ export function TrialScoutPage() {
   const viewState = (): ViewStateJson => ({
     form: paging?.form ?? form,
     ...gridViewOf({ sort, hidden: grid.hidden, ai, charts: insights.charts, filters: insights.filters, selected, collapsed: grid.collapsed }),
+    patientCollapsed: patient.collapsed,
   });
   const openView = async (json: ViewStateJson) => {
     const v = decodeGridView(json);
     const saved = decodeTrialScout(new URLSearchParams(encodeQuery(json.form)));
     applyGridView(v, { setSort: setSort, grid, ai, insights });
+    patient.setCollapsed(json.patientCollapsed !== false);
     // A reload's URL names this same search at its own page, already loading: the selection waits for it.
     if (urlSearch.current) await urlSearch.current;
     else {

@@ -51,6 +51,6 @@ export const trialHref = (nctId: string) => `/trialscout?open=${encodeURICompone
 export const TRIAL_FACETS: Array<Facet<TrialSummary>> = [
   { label: "Phase", chart: "phase", values: (t) => (t.phase?.length ? t.phase.map((p) => phaseLabel([p])) : []) },
   { label: "Status", chart: "status", values: (t) => (t.status ? [statusLabel(t.status)] : []) },
-  { label: "Start year", values: (t) => (t.start_date ? [t.start_date.slice(0, 4)] : []) },
+  { label: "Start year", chart: "start_year", values: (t) => (t.start_date ? [t.start_date.slice(0, 4)] : []) },
   { label: "Sponsor", chart: "sponsor", values: (t) => (t.sponsor ? [t.sponsor] : []) },
 ];

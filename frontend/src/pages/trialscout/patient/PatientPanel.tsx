@@ -1,14 +1,16 @@
 /**
  * TrialScout's patient panel: paste a note or pick a saved patient, edit the extracted profile, then find
  * trials from it or screen the loaded ones; progress, Stop, the verdict counts (a filter for the table),
- * the report, and deleting the patient with everything derived from it.
+ * the report, and deleting the patient with everything derived from it. Folded (the default) it is one line,
+ * "Screen a patient…" or the patient's summary, so the table starts near the top of the page.
  */
 import { useEffect, useId, useRef, useState } from "react";
 import "./patient.css";
 import type { PatientProfile, TrialVerdict } from "../../../api/screening";
 import { cleanProfile, ProfileEditor } from "./ProfileEditor";
-import { VerdictFilter } from "./fit";
-import type { PatientScreening } from "./usePatientScreening";
+import { Foldable } from "../../common/GridControls";
+import { countVerdicts, VERDICT_LABEL, VERDICTS, VerdictFilter } from "./fit";
+import type { PatientScreening, ScreeningView } from "./usePatientScreening";
 
 interface Props {
   ps: PatientScreening;
@@ -16,6 +18,8 @@ interface Props {
   onFindTrials: (profile: PatientProfile) => void;
   shown: ReadonlySet<TrialVerdict>;
   onShow: (s: Set<TrialVerdict>) => void;
+  collapsed: boolean;
+  onCollapse: (collapsed: boolean) => void;
 }
 
 const DELETE_TEXT =
@@ -64,15 +68,50 @@ function DeletePatient({ ps }: { ps: PatientScreening }) {
   );
 }
 
-function Progress({ ps }: { ps: PatientScreening }) {
-  const s = ps.screening;
-  if (!s) return null;
-  const running = s.status === "running";
-  const text = running
+function progressText(s: ScreeningView): string {
+  return s.status === "running"
     ? s.total == null ? "Finding the criteria…" : `Screened ${s.done} of ${s.total} trials…`
     : s.status === "complete" ? `Screened ${s.trials.length} trials.`
       : s.status === "stopped" ? `Stopped: ${s.trials.length} trials screened.`
         : `Screening ${s.status}: ${s.trials.length} trials screened.`;
+}
+
+/** The folded panel's line: who the patient is, the facts the search uses, and where the screening stands. */
+function PatientLine({ ps }: { ps: PatientScreening }) {
+  const { patient, screening } = ps;
+  if (!patient) return null;
+  const p = patient.profile;
+  const facts = [p.age != null ? `${p.age} y` : "", p.sex ?? "", p.conditions?.[0] ?? ""].filter(Boolean);
+  const counts = screening && screening.trials.length ? countVerdicts(screening.trials) : null;
+  const verdicts = counts ? VERDICTS.filter((v) => counts[v]).map((v) => `${counts[v]} ${VERDICT_LABEL[v].toLowerCase()}`) : [];
+  return (
+    <span className="patient-line" data-testid="patient-line">
+      <strong data-testid="patient-label">{patient.label}</strong>
+      {facts.length > 0 && <span className="muted"> · {facts.join(" · ")}</span>}
+      {screening && (
+        <span className="muted" data-testid="patient-line-status" role="status">
+          {" · "}{progressText(screening).replace(/\.$/, "")}{verdicts.length ? `: ${verdicts.join(", ")}` : ""}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/** What the panel is doing and what went wrong: on its folded line or at the top of the open panel. */
+function Busy({ ps }: { ps: PatientScreening }) {
+  return (
+    <>
+      {ps.busy && <p className="muted small" role="status">{ps.busy}</p>}
+      {ps.error && <p className="error-text" role="alert" data-testid="patient-error">{ps.error}</p>}
+    </>
+  );
+}
+
+function Progress({ ps }: { ps: PatientScreening }) {
+  const s = ps.screening;
+  if (!s) return null;
+  const running = s.status === "running";
+  const text = progressText(s);
   return (
     <div className="screening-progress" data-testid="screening-progress" data-status={s.status}>
       {running && <progress max={s.total ?? 1} value={s.total == null ? undefined : s.done} aria-label="Trials screened" />}
@@ -89,7 +128,7 @@ function Progress({ ps }: { ps: PatientScreening }) {
   );
 }
 
-export function PatientPanel({ ps, loadedNctIds, onFindTrials, shown, onShow }: Props) {
+export function PatientPanel({ ps, loadedNctIds, onFindTrials, shown, onShow, collapsed, onCollapse }: Props) {
   const { patient, screening } = ps;
   const [draft, setDraft] = useState<PatientProfile | null>(patient?.profile ?? null);
   const versionId = patient?.version.id;
@@ -108,20 +147,21 @@ export function PatientPanel({ ps, loadedNctIds, onFindTrials, shown, onShow }: 
     }
   };
   return (
-    <section className="patient-panel" data-testid="patient-panel" aria-labelledby="patient-panel-title">
-      <h2 id="patient-panel-title" className="panel-title">Patient</h2>
-      {ps.busy && <p className="muted small" role="status">{ps.busy}</p>}
-      {ps.error && <p className="error-text" role="alert" data-testid="patient-error">{ps.error}</p>}
+    <Foldable className="patient-panel" labelledBy="patient-panel-title" testId="patient-panel" collapsed={collapsed} onToggle={onCollapse}
+              heading={<h2 id="patient-panel-title" className="panel-title">Patient</h2>}
+              toggleText={patient ? ["Edit ▸", "Hide ▾"] : ["Screen a patient… ▸", "Hide ▾"]} toggleTestId="patient-toggle"
+              summary={<><PatientLine ps={ps} /><Busy ps={ps} /></>} summaryFirst>
+      {!collapsed && <Busy ps={ps} />}
       {!patient ? (
         <NotePicker ps={ps} />
       ) : (
         <>
-          <p className="patient-summary">
+          {!collapsed && <p className="patient-summary">
             <strong data-testid="patient-label">{patient.label}</strong>
             {patient.summary && patient.summary !== patient.label ? <span className="muted"> — {patient.summary}</span> : null}{" "}
             <span className="muted small">version {patient.version.number}{patient.version.edited ? " (edited)" : ""}</span>{" "}
             <button type="button" className="link-button small" data-testid="patient-close" onClick={ps.close}>Other patient</button>
-          </p>
+          </p>}
           {draft && <ProfileEditor profile={draft} onChange={setDraft} disabled={running || busy} />}
           <div className="patient-actions">
             {dirty && <button type="button" data-testid="profile-save" disabled={busy} onClick={() => void saved()}>Save profile</button>}
@@ -149,6 +189,6 @@ export function PatientPanel({ ps, loadedNctIds, onFindTrials, shown, onShow }: 
           <DeletePatient ps={ps} />
         </>
       )}
-    </section>
+    </Foldable>
   );
 }

@@ -1,4 +1,5 @@
 import { fireEvent, render, screen, within } from "@testing-library/react";
+import { useState } from "react";
 import { describe, expect, it, vi } from "vitest";
 import type { PatientDetail, ScreenedTrial, ScreeningEvent } from "../../../api/screening";
 import type { TrialSummary } from "../../../api/types";
@@ -136,10 +137,54 @@ describe("a trial's criteria", () => {
   });
 });
 
+const folded = (el: HTMLElement) => el.closest("[hidden]") != null;
+const OPEN = { collapsed: false, onCollapse: () => {} };
+
+/** The panel folded as the page first shows it, its toggle working. */
+function FoldedPanel({ ps }: { ps: PatientScreening }) {
+  const [collapsed, setCollapsed] = useState(true);
+  return <PatientPanel ps={ps} loadedNctIds={["NCT00000001"]} onFindTrials={() => {}} shown={new Set()} onShow={() => {}}
+                       collapsed={collapsed} onCollapse={setCollapsed} />;
+}
+
+describe("the folded patient panel", () => {
+  it("is one line saying who the patient is and how the screening stands, and opens on Edit", () => {
+    const ps = fakeScreening({ screening: { ...emptyScreening(), id: 5, status: "complete", trials: [A, B] } });
+    render(<FoldedPanel ps={ps} />);
+    expect(screen.getByTestId("patient-line").textContent).toBe("62F HER2+ · 62 y · female · breast cancer · Screened 2 trials: 1 eligible, 1 excluded");
+    expect(folded(screen.getByTestId("profile-age"))).toBe(true);
+    const toggle = screen.getByTestId("patient-toggle");
+    expect(toggle.textContent).toBe("Edit ▸");
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(toggle);
+    expect(folded(screen.getByTestId("profile-age"))).toBe(false);
+    expect(screen.queryByTestId("patient-line")).toBeNull();
+    expect(screen.getAllByTestId("patient-label")).toHaveLength(1);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+  });
+
+  it("without a patient is a 'Screen a patient…' line that opens on the note, keeping what was typed when folded", () => {
+    render(<FoldedPanel ps={fakeScreening({ patient: null })} />);
+    const toggle = screen.getByTestId("patient-toggle");
+    expect(toggle.textContent).toBe("Screen a patient… ▸");
+    expect(folded(screen.getByTestId("patient-note"))).toBe(true);
+    fireEvent.click(toggle);
+    fireEvent.change(screen.getByTestId("patient-note"), { target: { value: "A 62-year-old woman" } });
+    fireEvent.click(toggle);
+    fireEvent.click(toggle);
+    expect((screen.getByTestId("patient-note") as HTMLTextAreaElement).value).toBe("A 62-year-old woman");
+  });
+
+  it("shows an error on its folded line", () => {
+    render(<FoldedPanel ps={fakeScreening({ patient: null, error: "The note could not be read." })} />);
+    expect(screen.getByTestId("patient-error").textContent).toBe("The note could not be read.");
+  });
+});
+
 describe("the patient panel", () => {
   it("screens the loaded trials with the saved profile, and says what a delete removes before it does", async () => {
     const ps = fakeScreening();
-    render(<PatientPanel ps={ps} loadedNctIds={["NCT00000001", "NCT00000002"]} onFindTrials={() => {}} shown={new Set()} onShow={() => {}} />);
+    render(<PatientPanel ps={ps} loadedNctIds={["NCT00000001", "NCT00000002"]} onFindTrials={() => {}} shown={new Set()} onShow={() => {}} {...OPEN} />);
     expect((screen.getByTestId("profile-age") as HTMLInputElement).value).toBe("62");
     fireEvent.click(screen.getByTestId("patient-screen"));
     await vi.waitFor(() => expect(ps.screen).toHaveBeenCalledWith({ nct_ids: ["NCT00000001", "NCT00000002"] }));
@@ -158,7 +203,7 @@ describe("the patient panel", () => {
   it("saves an edited profile as a new version before finding trials from it", async () => {
     const ps = fakeScreening();
     const onFind = vi.fn();
-    render(<PatientPanel ps={ps} loadedNctIds={[]} onFindTrials={onFind} shown={new Set()} onShow={() => {}} />);
+    render(<PatientPanel ps={ps} loadedNctIds={[]} onFindTrials={onFind} shown={new Set()} onShow={() => {}} {...OPEN} />);
     expect((screen.getByTestId("patient-screen") as HTMLButtonElement).disabled).toBe(true);
     fireEvent.change(screen.getByTestId("profile-conditions"), { target: { value: "HER2-positive breast cancer\n\n" } });
     fireEvent.click(screen.getByTestId("patient-find"));
@@ -169,7 +214,7 @@ describe("the patient panel", () => {
 
   it("shows progress and Stop while a screening runs", () => {
     const ps = fakeScreening({ screening: { ...emptyScreening(), id: 5, done: 1, total: 4, trials: [A] } });
-    render(<PatientPanel ps={ps} loadedNctIds={["NCT00000001"]} onFindTrials={() => {}} shown={new Set()} onShow={() => {}} />);
+    render(<PatientPanel ps={ps} loadedNctIds={["NCT00000001"]} onFindTrials={() => {}} shown={new Set()} onShow={() => {}} {...OPEN} />);
     expect(screen.getByRole("status").textContent).toBe("Screened 1 of 4 trials…");
     fireEvent.click(screen.getByTestId("screening-stop"));
     expect(ps.stop).toHaveBeenCalled();

@@ -33,6 +33,8 @@ export function usePatientPage({ loaded, viewerId, onFindTrials }: {
 }) {
   const ps = usePatientScreening();
   const [shown, setShown] = useState<Set<TrialVerdict>>(new Set());
+  // Folded to one line unless the user opens it (or a saved view had it open).
+  const [collapsed, setCollapsed] = useState(true);
   const [restoring, setRestoring] = useState(() => decodeIds(new URLSearchParams(window.location.search)).patient != null);
   const { screening, patient } = ps;
 
@@ -91,9 +93,9 @@ export function usePatientPage({ loaded, viewerId, onFindTrials }: {
 
   const panel = (
     <PatientPanel ps={ps} loadedNctIds={loaded.map((t) => t.nct_id)} onFindTrials={onFindTrials} shown={shown}
-      onShow={setShown} />
+      onShow={setShown} collapsed={collapsed} onCollapse={setCollapsed} />
   );
 
   return { ps, panel, columns, filterRows, criteria, handlers, context: screeningContext(ps, viewerId), filtering: shown.size > 0,
-           chartCounts };
+           chartCounts, collapsed, setCollapsed };
 }
