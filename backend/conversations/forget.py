@@ -8,7 +8,9 @@ stored events and resume state, and renames a conversation titled from a redacte
 stays in place with a note, so the conversation still reads (and replays to the model) in order.
 
 Which turns: those whose user message's page context names the patient (`context.screening.patient_id`);
-the screening tools run only with a patient loaded, so every result they returned is among them.
+the screening tools run only with a patient loaded, so every result they returned is among them. Earlier
+versions of a conversation (`message_versions`, kept by regenerate and edit) are redacted the same way, so
+switching back to one cannot bring the patient back.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from backend.db.models.conversations import Conversation, Message
+from backend.db.models.conversations import Conversation, Message, MessageVersion
 from backend.db.models.turns import ChatTurn, TurnEvent
 
 REDACTED_QUESTION = "[Removed: sent while a patient who has since been deleted was loaded.]"
@@ -39,6 +41,9 @@ def forget_patient(s: Session, user_id: int, patient_id: int) -> None:
     asked = s.execute(select(Message.id, Message.conversation_id, Message.context)
                       .where(Message.conversation_id.in_(conversations), Message.role == "user")).all()
     questions = {m.id: m.conversation_id for m in asked if _names_patient(m.context, patient_id)}
+    retitle = _forget_in_versions(s, conversations, patient_id)
+    for conversation_id in retitle:
+        s.execute(update(Conversation).where(Conversation.id == conversation_id).values(title=REDACTED_TITLE))
     if not questions:
         return
     turns = s.execute(select(ChatTurn.id, ChatTurn.assistant_message_id)
@@ -63,3 +68,26 @@ def forget_patient(s: Session, user_id: int, patient_id: int) -> None:
                          .order_by(Message.id).limit(1))
         if first in questions:  # the title was clipped from that question
             s.execute(update(Conversation).where(Conversation.id == conversation_id).values(title=REDACTED_TITLE))
+
+
+def _forget_in_versions(s: Session, conversations: Any, patient_id: int) -> set[int]:
+    """Redact the turns of archived versions the same way (a question naming the patient, and the answer
+    after it); the conversations whose first question was one of them, to rename."""
+    retitle = set()
+    for row in s.scalars(select(MessageVersion).where(MessageVersion.conversation_id.in_(conversations))):
+        messages = [dict(m) for m in row.messages]
+        changed = False
+        for index, message in enumerate(messages):
+            if message["role"] != "user" or not _names_patient(message.get("context"), patient_id):
+                continue
+            message.update(content=REDACTED_QUESTION, context=None, extras={})
+            following = messages[index + 1] if index + 1 < len(messages) else None
+            if following is not None and following["role"] == "assistant":
+                following.update(content=REDACTED_ANSWER, extras={})
+            changed = True
+            if row.position == 0 and index == 0:  # the title may have been clipped from it
+                retitle.add(row.conversation_id)
+        if changed:
+            row.messages = messages  # a new list, so SQLAlchemy sees the JSON change
+    s.flush()
+    return retitle
