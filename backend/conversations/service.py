@@ -57,7 +57,10 @@ def delete(s: Session, user_id: int, conversation_id: int) -> None:
 
 
 def _idle(s: Session, user_id: int, conversation_id: int) -> Conversation:
-    conv = get_owned(s, user_id, conversation_id)
+    # Locked (on PostgreSQL) until the change commits: a turn's claim, another rewind or switch waits for it.
+    conv = s.get(Conversation, conversation_id, with_for_update=True)
+    if conv is None or conv.user_id != user_id:
+        raise NotFound(f"Conversation {conversation_id} not found.")
     if conv.active_turn_id is not None and conv.active_turn_expires_at and conv.active_turn_expires_at > utcnow():
         raise Conflict("A turn is running in this conversation; stop it or wait for it to end.")
     return conv
