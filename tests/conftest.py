@@ -28,7 +28,7 @@ PG_ADMIN_URL = os.environ.get("COLLEAGUE_TEST_PG", "postgresql+psycopg://postgre
 TABLES = ("saved_views", "screening_reports", "screening_judgements", "screening_criteria", "screening_trials",
           "screening_events", "screenings",
           "patient_versions", "patients", "reports", "rate_limit_counters", "model_usage", "daily_usage",
-          "ai_column_results", "turn_events", "chat_turns", "messages", "conversations",
+          "ai_column_results", "turn_events", "chat_turns", "message_versions", "messages", "conversations",
           "stream_instruction_versions", "research_streams", "auth_sessions", "login_failures", "users")
 
 

@@ -13,6 +13,8 @@ redacts, in the delete's transaction:
   screenings (a tool's `screening_id`, "Screening 12 …" in a tool result, a report's `/screenings/12/` link);
 - the user's shortlist reports (`reports`) that quote it: a report's summary is a conversation's newest
   answer, which can be about the patient. (Its screening reports go with its screenings: `screening/store.py`.)
+- the same turns in the earlier versions of a conversation that regenerate and edit keep (`message_versions`),
+  so switching back to one cannot bring the patient back;
 - the user's saved views whose state (the page's own JSON) names the patient, one of its screenings or its
   label: the page keeps what it likes there, so the server looks, once, here.
 
@@ -38,7 +40,7 @@ from typing import Any
 from sqlalchemy import Text, cast, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from backend.db.models.conversations import Conversation, Message
+from backend.db.models.conversations import Conversation, Message, MessageVersion
 from backend.db.models.reports import Report
 from backend.db.models.screening import Patient, PatientVersion, Screening
 from backend.db.models.turns import ChatTurn, TurnEvent
@@ -77,6 +79,8 @@ def forget_patient(s: Session, user_id: int, patient_id: int) -> None:
     quoted = quotes_of(s, patient_id, found)  # read before the answers are redacted
     if found:
         stop_conversations(s, found)
+    redact_versions(s, user_id, patient_id, screening_ids)  # reads the shown path before it is redacted
+    if found:
         redact_messages(s, found)
         end_turns(s, found)
         drop_events(s, found)
@@ -189,6 +193,63 @@ def rename_conversations(s: Session, found: Redaction) -> None:
         if first in found.questions:
             s.execute(update(Conversation).where(Conversation.id == conversation_id).values(title=REDACTED_TITLE))
 
+
+def _patient_from(messages: list[dict[str, Any]], patient_id: int, screening_ids: set[int]) -> int | None:
+    """Where in a path the patient's first turn opens: a question sent with it loaded, or a turn naming one
+    of its screenings (the question that opens it)."""
+    opened = None
+    for index, message in enumerate(messages):
+        if message["role"] == "user":
+            opened = index
+            if _names_patient(message.get("context"), patient_id):
+                return index
+        if opened is not None and screening_ids and _names_screening(
+                [message.get("content"), message.get("extras")], screening_ids):
+            return opened
+    return None
+
+
+def redact_versions(s: Session, user_id: int, patient_id: int, screening_ids: set[int]) -> None:
+    """Archived tails by the rule of the shown path: each tail redacted from the patient's first turn on its
+    own path (the messages before its fork, then its own) to its end. A tail forked after that turn is
+    redacted whole; a conversation whose first question is redacted in one is renamed."""
+    conversations = select(Conversation.id).where(Conversation.user_id == user_id)
+    rows = {r.id: r for r in s.scalars(select(MessageVersion).where(
+        MessageVersion.conversation_id.in_(conversations)))}
+    if not rows:
+        return
+    shown: dict[int, list[dict[str, Any]]] = {}
+    for m in s.execute(select(Message.conversation_id, Message.role, Message.content, Message.context,
+                              Message.extras).where(Message.conversation_id.in_(sorted({r.conversation_id
+                                                                                      for r in rows.values()})))
+                       .order_by(Message.id)):
+        shown.setdefault(m.conversation_id, []).append(dict(m._mapping))
+    paths: dict[int, list[dict[str, Any]]] = {}
+
+    def path(row: MessageVersion) -> list[dict[str, Any]]:
+        """The row's messages as they read with the path they forked from (a nested fork: its parent's)."""
+        if row.id not in paths:
+            parent = rows.get(row.parent_id) if row.parent_id is not None else None
+            before = path(parent) if parent is not None else shown.get(row.conversation_id, [])
+            paths[row.id] = before[:row.position] + list(row.messages)
+        return paths[row.id]
+
+    starts = {row.id: _patient_from(path(row), patient_id, screening_ids) for row in rows.values()}
+    for row in rows.values():
+        start = starts[row.id]
+        if start is None:
+            continue
+        messages = [dict(m) for m in row.messages]
+        for message in messages[max(start - row.position, 0):]:
+            if message["role"] == "user":
+                message.update(content=REDACTED_QUESTION, context=None, extras={})
+            else:
+                message.update(content=REDACTED_ANSWER, extras={})
+        row.messages = messages  # a new list, so SQLAlchemy sees the JSON change
+        if start == 0:  # the title may have been clipped from its first question
+            s.execute(update(Conversation).where(Conversation.id == row.conversation_id)
+                      .values(title=REDACTED_TITLE))
+    s.flush()
 
 
 def _plain(text: str) -> str:

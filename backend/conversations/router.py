@@ -21,6 +21,7 @@ from backend.conversations.schemas import (
     ConversationUpdate,
     DecisionCreate,
     RewindCreate,
+    VersionSwitch,
 )
 from backend.db.ids import DbId
 from backend.deps import DbDep, RunningTurnsDep
@@ -95,9 +96,19 @@ def stop_turn(conversation_id: DbId, user: CurrentUser, db: DbDep, turns: Runnin
 
 @router.post("/{conversation_id}/rewind", responses=error_responses(400, 404, 409))
 def rewind(conversation_id: DbId, body: RewindCreate, user: CurrentUser, db: DbDep) -> ConversationDetail:
-    """Drop a user message and what followed it (edit and resend, regenerate): the conversation as it is now."""
+    """Set a user message and what followed it aside as an earlier version (edit and resend, regenerate): the
+    conversation as it is now. The switcher shows on the message the next send makes."""
     with db.session() as s:
         return service.rewind(s, user.id, conversation_id, body.message_id)
+
+
+@router.post("/{conversation_id}/versions/switch", responses=error_responses(400, 404, 409))
+def switch_version(conversation_id: DbId, body: VersionSwitch, user: CurrentUser,
+                   db: DbDep) -> ConversationDetail:
+    """Show another version of the tail starting at `message_id` (one of the conversation's `versions`); the
+    one shown now is kept. An unknown version is a 404; a running turn, a 409."""
+    with db.session() as s:
+        return service.switch_version(s, user.id, conversation_id, body.message_id, body.version)
 
 
 @router.post("/{conversation_id}/payloads/{payload_id}/decision", responses=WITH_BODY)

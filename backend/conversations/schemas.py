@@ -36,8 +36,18 @@ class MessageRead(BaseModel):
     created_at: datetime
 
 
+class VersionsRead(BaseModel):
+    """A fork on the active path: the message where earlier versions of the conversation's tail branch off
+    (regenerate, edit), which version is shown (1-based) and how many there are."""
+
+    message_id: int
+    current: int
+    count: int
+
+
 class ConversationDetail(ConversationRead):
     messages: list[MessageRead]
+    versions: list[VersionsRead] = []  # forks on the active path, in the order of their messages
 
 
 class ConversationUpdate(BaseModel):
@@ -53,9 +63,16 @@ class ConversationUpdate(BaseModel):
 
 
 class RewindCreate(BaseModel):
-    """The user message to send again: it and every later message are dropped."""
+    """The user message to send again: it and every later message become an earlier version."""
 
     message_id: DbId
+
+
+class VersionSwitch(BaseModel):
+    """Show another version of the tail that starts at `message_id` (a message with `versions`)."""
+
+    message_id: DbId
+    version: int = Field(ge=1)
 
 
 class DecisionCreate(BaseModel):

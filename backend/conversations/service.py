@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete as delete_rows
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import Card, Decision, MessageExtras, PublicExtras
+from backend.conversations import versions
 from backend.conversations.schemas import ConversationDetail, ConversationRead, MessageRead
 from backend.db.base import utcnow
-from backend.db.models import ChatTurn, Conversation, Message
+from backend.db.models import Conversation, Message
 from backend.errors import Conflict, NotFound
 
 
@@ -41,7 +41,7 @@ def detail(s: Session, user_id: int, conversation_id: int) -> ConversationDetail
     conv = get_owned(s, user_id, conversation_id)
     return ConversationDetail(
         **ConversationRead.model_validate(conv).model_dump(),
-        messages=[message_read(m) for m in conv.messages])
+        messages=[message_read(m) for m in conv.messages], versions=versions.forks(s, conv))
 
 
 def rename(s: Session, user_id: int, conversation_id: int, title: str) -> ConversationRead:
@@ -56,21 +56,40 @@ def delete(s: Session, user_id: int, conversation_id: int) -> None:
     s.delete(get_owned(s, user_id, conversation_id))
 
 
-def rewind(s: Session, user_id: int, conversation_id: int, message_id: int) -> ConversationDetail:
-    """Drop a user message and everything after it, so the tray can send it again (edited, or as it was to
-    regenerate the answer). What stays ends with an answer, so the history is still one the Messages API
-    accepts; the dropped turns' records go too, so their idempotency keys start new turns."""
-    conv = get_owned(s, user_id, conversation_id)
+def _idle(s: Session, user_id: int, conversation_id: int) -> Conversation:
+    # Locked (on PostgreSQL) until the change commits: a turn's claim, another rewind or switch waits for it.
+    conv = s.get(Conversation, conversation_id, with_for_update=True)
+    if conv is None or conv.user_id != user_id:
+        raise NotFound(f"Conversation {conversation_id} not found.")
     if conv.active_turn_id is not None and conv.active_turn_expires_at and conv.active_turn_expires_at > utcnow():
         raise Conflict("A turn is running in this conversation; stop it or wait for it to end.")
+    return conv
+
+
+def rewind(s: Session, user_id: int, conversation_id: int, message_id: int) -> ConversationDetail:
+    """Set a user message and everything after it aside as an earlier version, so the tray can send it again
+    (edited, or as it was to regenerate the answer). What stays ends with an answer, so the history is still
+    one the Messages API accepts; the set-aside turns' records go, so their idempotency keys start new turns."""
+    conv = _idle(s, user_id, conversation_id)
     message = s.get(Message, message_id)
     if message is None or message.conversation_id != conv.id or message.role != "user":
         raise NotFound(f"Message {message_id} not found in conversation {conversation_id}.")
-    s.execute(delete_rows(ChatTurn).where(ChatTurn.conversation_id == conv.id, ChatTurn.user_message_id >= message_id))
-    s.execute(delete_rows(Message).where(Message.conversation_id == conv.id, Message.id >= message_id))
+    versions.archive_tail(s, conv, versions.position_of(conv, message_id))
     conv.updated_at = utcnow()
     s.flush()
-    s.expire(conv, ["messages"])
+    return detail(s, user_id, conversation_id)
+
+
+def switch_version(s: Session, user_id: int, conversation_id: int, message_id: int,
+                   version: int) -> ConversationDetail:
+    """Show another version of the tail that starts at `message_id`; the one shown now is kept as a version."""
+    conv = _idle(s, user_id, conversation_id)
+    position = versions.position_of(conv, message_id)
+    shown = next((f for f in versions.forks(s, conv) if f.message_id == message_id), None)
+    if shown is None or shown.current != version:
+        versions.restore(s, conv, position, version)
+        conv.updated_at = utcnow()
+        s.flush()
     return detail(s, user_id, conversation_id)
 
 

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from starlette.testclient import TestClient
 
 from backend.conversations.forget import REDACTED_ANSWER, REDACTED_QUESTION, REDACTED_TITLE
-from backend.db.models.conversations import Message
+from backend.db.models.conversations import Message, MessageVersion
 from backend.db.models.turns import TurnEvent
 from backend.db.session import Database
 from backend.screening import store
@@ -107,3 +107,46 @@ def test_the_patient_and_its_chat_go_together_or_not_at_all(demo_alice: TestClie
         demo_alice.delete(f"/api/patients/{s.patient['id']}")
     assert _rows(db) == before and _quoting(db, NOTE_MARKERS)
     assert demo_alice.get(f"/api/patients/{s.patient['id']}").status_code == 200
+
+
+def _versions_quoting(db: Database, words: tuple[str, ...]) -> int:
+    with db.session() as s:
+        return sum(any(w in json.dumps(v, ensure_ascii=False) for w in words)
+                   for v in s.scalars(sa.select(MessageVersion.messages)))
+
+
+def test_earlier_versions_of_a_turn_about_the_patient_are_redacted(demo_alice: TestClient,
+                                                                    alice_screened: Screened, db: Database) -> None:
+    """An edit kept the question about the patient as an earlier version: deleting the patient redacts it
+    there too, and switching back to it shows the redaction, not the note."""
+    s = alice_screened
+    about = ask(demo_alice, "How did she do overall?", context(s))
+    conv = about.complete["conversation_id"]
+    general = ask(demo_alice, "What can you help me with on this page?", context(None), conv)
+    question = demo_alice.get(f"/api/conversations/{conv}").json()["messages"][0]
+    assert demo_alice.post(f"/api/conversations/{conv}/rewind", json={"message_id": question["id"]}).status_code == 200
+    ask(demo_alice, "What can you help me with on this page?", context(None), conv)
+    assert _quoting(db, NOTE_MARKERS) == set()  # the active path no longer names the patient
+    assert _versions_quoting(db, NOTE_MARKERS) == 1
+    active = _rows(db)
+
+    assert demo_alice.delete(f"/api/patients/{s.patient['id']}").status_code == 204
+
+    assert _versions_quoting(db, NOTE_MARKERS + (s.patient["profile"]["summary"],)) == 0
+    assert _rows(db) == active
+    shown = demo_alice.get(f"/api/conversations/{conv}").json()
+    assert shown["title"] == REDACTED_TITLE  # clipped from the first question, now redacted
+    first = shown["versions"][0]
+    assert (first["current"], first["count"]) == (2, 2)
+    r = demo_alice.post(f"/api/conversations/{conv}/versions/switch", json={"message_id": first["message_id"],
+                                                                           "version": 1})
+    assert r.status_code == 200, r.text
+    messages = r.json()["messages"]
+    assert [m["content"] for m in messages][:2] == [REDACTED_QUESTION, REDACTED_ANSWER]
+    assert messages[0]["context"] is None and messages[1]["extras"]["payloads"] == []
+    # That version's later turn, asked without the patient, goes too: from her first turn to the end.
+    assert messages[2]["content"] == REDACTED_QUESTION and messages[3]["content"] == REDACTED_ANSWER
+    assert general.text.strip() not in json.dumps(messages)
+    assert _quoting(db, NOTE_MARKERS) == set()
+    follow_up = ask(demo_alice, "What can you help me with on this page?", context(None), conv)
+    assert follow_up.complete["status"] == "complete"  # the redacted version still replays

@@ -1,7 +1,7 @@
 """All ORM models, imported here so metadata is complete for Alembic and tests."""
 
 from backend.db.models.ai_columns import AiColumnResult
-from backend.db.models.conversations import Conversation, Message
+from backend.db.models.conversations import Conversation, Message, MessageVersion
 from backend.db.models.quotas import DailyUsage, ModelUsage, RateLimitCounter, UpstreamLimit
 from backend.db.models.reports import Report
 from backend.db.models.screening import (
@@ -20,6 +20,7 @@ from backend.db.models.users import AuthSession, LoginFailure, User
 from backend.db.models.views import SavedView
 
 __all__ = ["AiColumnResult", "AuthSession", "CachedJudgement", "ChatTurn", "Conversation", "DailyUsage",
-           "InstructionVersion", "LoginFailure", "Message", "ModelUsage", "Patient", "PatientVersion",
-           "RateLimitCounter", "Report", "ResearchStream", "SavedView", "Screening", "ScreeningCriterion",
-           "ScreeningEvent", "ScreeningReport", "ScreeningTrial", "TurnEvent", "UpstreamLimit", "User"]
+           "InstructionVersion", "LoginFailure", "Message", "MessageVersion", "ModelUsage", "Patient",
+           "PatientVersion", "RateLimitCounter", "Report", "ResearchStream", "SavedView", "Screening",
+           "ScreeningCriterion", "ScreeningEvent", "ScreeningReport", "ScreeningTrial", "TurnEvent",
+           "UpstreamLimit", "User"]

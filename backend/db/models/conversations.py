@@ -56,3 +56,25 @@ class Message(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     conversation: Mapped[Conversation] = relationship(back_populates="messages")
+
+
+class MessageVersion(Base):
+    """An earlier version of a conversation's tail: the messages from `position` (how many messages came
+    before the fork) to the end, as they were when a regenerate, an edit or a version switch replaced them.
+    `conversation.messages` is always the active path, so everything that reads messages sees only it.
+
+    The versions at one fork are numbered 1..n; the active one is the number no archived row holds. A fork
+    inside an archived tail belongs to that tail (`parent_id`) and comes back with it; `parent_id` None is a
+    fork on the active path."""
+
+    __tablename__ = "message_versions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    conversation_id: Mapped[int] = mapped_column(
+        ForeignKey("conversations.id", ondelete="CASCADE"), index=True)
+    parent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("message_versions.id", ondelete="CASCADE"), index=True, default=None)
+    position: Mapped[int] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer)
+    messages: Mapped[list[dict[str, Any]]] = mapped_column(JSON)  # role, content, context, extras, status, created_at
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -194,9 +194,15 @@ export const api = {
   getConversationConfig: (id: number) => request<ConversationConfig>("GET", `/api/conversations/${id}/config`),
   updateConversationConfig: (id: number, body: ConfigUpdate) =>
     request<ConfigAck>("PATCH", `/api/conversations/${id}/config`, { body }),
-  /** Drop a user message and what followed it (edit and resend, regenerate); the conversation as it is now. */
+  /** Set a user message and what followed it aside as an earlier version (edit and resend, regenerate); the
+   * conversation as it is now. */
   rewind: (id: number, messageId: number) =>
     request<ConversationDetail>("POST", `/api/conversations/${id}/rewind`, { body: { message_id: messageId } }),
+  /** Show another version of the tail that starts at `messageId`; the one shown now is kept. */
+  switchVersion: (id: number, messageId: number, version: number) =>
+    request<ConversationDetail>("POST", `/api/conversations/${id}/versions/switch`, {
+      body: { message_id: messageId, version },
+    }),
   stopTurn: (id: number) => request<unknown>("POST", `/api/conversations/${id}/stop`),
   recordDecision: (conversationId: number, payloadId: string, decision: Decision) =>
     request<unknown>(

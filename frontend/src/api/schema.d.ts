@@ -350,7 +350,8 @@ export interface paths {
         put?: never;
         /**
          * Rewind
-         * @description Drop a user message and what followed it (edit and resend, regenerate): the conversation as it is now.
+         * @description Set a user message and what followed it aside as an earlier version (edit and resend, regenerate): the
+         *     conversation as it is now. The switcher shows on the message the next send makes.
          */
         post: operations["rewind_api_conversations__conversation_id__rewind_post"];
         delete?: never;
@@ -397,6 +398,27 @@ export interface paths {
         get: operations["resume_api_conversations__conversation_id__stream_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{conversation_id}/versions/switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch Version
+         * @description Show another version of the tail starting at `message_id` (one of the conversation's `versions`); the
+         *     one shown now is kept. An unknown version is a 404; a running turn, a 409.
+         */
+        post: operations["switch_version_api_conversations__conversation_id__versions_switch_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1563,6 +1585,11 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+            /**
+             * Versions
+             * @default []
+             */
+            versions?: components["schemas"]["VersionsRead"][];
         };
         /**
          * ConversationOpened
@@ -2479,7 +2506,7 @@ export interface components {
         };
         /**
          * RewindCreate
-         * @description The user message to send again: it and every later message are dropped.
+         * @description The user message to send again: it and every later message become an earlier version.
          */
         RewindCreate: {
             /**
@@ -4108,6 +4135,32 @@ export interface components {
             text: string | null;
         };
         /**
+         * VersionSwitch
+         * @description Show another version of the tail that starts at `message_id` (a message with `versions`).
+         */
+        VersionSwitch: {
+            /**
+             * Message Id
+             * @description A row id (1 to 2^31-1)
+             */
+            message_id: number;
+            /** Version */
+            version: number;
+        };
+        /**
+         * VersionsRead
+         * @description A fork on the active path: the message where earlier versions of the conversation's tail branch off
+         *     (regenerate, edit), which version is shown (1-based) and how many there are.
+         */
+        VersionsRead: {
+            /** Count */
+            count: number;
+            /** Current */
+            current: number;
+            /** Message Id */
+            message_id: number;
+        };
+        /**
          * ViewCreate
          * @description Save the given state as a named view (a name the user has not used on this page).
          */
@@ -5520,6 +5573,87 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    switch_version_api_conversations__conversation_id__versions_switch_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A row id (1 to 2^31-1) */
+                conversation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VersionSwitch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationDetail"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

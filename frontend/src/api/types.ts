@@ -56,6 +56,8 @@ export type ChatRequest = Schemas["ChatRequest"];
 export type ConversationSummary = Schemas["ConversationRead"];
 export type StoredMessage = Schemas["MessageRead"];
 export type ConversationDetail = Schemas["ConversationDetail"];
+/** A fork on the active path: the message where earlier versions branch off (regenerate, edit). */
+export type MessageVersions = Schemas["VersionsRead"];
 
 // ---- AI columns (POST /api/ai-columns/evaluate, an SSE stream) ----------------
 

@@ -216,6 +216,16 @@ export function ChatTray({ binding, onClose, modelLabel }: ChatTrayProps) {
       }
       return {};
     },
+    versions: (m) => {
+      const fork = m.id != null ? state.versions.find((v) => v.message_id === m.id) : undefined;
+      if (!fork) return undefined;
+      const id = m.id as number;
+      return {
+        current: fork.current,
+        count: fork.count,
+        onSwitch: state.streaming ? undefined : (version: number) => void chat.switchVersion(id, version),
+      };
+    },
     afterCard: (payload: Payload) => {
       const outcome = outcomes[payload.id];
       return outcome ? <AcceptNote outcome={outcome} /> : null;

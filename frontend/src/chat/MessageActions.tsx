@@ -1,6 +1,7 @@
 /**
  * What you can do with a message: copy an answer as Markdown, regenerate the last answer, edit and resend the
- * last question; and the copy button of a code block.
+ * last question, go back to an earlier version of a regenerated or edited one; and the copy button of a code
+ * block.
  */
 import { useEffect, useRef, useState } from "react";
 
@@ -61,6 +62,45 @@ export function UserActions({ onEdit }: MessageActionHandlers) {
     <div className="message-actions" role="group" aria-label="Question actions">
       <button type="button" className="link-button small" data-testid="message-edit" title="Edit and resend (↑ in an empty box)" onClick={onEdit}>
         Edit
+      </button>
+    </div>
+  );
+}
+
+export interface VersionControl {
+  /** The version shown (1-based) and how many there are. */
+  current: number;
+  count: number;
+  /** Show another version (absent while a turn runs). */
+  onSwitch?: (version: number) => void;
+}
+
+/** "‹ 2 / 3 ›" on a message where regenerate or edit left earlier versions of what follows. */
+export function VersionSwitcher({ current, count, onSwitch }: VersionControl) {
+  return (
+    <div className="version-switcher" role="group" aria-label="Versions" data-testid="version-switcher">
+      <button
+        type="button"
+        className="link-button small"
+        aria-label="Previous version"
+        data-testid="version-previous"
+        disabled={!onSwitch || current <= 1}
+        onClick={() => onSwitch?.(current - 1)}
+      >
+        ‹
+      </button>
+      <span data-testid="version-position">
+        {current} / {count}
+      </span>
+      <button
+        type="button"
+        className="link-button small"
+        aria-label="Next version"
+        data-testid="version-next"
+        disabled={!onSwitch || current >= count}
+        onClick={() => onSwitch?.(current + 1)}
+      >
+        ›
       </button>
     </div>
   );

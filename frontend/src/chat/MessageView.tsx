@@ -5,7 +5,7 @@ import type { CardProps } from "../cards/types";
 import type { ChatMessage } from "./chatMessage";
 import type { OpenEntity } from "../entities/EntityLink";
 import { Markdown } from "./Markdown";
-import { AssistantActions, UserActions, type MessageActionHandlers } from "./MessageActions";
+import { AssistantActions, UserActions, VersionSwitcher, type MessageActionHandlers, type VersionControl } from "./MessageActions";
 import { interleave, ToolStep } from "./ToolStep";
 
 export interface MessageCallbacks {
@@ -17,6 +17,8 @@ export interface MessageCallbacks {
   canRunAction: (action: SuggestedAction) => boolean;
   /** Regenerate / edit handlers for a message (only the last question and answer have them). */
   actions?: (message: ChatMessage) => MessageActionHandlers;
+  /** The version switcher of a message where earlier versions branch off (undefined elsewhere). */
+  versions?: (message: ChatMessage) => VersionControl | undefined;
   /** Shown under a card (what accepting it changed, with Undo). */
   afterCard?: (payload: Payload) => ReactNode;
 }
@@ -44,9 +46,11 @@ function AnswerText({ text, onEntity }: { text: string; onEntity: OpenEntity }) 
 }
 
 function UserMessage({ message, callbacks }: { message: ChatMessage; callbacks: MessageCallbacks }) {
+  const versions = callbacks.versions?.(message);
   return (
     <div className="message message-user" data-testid="message-user">
       <div className="message-text prewrap">{message.content}</div>
+      {versions && <VersionSwitcher {...versions} />}
       <UserActions {...callbacks.actions?.(message)} />
       {message.context && (
         <details className="message-context" data-testid="message-context">

@@ -9,6 +9,7 @@ import type {
   ContextUsage,
   ConversationDetail,
   Decision,
+  MessageVersions,
   StoredMessage,
   SuggestedAction,
   SuggestedValue,
@@ -61,11 +62,15 @@ export interface ChatState {
   error: ChatError | null;
   /** What was last sent, so Retry can send it again. */
   lastRequest: ChatRequestDraft | null;
+  /** Where earlier versions branch off (regenerate, edit): the tray's "‹ 2 / 3 ›" on those messages. */
+  versions: MessageVersions[];
 }
 
 export type ChatAction =
   | { type: "reset" }
   | { type: "loaded"; conversation: ConversationDetail }
+  /** The versions as the server counts them now (after a regenerate or edit has been answered). */
+  | { type: "versions"; versions: MessageVersions[] }
   | { type: "send"; message: string; context: Record<string, unknown>; action?: ChatRequest["action"]; key: string; retry?: boolean }
   | { type: "event"; event: ChatEvent }
   /** Events that arrived within one animation frame, applied in order. */
@@ -88,6 +93,7 @@ export const initialChatState: ChatState = {
   context: null,
   error: null,
   lastRequest: null,
+  versions: [],
 };
 
 
@@ -257,8 +263,11 @@ export function chatReducer(state: ChatState, action: ChatAction): ChatState {
         messages,
         usage: lastUsage(asArray<StoredMessage>(action.conversation.messages)),
         context: lastContext(asArray<StoredMessage>(action.conversation.messages)),
+        versions: asArray<MessageVersions>(action.conversation.versions),
       });
     }
+    case "versions":
+      return { ...state, versions: action.versions };
     case "send": {
       let messages = state.messages;
       if (action.retry) {

@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api, resumeChat, streamChat, type ChatEventHandler } from "../api/client";
 import type { App, ChatEvent, ChatRequest, ConfigUpdate, ConversationDetail, Decision, SuggestedAction } from "../api/types";
+import { asArray } from "./chatMessage";
 import { chatReducer, initialChatState, type ChatAction, type ChatError } from "./chatReducer";
 import { keepPendingSend, pendingSend, rememberConversation, rememberedConversation } from "./chatStorage";
 import { frameBatcher } from "./frameBatch";
@@ -333,7 +334,8 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
 
   /**
    * Send a user message again in place of `messageId` and what followed it: regenerate (the same text) or
-   * edit and resend. The server drops them first, so history stays what the model will see.
+   * edit and resend. The server sets them aside as an earlier version first, so history stays what the model
+   * will see; once answered, the new message shows its place among the versions.
    */
   const resend = useCallback(
     async (messageId: number, message: string, context: Record<string, unknown>) => {
@@ -349,9 +351,28 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
         return;
       }
       await run(text, context, false);
+      try {
+        const { versions } = await api.getConversation(id);
+        // Another send or another conversation overtook this one: its counts are not for what is shown.
+        if (!turnRef.current && conversationRef.current === id) dispatch({ type: "versions", versions: asArray(versions) });
+      } catch {
+        // The switcher appears on the next open; the answer itself is already shown.
+      }
     },
     [run],
   );
+
+  /** Show another version of the tail that starts at `messageId` (the one shown now is kept). */
+  const switchVersion = useCallback(async (messageId: number, version: number) => {
+    const id = conversationRef.current;
+    if (turnRef.current || id == null) return;
+    try {
+      dispatch({ type: "loaded", conversation: await api.switchVersion(id, messageId, version) });
+    } catch (err) {
+      const error = toChatError(err);
+      dispatch({ type: "failed", error: { ...error, message: `Could not show that version: ${error.message}`, retryable: false } });
+    }
+  }, []);
 
   /** Record a decision on a payload; the caller has already applied an accepted one. The card shows the
    * decision once the server has it, so a reload right after always finds it. */
@@ -367,7 +388,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
     }
   }, []);
 
-  return { state, send, sendAction, retry, stop, open, startNew, decide, resend };
+  return { state, send, sendAction, retry, stop, open, startNew, decide, resend, switchVersion };
 }
 
 export type ChatController = ReturnType<typeof useChatStream>;
