@@ -150,3 +150,31 @@ def test_earlier_versions_of_a_turn_about_the_patient_are_redacted(demo_alice: T
     assert _quoting(db, NOTE_MARKERS) == set()
     follow_up = ask(demo_alice, "What can you help me with on this page?", context(None), conv)
     assert follow_up.complete["status"] == "complete"  # the redacted version still replays
+
+
+def test_a_version_forked_after_the_patients_turn_is_redacted_whole(demo_alice: TestClient,
+                                                                     alice_screened: Screened, db: Database) -> None:
+    """A regenerate after the patient's turn archives a tail that names nothing of her, but it followed her
+    turn (its answer could quote her): it is redacted like the shown path's later turns; the version of a
+    conversation she never appeared in stays."""
+    s = alice_screened
+    about = ask(demo_alice, "How did she do overall?", context(s))
+    conv = about.complete["conversation_id"]
+    later = ask(demo_alice, "What can you help me with on this page?", context(None), conv)
+    elsewhere = ask(demo_alice, "What can you help me with on this page?", context(None))
+    for c in (conv, elsewhere.complete["conversation_id"]):
+        question = [m for m in demo_alice.get(f"/api/conversations/{c}").json()["messages"] if m["role"] == "user"][-1]
+        assert demo_alice.post(f"/api/conversations/{c}/rewind", json={"message_id": question["id"]}).status_code == 200
+        ask(demo_alice, "What can you help me with on this page?", context(None), c)
+    with db.session() as session:
+        assert len(session.scalars(sa.select(MessageVersion)).all()) == 2
+
+    assert demo_alice.delete(f"/api/patients/{s.patient['id']}").status_code == 204
+
+    with db.session() as session:
+        archived = {v.conversation_id: v.messages for v in session.scalars(sa.select(MessageVersion))}
+    assert [m["content"] for m in archived[conv]] == [REDACTED_QUESTION, REDACTED_ANSWER]
+    assert later.text.strip() not in json.dumps(archived[conv])
+    kept = archived[elsewhere.complete["conversation_id"]]
+    assert [m["content"] for m in kept][0] == "What can you help me with on this page?"
+    assert kept[1]["content"] == elsewhere.text.strip()
