@@ -144,12 +144,13 @@ class TurnLog:
                             return
                 n = bisect.bisect_right(self.frames, after, key=lambda f: f.id)
                 while n < len(self.frames) and self.frames[n].id <= self.horizon and after >= self.dropped:
-                    frame = self.frames[n]
+                    frame, dropped = self.frames[n], self.dropped
                     after = self._readers[reader] = frame.id
                     yield frame
                     if frame.terminal:
                         return
-                    n = bisect.bisect_right(self.frames, after, key=lambda f: f.id)  # (frames may have been dropped)
+                    n = n + 1 if dropped == self.dropped else bisect.bisect_right(  # (frames dropped meanwhile)
+                        self.frames, after, key=lambda f: f.id)
                 if after < self.dropped:
                     continue
                 if self.closing:  # (before `finished`: a turn suspended by the shutdown ends without a terminal)
