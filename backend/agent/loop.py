@@ -143,6 +143,18 @@ async def _call_with_retries(client: anthropic.AsyncAnthropic, request: dict[str
         await asyncio.sleep(delay)
 
 
+def _drop_sent_body(stream: object) -> None:
+    """The request is sent once the stream opens, yet the SDK's stream keeps its copy of the parameters and
+    the request's JSON bytes to its end: with a page's system prompt and tools, ~20 KB a running turn
+    (benchmarks/README.md). Let go of them (a failed call is retried with a new request, built afresh)."""
+    if hasattr(stream, "_options"):
+        stream._options = None
+    request = getattr(getattr(stream, "response", None), "request", None)
+    if isinstance(request, httpx2.Request) and hasattr(request, "_content"):
+        request._content = b""
+        request.stream = httpx2.ByteStream(b"")
+
+
 async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any], state: TurnState,
                       limits: LoopLimits) -> AsyncIterator[AgentEvent]:
     """One streamed model call: text deltas as they come, then its usage; the assistant message it wrote
@@ -163,6 +175,7 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
     watchdog = _Watchdog(limits.idle_timeout)
     with model_call(request, billed, blocks) as call, closing(watchdog):  # metrics, span, log line
         stream = await watchdog.guard(call.traced(client.messages.create(**request, stream=True)))
+        _drop_sent_body(stream)
         async with stream:
             events = aiter(stream)
             while True:

@@ -25,7 +25,6 @@ from backend.chat.workers import WorkerPresence
 from backend.conversations import config
 from backend.conversations.schemas import App, ConfigUpdate
 from backend.conversations.service import get_owned
-from backend.db.base import utcnow
 from backend.db.ids import DbId
 from backend.db.models import ChatTurn, Conversation
 from backend.db.session import Database
@@ -119,15 +118,13 @@ def _open(s: Session, llm: LLM, sources: Sources | None, worker: WorkerPresence,
     if req.config is not None:
         config.apply(llm, conv, req.config)
     settings = config.effective(llm, conv)
-    rows = turns.messages_of(s, conv.id)
+    rows = turns.messages_of(s, conv.id) if req.conversation_id is not None else []  # (a new one has none)
     action = offered_action(rows, req.action) if req.action is not None else None
     messages = chat_history.build_history(rows, action_message(action) if action else req.message,
                                           prompt.system.page_context, compact=settings.compaction)
     sent = MessageExtras(sent_content=messages[-1]["content"], action=action).model_dump(
         mode="json", exclude_defaults=True)
     opened = MessageExtras(turn_id=turn_id, model=llm.label_for(settings.model), stream=prompt.stream)
-    if req.conversation_id is not None:
-        conv.updated_at = utcnow()  # (a new one has just been made)
     ids = turns.open_turn(s, turn_id=turn_id, conversation_id=conv.id, user_id=user_id, key=key,
                           fingerprint=fingerprint, message=req.message, context=context, sent=sent,
                           opened=opened.model_dump(mode="json"), worker_id=worker.id if worker.held else None)

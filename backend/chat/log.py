@@ -11,13 +11,18 @@ a client may hold ids the database never saw; the worker that goes on with the t
 after them. For that, readers are never handed an id more than `RESERVE` past what the turn's row says
 is stored (`chat_turns.last_event_id`, the log's `floor` until its next save), and whoever takes a dead
 worker's turn starts after `last_event_id + RESERVE` (`takeover.take_over`, `turns.interrupt_stale`).
+
+Given a way to read its stored frames (`stored`), a log keeps in memory only what it still needs: the
+frames not yet saved, and saved ones that a reader here has not passed. A reader that asks for older ones
+(a resume with Last-Event-ID, one that attached late) reads those from the database, then follows in
+memory. Kept whole, a running turn held every frame it had sent (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,11 +50,15 @@ class Closing(Exception):
 
 
 class TurnLog:
-    def __init__(self, turn_id: str) -> None:
+    def __init__(self, turn_id: str, stored: Callable[[int], Awaitable[list[Frame]]] | None = None) -> None:
         self.turn_id = turn_id
-        self.frames: list[Frame] = []
+        self.frames: list[Frame] = []  # in memory (see `stored`)
         self.saved = 0  # frames[:saved] are in the database
         self.floor = 0  # the turn's stored `last_event_id` when this log began (see RESERVE)
+        self.stored = stored  # the stored frames after an id: saved frames no reader here needs are dropped
+        self.dropped = 0  # the id of the last frame dropped from memory (0: none)
+        self._saved_through = 0  # the id of the last frame saved
+        self._readers: dict[object, int] = {}  # each reader here: the id it has read to
         self.next_id = 1
         self.finished = False
         self.closing = False
@@ -71,18 +80,33 @@ class TurnLog:
         highest id any reader of it may hold)."""
         self.frames = list(stored)
         self.saved = len(stored)
+        self._saved_through = stored[-1].id if stored else 0
         self.floor = floor
         self.next_id = max(floor, stored[-1].id if stored else 0) + 1
+        self._drop()
 
     def mark_saved(self, through: int) -> None:
         """The frames through id `through` are stored: readers may go that much further."""
         self.saved = max(self.saved, bisect.bisect_right(self.frames, through, key=lambda f: f.id))
+        if self.saved:
+            self._saved_through = max(self._saved_through, self.frames[self.saved - 1].id)
+        self._drop()
         self._wake()
+
+    def _drop(self) -> None:
+        """Out of memory: the saved frames every reader here has passed (read again from `stored`)."""
+        if self.stored is None or not self.saved:
+            return
+        upto = min(self._saved_through, *self._readers.values()) if self._readers else self._saved_through
+        if (n := bisect.bisect_right(self.frames, upto, key=lambda f: f.id, hi=self.saved)) > 0:
+            self.dropped = self.frames[n - 1].id
+            del self.frames[:n]
+            self.saved -= n
 
     @property
     def horizon(self) -> int:
         """The highest id a reader may be given now (see RESERVE)."""
-        return max(self.floor, self.frames[self.saved - 1].id if self.saved else 0) + RESERVE
+        return max(self.floor, self._saved_through) + RESERVE
 
     def finish(self) -> None:
         self.finished = True
@@ -105,18 +129,36 @@ class TurnLog:
 
     async def follow(self, after: int) -> AsyncIterator[Frame]:
         """Frames with id > `after`, then new ones as they come, until the terminal frame."""
-        n = bisect.bisect_right(self.frames, after, key=lambda f: f.id)
-        while True:
-            while n < len(self.frames) and self.frames[n].id <= self.horizon:
-                frame = self.frames[n]
-                n += 1
-                yield frame
-                if frame.terminal:
+        reader = object()
+        self._readers[reader] = after
+        try:
+            while True:
+                while after < self.dropped and self.stored is not None:  # out of memory: from the database
+                    older = [f for f in await self.stored(after) if f.id <= self.dropped]
+                    if not older:  # (never: a dropped frame was saved first) go on with what is in memory
+                        after = self.dropped
+                    for frame in older:
+                        after = self._readers[reader] = frame.id
+                        yield frame
+                        if frame.terminal:
+                            return
+                n = bisect.bisect_right(self.frames, after, key=lambda f: f.id)
+                while n < len(self.frames) and self.frames[n].id <= self.horizon and after >= self.dropped:
+                    frame, dropped = self.frames[n], self.dropped
+                    after = self._readers[reader] = frame.id
+                    yield frame
+                    if frame.terminal:
+                        return
+                    n = n + 1 if dropped == self.dropped else bisect.bisect_right(  # (frames dropped meanwhile)
+                        self.frames, after, key=lambda f: f.id)
+                if after < self.dropped:
+                    continue
+                if self.closing:  # (before `finished`: a turn suspended by the shutdown ends without a terminal)
+                    raise Closing
+                if self.finished:
                     return
-            if self.closing:  # (before `finished`: a turn suspended by the shutdown ends without a terminal)
-                raise Closing
-            if self.finished:
-                return
-            woken = asyncio.get_running_loop().create_future()
-            self._waiting.append(woken)
-            await woken
+                woken = asyncio.get_running_loop().create_future()
+                self._waiting.append(woken)
+                await woken
+        finally:
+            del self._readers[reader]

@@ -66,7 +66,7 @@ class TurnRunner:
         self.llm = llm
         self.limits = replace(limits, max_tokens=turn.config.max_tokens, context_window=turn.config.context_window)
         self.turn = turn
-        self.log = TurnLog(turn.turn_id)
+        self.log = TurnLog(turn.turn_id, stored=self._stored)  # (its saved frames no reader needs: dropped)
         self.coalescer = Coalescer(coalesce, self._log)  # text deltas faster than `coalesce` s share a frame
         self.state = TurnState()
         self.visible = ""  # the answer's text as the user saw it (markers hidden)
@@ -126,6 +126,12 @@ class TurnRunner:
             self.tool_at[event.index] = len(self.visible)
         self.log.append(event)
         self.saves.appended(self)  # written at once when read on another instance (`ProgressWriter.watch`)
+
+    async def _stored(self, after: int) -> list[Frame]:
+        def read() -> list[Frame]:
+            with self.db.session() as s:
+                return turns.stored_frames(s, self.turn.turn_id, after)
+        return await anyio.to_thread.run_sync(read)
 
     def _tool_history(self) -> list[ToolCall]:
         """The turn's tool calls, each with where in the visible text it began."""

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import bindparam, case, delete, insert, or_, select, update
+from sqlalchemy import Boolean, bindparam, case, delete, insert, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import MessageExtras
@@ -53,14 +53,19 @@ RENEW_EVERY = timedelta(seconds=2)
 FROM_START = ResumeState(through=0).dump()  # nothing answered yet; every text event after 0 is the answer's
 _MESSAGES, _TURNS, _CONVERSATIONS = table_of(Message), table_of(ChatTurn), table_of(Conversation)
 _EVENTS = insert(table_of(TurnEvent))
-_NEW_MESSAGES = insert(_MESSAGES).returning(_MESSAGES.c.id, sort_by_parameter_order=True)
+# Both of a turn's messages in one INSERT: each comes back with its role (asked to keep the rows' order, SQLite
+# would run one INSERT per row).
+_NEW_MESSAGES = insert(_MESSAGES).returning(_MESSAGES.c.id, _MESSAGES.c.role)
 _NEW_TURN = insert(_TURNS)
 # A checkpoint never moves an ended turn's last event back (its end numbers after what readers may hold).
 # (Not `in_(LIVE)`: an expanding IN can't be run for many turns at once, as a checkpoint runs it.)
 _STILL_LIVE = (_TURNS.c.id == bindparam("b_turn")) & or_(*(_TURNS.c.status == status for status in LIVE))
-_LAST_EVENT = update(_TURNS).where(_STILL_LIVE).values(last_event_id=bindparam("b_last"))
+# One UPDATE for every turn of a checkpoint: the resume state only where the runner gave one (`b_whole`).
 _CHECKPOINT = (update(_TURNS).where(_STILL_LIVE)
-               .values(last_event_id=bindparam("b_last"), resume_state=bindparam("b_state")))
+               .values(last_event_id=bindparam("b_last"),
+                       resume_state=case((bindparam("b_whole", type_=Boolean) == true(),
+                                          bindparam("b_state", type_=_TURNS.c.resume_state.type)),
+                                         else_=_TURNS.c.resume_state)))
 _ANSWER_SO_FAR = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.status == "running")
                   .values(content=bindparam("b_content"), extras=bindparam("b_extras")))
 _ANSWER = (update(_MESSAGES).where(_MESSAGES.c.id == bindparam("b_message"), _MESSAGES.c.content != REDACTED_ANSWER)
@@ -70,6 +75,10 @@ _REDACTED = (select(_TURNS.c.id).join(_MESSAGES, _MESSAGES.c.id == _TURNS.c.assi
 _STORED_LAST = select(_TURNS.c.last_event_id).where(_TURNS.c.id == bindparam("b_turn"))
 _TURN_END = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"))
              .values(status=bindparam("b_status"), last_event_id=bindparam("b_last")))
+# The usual end: the turn still running and none of its last events stored (`b_first`: the first of them).
+_RUNNING_END = (update(_TURNS).where(_TURNS.c.id == bindparam("b_turn"), _TURNS.c.status == "running",
+                                     _TURNS.c.last_event_id < bindparam("b_first"))
+                .values(status=bindparam("b_status"), last_event_id=bindparam("b_last")))
 _HOLDS = _CONVERSATIONS.c.active_turn_id == bindparam("b_turn")
 _END = (update(_CONVERSATIONS).where(_CONVERSATIONS.c.id == bindparam("b_conversation"))
         .values(updated_at=bindparam("b_now"),
@@ -131,11 +140,11 @@ def claim(s: Session, conversation_id: int, turn_id: str, workers: WorkerPresenc
 
 def _take(s: Session, conversation_id: int, turn_id: str) -> bool:
     now = utcnow()
-    result = s.execute(
+    result = s.execute(  # (a turn begins: the conversation's activity, so `updated_at` moves here too)
         update(Conversation)
         .where(Conversation.id == conversation_id,
                or_(Conversation.active_turn_id.is_(None), Conversation.active_turn_expires_at < now))
-        .values(**lease(turn_id, now), updated_at=Conversation.updated_at)
+        .values(**lease(turn_id, now), updated_at=now)
         .execution_options(synchronize_session=False))
     return result.rowcount == 1  # type: ignore[attr-defined]
 
@@ -154,11 +163,12 @@ def open_turn(s: Session, *, turn_id: str, conversation_id: int, user_id: int, k
     """A new turn's user message, its assistant message-to-be (`running`, filled by the checkpoints) and
     its `chat_turns` row, resumable from the start until its first checkpoint: a turn whose worker goes
     before that (a drain that ran out of time, a crash) is taken over, not interrupted."""
-    user_message_id, answer_id = s.scalars(_NEW_MESSAGES, [
+    ids = {role: id_ for id_, role in s.execute(_NEW_MESSAGES, [
         {"conversation_id": conversation_id, "role": "user", "content": message, "context": context,
          "extras": sent, "status": "complete"},
         {"conversation_id": conversation_id, "role": "assistant", "content": "", "context": None,
-         "extras": opened, "status": "running"}]).all()
+         "extras": opened, "status": "running"}])}
+    user_message_id, answer_id = ids["user"], ids["assistant"]
     s.execute(_NEW_TURN, {
         "id": turn_id, "conversation_id": conversation_id, "user_id": user_id, "idempotency_key": key,
         "request_hash": fingerprint, "status": "running", "user_message_id": user_message_id,
@@ -249,10 +259,8 @@ def save_progress(s: Session, batch: Sequence[Progress]) -> None:
     if answered := [p for p in batch if p.text is not None]:  # (the answers before the turns: forget's order)
         s.execute(_ANSWER_SO_FAR, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}
                                    for p in answered])
-        s.execute(_CHECKPOINT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id,
-                                 "b_state": p.resume_state.dump() if p.resume_state else None} for p in answered])
-    if events_only := [{"b_turn": p.turn_id, "b_last": p.frames[-1].id} for p in batch if p.text is None]:
-        s.execute(_LAST_EVENT, events_only)
+    s.execute(_CHECKPOINT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id, "b_whole": p.text is not None,
+                             "b_state": p.resume_state.dump() if p.resume_state else None} for p in batch])
     if redacted := list(s.scalars(_REDACTED, {"b_turns": [p.turn_id for p in batch]})):
         s.execute(delete(TurnEvent).where(TurnEvent.turn_id.in_(redacted)))
 
@@ -307,10 +315,16 @@ def save_end(s: Session, *, user_id: int, conversation_id: int, turn_id: str, me
                                   "b_extras": extras.model_dump(mode="json"), "b_status": status})
     if written.rowcount != 1:  # type: ignore[attr-defined]
         return  # redacted while the turn ran (its patient was deleted): it stays so, its events gone
-    stored = s.scalar(_STORED_LAST, {"b_turn": turn_id})
-    if stored is not None:
-        frames = [f for f in frames if f.id > stored]  # never a stored event twice
-        s.execute(_TURN_END, {"b_turn": turn_id, "b_status": status, "b_last": frames[-1].id if frames else stored})
+    ran = s.execute(_RUNNING_END, {"b_turn": turn_id, "b_status": status, "b_first": frames[0].id,
+                                   "b_last": frames[-1].id}) if frames else None
+    if ran is None or ran.rowcount != 1:  # type: ignore[attr-defined]
+        # Ended meanwhile (a sweep that thought its worker dead), or a save it never heard of stored some of
+        # them: never a stored event twice, and its end last.
+        stored = s.scalar(_STORED_LAST, {"b_turn": turn_id})
+        if stored is not None:
+            frames = [f for f in frames if f.id > stored]
+            s.execute(_TURN_END, {"b_turn": turn_id, "b_status": status,
+                                  "b_last": frames[-1].id if frames else stored})
     save_frames(s, [(turn_id, frames)])
 
 
