@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         from backend.observability.logs import uvicorn_log_config
         from backend.observability.metrics import multiprocess_dir, remove_multiprocess_dir
         upgrade(settings.database_url)  # once, before any worker starts: a fresh database works at once
-        graceful = settings.drain_deadline if args.timeout_graceful_shutdown is None else args.timeout_graceful_shutdown
+        graceful = args.timeout_graceful_shutdown
+        graceful = settings.graceful_seconds if graceful is None else graceful
         metrics_dir = multiprocess_dir(args.workers)  # before a worker imports prometheus_client
         try:
             uvicorn.run("backend.main:app", host=args.host, port=args.port, workers=args.workers,

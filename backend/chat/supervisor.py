@@ -63,6 +63,7 @@ class Supervisor:
         self.closing = False
         self.closing_at = 0.0  # (monotonic) when the drain began: the first `close_readers`
         self.drain_seconds = 2.5  # from then, how long turns may take to save themselves (`shutdown`)
+        self.graceful_seconds = 2.0  # from then, how long open requests may take (uvicorn's graceful shutdown)
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -204,24 +205,28 @@ class Supervisor:
                 log.exception("turn sweep failed")
 
     def close_readers(self) -> None:
-        """The server is going down: every reader ends with a frame asking its client to resume, and every
-        turn stops generating, to be saved `suspended` (or ended) before `drain_seconds` have passed.
-        (Each open stream calls this when the server shuts down — from SIGTERM on, the drain's deadline
-        counts from the first call; a turn launched after it is closed by `launch`.)"""
+        """The server is going down: every reader ends with a frame asking its client to resume. (Each open
+        stream calls this when the server shuts down — from SIGTERM on; a turn launched after the first
+        call is closed by `launch`.) The drain's deadline counts from the first call."""
         if not self.closing:
             self.closing = True
             self.closing_at = time.monotonic()
-        for runner in list(self.runners.values()):
+        for runner in self.runners.values():
             runner.log.close()
-            runner.stop(SHUTDOWN)
 
     async def shutdown(self) -> None:
         """Stop generating; each turn saves itself `suspended` where it can be continued (`TurnRunner._finish`),
-        else with what it has, interrupted. Those not saved by the drain's deadline (`drain_seconds` after
-        the drain began: their saves queued behind slow checkpoint writes, a loaded machine) are written
-        `suspended` here, all in one transaction, in a thread of their own: left `running`, their worker
-        gone, they would be taken over from the last checkpoint, behind the text their readers hold."""
-        self.close_readers()
+        else with what it has, interrupted. Those not saved `drain_seconds` after the drain began (their
+        saves queued behind slow checkpoint writes, a loaded machine) are written `suspended` here, all in
+        one transaction, in a thread of their own: left `running`, their worker gone, they would be taken
+        over from the last checkpoint, behind the text their readers hold. (Open requests had until
+        `graceful_seconds`, uvicorn's window, before this runs: with no stream to start the clock, that
+        long is assumed gone.)"""
+        if not self.closing:
+            self.close_readers()
+            self.closing_at -= self.graceful_seconds
+        for runner in list(self.runners.values()):
+            runner.stop(SHUTDOWN)
         if self._tasks:
             left = self.closing_at + self.drain_seconds - time.monotonic()
             await asyncio.wait(set(self._tasks), timeout=max(left, 0.0))
