@@ -23,8 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
-    serve.add_argument("--timeout-graceful-shutdown", type=float, default=3.0, metavar="SECONDS",
-                       help="on SIGTERM, how long open requests may take to end before they are cancelled")
+    serve.add_argument("--timeout-graceful-shutdown", type=float, default=None, metavar="SECONDS",
+                       help="on SIGTERM, how long open requests may take to end before they are cancelled "
+                            "(default: COLLEAGUE_DRAIN_SECONDS less a margin for the exit)")
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
     sub.add_parser("index", help="build the offline corpus's search index now (else the first search does)")
     create = sub.add_parser("create-user", help="create a user (asks for the password)")
@@ -44,10 +45,12 @@ def main(argv: list[str] | None = None) -> int:
         from backend.observability.logs import uvicorn_log_config
         from backend.observability.metrics import multiprocess_dir, remove_multiprocess_dir
         upgrade(settings.database_url)  # once, before any worker starts: a fresh database works at once
+        graceful = args.timeout_graceful_shutdown
+        graceful = settings.graceful_seconds if graceful is None else graceful
         metrics_dir = multiprocess_dir(args.workers)  # before a worker imports prometheus_client
         try:
             uvicorn.run("backend.main:app", host=args.host, port=args.port, workers=args.workers,
-                        timeout_graceful_shutdown=args.timeout_graceful_shutdown,
+                        timeout_graceful_shutdown=graceful,  # type: ignore[arg-type]  # (annotated int; any float works)
                         log_config=uvicorn_log_config(settings.log_format, settings.log_level))
         finally:
             remove_multiprocess_dir(metrics_dir)

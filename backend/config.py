@@ -10,6 +10,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DRAIN_MARGIN = 0.5  # seconds of `drain_seconds` kept for the last suspensions and the exit
 
 
 class Settings(BaseSettings):
@@ -84,6 +85,11 @@ class Settings(BaseSettings):
     # Readers of a turn that runs on another instance (PostgreSQL; README "Several instances"): its
     # events are written out at most this far apart while they read, and each instance looks at the
     # database this often without a notification (missed ones: a listener that reconnected).
+    # On SIGTERM, the seconds until this process has exited: keep it below the process manager's stop timeout
+    # (docker's 10 s, systemd's TimeoutStopSec). Open requests get it less twice `DRAIN_MARGIN` (uvicorn's
+    # graceful shutdown), running turns less one margin to be saved (those late written together:
+    # `Supervisor.shutdown`); the last margin is for the exit.
+    drain_seconds: float = Field(default=3.0, ge=1.5, le=300, alias="COLLEAGUE_DRAIN_SECONDS")
     fanout_flush_ms: int = Field(default=25, ge=1, le=500, alias="COLLEAGUE_FANOUT_FLUSH_MS")
     fanout_safety_poll_seconds: float = Field(default=2.0, gt=0, le=300, alias="COLLEAGUE_FANOUT_SAFETY_POLL_SECONDS")
     # Text deltas of one answer that come within this of the last text frame go out together as one frame
@@ -91,6 +97,17 @@ class Settings(BaseSettings):
     # out at once. 0 sends every delta as it comes.
     coalesce_ms: int = Field(default=30, ge=0, le=200, alias="COLLEAGUE_COALESCE_MS")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
+
+    @property
+    def graceful_seconds(self) -> float:
+        """Seconds after SIGTERM that open requests may take (uvicorn's graceful shutdown); running turns go
+        on meanwhile, and have at least `DRAIN_MARGIN` more to save themselves."""
+        return self.drain_seconds - 2 * DRAIN_MARGIN
+
+    @property
+    def drain_deadline(self) -> float:
+        """Seconds after SIGTERM by which running turns have been saved (the rest of the margin: the exit)."""
+        return self.drain_seconds - DRAIN_MARGIN
 
     @property
     def uses_demo_model(self) -> bool:

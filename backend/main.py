@@ -119,6 +119,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
                        flush_seconds=settings.fanout_flush_ms / 1000,
                        safety_seconds=settings.fanout_safety_poll_seconds,
                        coalesce_seconds=settings.coalesce_ms / 1000)
+    chat.supervisor.drain_seconds, chat.supervisor.graceful_seconds = settings.drain_deadline, settings.graceful_seconds
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)
     app.add_middleware(RefuseWhileDraining)  # from SIGTERM on, new requests are 503: a proxy retries elsewhere

@@ -12,7 +12,7 @@ on B (the remote reader: GET …/stream with `?turn_id=` and `Last-Event-ID: 0`)
 3. idle: the same turns stalled (the model sends nothing): commits a second with and without B's readers.
 
     .venv/bin/python benchmarks/cross_instance.py [--admin-url URL] [--readers 100] [--turns 5] [--rounds 2]
-        [--pace 5] [--window 10]
+        [--pace 5] [--window 10] [--per-turn 1]
 """
 
 from __future__ import annotations
@@ -107,10 +107,11 @@ async def read(client: httpx.AsyncClient, method: str, path: str, times: dict[st
 
 
 async def turn(a: httpx.AsyncClient, b: httpx.AsyncClient | None, ids: list[int] | None = None,
-               caught_up: list[float] | None = None) -> tuple[dict[str, float], dict[str, float], float]:
-    """One turn sent to A and read there, and on B when `b`; (A's times, B's, when B's reader attached).
-    Its conversation's id goes into `ids`, and into `caught_up` when B's reader had its first event
-    (or at once without one)."""
+               caught_up: list[float] | None = None, copies: int = 1
+               ) -> tuple[dict[str, float], dict[str, float], float]:
+    """One turn sent to A and read there, and on B when `b` (by `copies` readers, the first one timed);
+    (A's times, B's, when B's reader attached). Its conversation's id goes into `ids`, and into
+    `caught_up` when B's first reader had its first event (or at once without one)."""
     local: dict[str, float] = {}
     remote: dict[str, float] = {}
     opened: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -125,10 +126,14 @@ async def turn(a: httpx.AsyncClient, b: httpx.AsyncClient | None, ids: list[int]
         reader = asyncio.create_task(read(b, "GET", f"/api/conversations/{data['conversation_id']}/stream",
                                           remote, headers={"Last-Event-ID": "0"}, opened=first,
                                           params={"turn_id": data["turn_id"]}))
+        others = [asyncio.create_task(read(b, "GET", f"/api/conversations/{data['conversation_id']}/stream",
+                                           {}, headers={"Last-Event-ID": "0"}, params={"turn_id": data["turn_id"]}))
+                  for _ in range(copies - 1)]
         await asyncio.wait([first, reader], return_when=asyncio.FIRST_COMPLETED)
         if caught_up is not None:
             caught_up.append(time.monotonic())
         await reader
+        await asyncio.gather(*others)
     elif caught_up is not None:
         caught_up.append(time.monotonic())
     await sender
@@ -179,10 +184,10 @@ async def commits_per_second(pg: Pg, window: float, seen: list[tuple[int, int]],
 
 
 async def under_load(a: httpx.AsyncClient, b: httpx.AsyncClient, pg: Pg, n: int, window: float,
-                     remote: bool) -> tuple[float, list[float], list[tuple[int, int]]]:
+                     remote: bool, copies: int = 1) -> tuple[float, list[float], list[tuple[int, int]]]:
     seen: list[tuple[int, int]] = []
     caught_up: list[float] = []
-    turns = [asyncio.create_task(turn(a, b if remote else None, None, caught_up)) for _ in range(n)]
+    turns = [asyncio.create_task(turn(a, b if remote else None, None, caught_up, copies)) for _ in range(n)]
     rate = await commits_per_second(pg, window, seen, caught_up, n)
     done = await asyncio.gather(*turns)
     if remote:
@@ -205,28 +210,30 @@ async def measure(args: argparse.Namespace, fake: Fake, a_url: str, b_url: str, 
             print(f"lag, one turn at a time, round {round_ + 1}: {ms(found)}")
         seconds = SETTLE + args.window + 10
         fake.tell(f"answer {int(2 * args.pace * seconds)} {1 / args.pace}")
-        alone, _, _ = await under_load(a, b, pg, args.readers, args.window, remote=False)
-        read_too, found, seen = await under_load(a, b, pg, args.readers, args.window, remote=True)
-        print(f"{args.readers} turns at {args.pace:g} deltas/s on A: {alone:.1f} commits/s read on A only, "
-              f"{read_too:.1f} with each also read on B: {(read_too - alone) / args.readers:.2f} commits/s "
-              f"per remote reader")
+        n, k = args.readers // args.per_turn, args.per_turn
+        alone, _, _ = await under_load(a, b, pg, n, args.window, remote=False)
+        read_too, found, seen = await under_load(a, b, pg, n, args.window, remote=True, copies=k)
+        print(f"{n} turns at {args.pace:g} deltas/s on A: {alone:.1f} commits/s read on A only, "
+              f"{read_too:.1f} with each also read on B by {k}: {(read_too - alone) / (n * k):.2f} commits/s "
+              f"per remote reader ({read_too - alone:.1f} for all {n * k})")
         print(f"lag beside them: {ms(found)}")
         print(f"connections to the database during the load: max {max(c for c, _ in seen)} "
               f"(of them listening: {max(listening for _, listening in seen)})")
         fake.tell(f"stall {SETTLE + args.window + 30}")
-        idle_alone = await idle(a, b, pg, args.readers, args.window, remote=False)
-        idle_read = await idle(a, b, pg, args.readers, args.window, remote=True)
-        print(f"idle ({args.readers} turns waiting for the model): {idle_alone:.1f} commits/s read on A only, "
-              f"{idle_read:.1f} with each also read on B: {(idle_read - idle_alone) / args.readers:.3f} "
-              f"commits/s per idle remote reader")
+        idle_alone = await idle(a, b, pg, n, args.window, remote=False)
+        idle_read = await idle(a, b, pg, n, args.window, remote=True, copies=k)
+        print(f"idle ({n} turns waiting for the model): {idle_alone:.1f} commits/s read on A only, "
+              f"{idle_read:.1f} with each also read on B by {k}: {(idle_read - idle_alone) / (n * k):.3f} "
+              f"commits/s per idle remote reader ({idle_read - idle_alone:.1f} for all {n * k})")
 
 
-async def idle(a: httpx.AsyncClient, b: httpx.AsyncClient, pg: Pg, n: int, window: float, remote: bool) -> float:
+async def idle(a: httpx.AsyncClient, b: httpx.AsyncClient, pg: Pg, n: int, window: float, remote: bool,
+               copies: int = 1) -> float:
     """Commits a second while `n` turns wait for the model (which sends nothing), read on A, and on B
     when `remote`; then each is stopped."""
     ids: list[int] = []
     caught_up: list[float] = []
-    turns = [asyncio.create_task(turn(a, b if remote else None, ids, caught_up)) for _ in range(n)]
+    turns = [asyncio.create_task(turn(a, b if remote else None, ids, caught_up, copies)) for _ in range(n)]
     rate = await commits_per_second(pg, window, [], caught_up, n)
     for conversation_id in ids:
         (await a.post(f"/api/conversations/{conversation_id}/stop")).raise_for_status()
@@ -239,6 +246,8 @@ def main() -> None:
     parser.add_argument("--admin-url", default=os.environ.get("COLLEAGUE_TEST_PG",
                                                               "postgresql+psycopg://postgres@127.0.0.1:5432/test"))
     parser.add_argument("--readers", type=int, default=100)
+    parser.add_argument("--per-turn", type=int, default=1,
+                        help="remote readers of each turn under load: --readers / --per-turn turns")
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--pace", type=float, default=5, help="text deltas a second per turn under load")

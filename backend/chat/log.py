@@ -62,6 +62,7 @@ class TurnLog:
         self.next_id = 1
         self.finished = False
         self.closing = False
+        self.sealed: int | None = None  # no reader is given a frame past this id (`seal`)
         self._waiting: list[asyncio.Future[None]] = []  # readers caught up with the log
 
     def append(self, event: WireEvent) -> Frame:
@@ -106,7 +107,14 @@ class TurnLog:
     @property
     def horizon(self) -> int:
         """The highest id a reader may be given now (see RESERVE)."""
+        if self.sealed is not None:
+            return self.sealed
         return max(self.floor, self._saved_through) + RESERVE
+
+    def seal(self) -> None:
+        """The turn's state is saved for another worker as of now: what is appended later (a runner still
+        unwinding) is never sent, so no reader holds an event the worker going on with the turn can't know."""
+        self.sealed = self.next_id - 1  # (frames saved and passed may be out of memory)
 
     def finish(self) -> None:
         self.finished = True

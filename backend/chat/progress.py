@@ -193,6 +193,10 @@ class ProgressWriter:
                 if not done.done():
                     done.set_result(turn.turn_id in saved)
 
+    def suspend_now(self, batch: list[Suspension]) -> set[str]:
+        """The drain's last resort (`Supervisor.shutdown`): these turns suspended now, in the caller's thread."""
+        return self._suspend(batch)
+
     def _suspend(self, batch: list[Suspension]) -> set[str]:
         """The batch in one transaction; if that fails, each turn alone (one turn never costs the others)."""
         try:

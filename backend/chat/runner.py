@@ -226,13 +226,27 @@ class TurnRunner:
         return ContextUsage(input_tokens=self.state.last_input_tokens, context_window=config.context_window,
                             model=config.model, turns=self.turn.turns, compaction=config.compaction)
 
+    @property
+    def suspends(self) -> bool:
+        """Stopped by a shutdown where the model can go on: the turn is saved `suspended`, not ended."""
+        failure = self.failure or self.state.failure
+        return (failure is SHUTDOWN and not self.stopped and self.llm.mode != "demo"
+                and ResumeState.of(self.state).continuable)
+
+    def suspension(self) -> Suspension:
+        """Where the turn is: every frame its readers may hold, the answer so far, its resume state."""
+        self.coalescer.flush()
+        turn = self.turn
+        extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
+        return Suspension(turn.turn_id, turn.conversation_id, turn.assistant_message_id, self.log.unsaved(),
+                          self.visible, extras, ResumeState.of(self.state))
+
     async def _finish(self) -> None:
         turn, state = self.turn, self.state
-        failure = self.failure or state.failure
-        if (failure is SHUTDOWN and not self.stopped and self.llm.mode != "demo"
-                and ResumeState.of(state).continuable):
+        if self.suspends:
             await self._suspend()
             return
+        failure = self.failure or state.failure
         status: EndStatus = "interrupted" if self.stopped or failure is SHUTDOWN else (
             "failed" if failure else "complete")
         extraction = extract(state.text + state.partial_text, turn.resolved.llm_payloads)
@@ -260,11 +274,9 @@ class TurnRunner:
 
     async def _suspend(self) -> None:
         """Shutdown between tool calls: save where the turn is, for a live worker to go on with it."""
-        turn, frames = self.turn, self.log.unsaved()
-        extras = self._extras(self.state.tool_payloads, [], [], []).model_dump(mode="json")
-        if await self.saves.suspend(Suspension(turn.turn_id, turn.conversation_id, turn.assistant_message_id,
-                                               frames, self.visible, extras, ResumeState.of(self.state))) and frames:
-            self.log.mark_saved(frames[-1].id)
+        suspension = self.suspension()
+        if await self.saves.suspend(suspension) and suspension.frames:
+            self.log.mark_saved(suspension.frames[-1].id)
 
     def _save(self, content: str, extras: MessageExtras, status: EndStatus, frames: list[Frame]) -> None:
         turn = self.turn

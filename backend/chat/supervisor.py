@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -60,6 +61,9 @@ class Supervisor:
         self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker
         self.screenings: object | None = None  # the screening tools' store reader (`ToolContext.screenings`)
         self.closing = False
+        self.closing_at = 0.0  # (monotonic) when the drain began: the first `close_readers`
+        self.drain_seconds = 2.5  # from then, how long turns may take to save themselves (`shutdown`)
+        self.graceful_seconds = 2.0  # from then, how long open requests may take (uvicorn's graceful shutdown)
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -202,19 +206,43 @@ class Supervisor:
 
     def close_readers(self) -> None:
         """The server is going down: every reader ends with a frame asking its client to resume. (Each open
-        stream calls this when the server shuts down; a turn launched after the first call is closed by
-        `launch`.)"""
-        self.closing = True
+        stream calls this when the server shuts down — from SIGTERM on; a turn launched after the first
+        call is closed by `launch`.) The drain's deadline counts from the first call."""
+        if not self.closing:
+            self.closing = True
+            self.closing_at = time.monotonic()
         for runner in self.runners.values():
             runner.log.close()
 
-    async def shutdown(self, timeout: float = 3.0) -> None:
-        """Stop generating; within `timeout`, each turn is saved `suspended` where it can be continued
-        (`TurnRunner._finish`), else with what it has, interrupted."""
-        self.close_readers()
+    async def shutdown(self) -> None:
+        """Stop generating; each turn saves itself `suspended` where it can be continued (`TurnRunner._finish`),
+        else with what it has, interrupted. Those not saved `drain_seconds` after the drain began (their
+        saves queued behind slow checkpoint writes, a loaded machine) are written `suspended` here, all in
+        one transaction, in a thread of their own: left `running`, their worker gone, they would be taken
+        over from the last checkpoint, behind the text their readers hold. (Open requests had until
+        `graceful_seconds`, uvicorn's window, before this runs: with no stream to start the clock, that
+        long is assumed gone.)"""
+        if not self.closing:
+            self.close_readers()
+            self.closing_at -= self.graceful_seconds
         for runner in list(self.runners.values()):
             runner.stop(SHUTDOWN)
         if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=timeout)
+            left = self.closing_at + self.drain_seconds - time.monotonic()
+            await asyncio.wait(set(self._tasks), timeout=max(left, 0.0))
+        if late := [r for r in self.runners.values() if r.task is not None and not r.task.done() and r.suspends]:
+            log.warning("the drain's deadline passed with %d turns unsaved: suspending them together", len(late))
+            batch = [r.suspension() for r in late]
+            for runner in late:
+                runner.log.seal()
+            try:
+                saved = await anyio.to_thread.run_sync(self.saves.suspend_now, batch,
+                                                       limiter=anyio.CapacityLimiter(1))
+            except Exception:
+                log.exception("suspending %d turns at the drain's deadline failed", len(batch))
+                saved = set()
+            for runner, suspension in zip(late, batch, strict=True):
+                if suspension.turn_id in saved and suspension.frames:
+                    runner.log.mark_saved(suspension.frames[-1].id)
         if self._watcher is not None:
             self._watcher.cancel()

@@ -9,6 +9,7 @@ is taken over from its start.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -20,8 +21,10 @@ from sse_starlette import ServerSentEvent
 from starlette.testclient import TestClient
 
 from backend.agent.llm import make_llm
+from backend.agent.schemas import TextDelta
 from backend.chat import turns
 from backend.chat.begin import Begun, ChatRequest
+from backend.chat.log import Closing, Frame, TurnLog
 from backend.chat.service import ChatService
 from backend.chat.sse import encode
 from backend.chat.turn import ResumeState
@@ -226,3 +229,91 @@ async def test_an_answer_finished_when_the_drain_comes_is_saved_complete(
     await shutdown
     turn, answer = turn_rows(db)["all of it"]
     assert turn.status == answer.status == "complete" and answer.content == words
+
+
+class FrameReader:
+    """One response's frames as its client gets them (ids and text), until its turn ends or it is told to resume."""
+
+    def __init__(self, frames: AsyncIterator[Frame]) -> None:
+        self.frames: list[Frame] = []
+        self.task = asyncio.create_task(self._read(frames))
+
+    async def _read(self, frames: AsyncIterator[Frame]) -> None:
+        with contextlib.suppress(Closing):
+            async for frame in frames:
+                self.frames.append(frame)
+
+    @property
+    def text(self) -> str:
+        return "".join(f.data["text"] for f in self.frames if f.type == "text_delta")
+
+
+async def test_turns_a_drain_could_not_save_by_its_deadline_are_suspended_with_every_frame_their_readers_hold(
+        settings: Settings, db: Database, fake_llm: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turns' own suspensions wait (queued behind slow writes on a loaded machine) past the drain's
+    deadline: the shutdown still ends by then and the turns are stored `suspended` with every event their
+    readers were sent. The next worker numbers on from there (no gap of ids) and its readers, resuming where
+    they were, assemble the stored answer: no text twice."""
+    fake_llm.default = Script.slow("Words keep coming. ", delay=0.02)
+    user_id = add_user(db, "alice")
+    first = await started(settings, db)
+    first.supervisor.drain_seconds = 0.5
+    queued: list[str] = []
+    never = asyncio.Event()
+
+    async def queued_for_ever(turn: Any) -> bool:
+        queued.append(turn.turn_id)
+        await never.wait()
+        return False
+
+    monkeypatch.setattr(first.saves, "suspend", queued_for_ever)
+    asked = [f"question {i}" for i in range(3)]
+    readers = {m: FrameReader(await first.submit(lambda: user_id, ChatRequest(message=m, context=CONTEXT)))
+               for m in asked}
+    await until(lambda: all(len(r.frames) > 30 for r in readers.values()), "the answers to be well under way")
+    first.close_readers()  # SIGTERM
+    await until(lambda: all(r.task.done() for r in readers.values()), "every reader to be told to resume")
+    began = time.monotonic()
+    try:
+        await stopped(first)
+        assert time.monotonic() - began < 2.0  # the deadline (0.5 s) and one write
+    finally:
+        never.set()
+    assert len(queued) == len(asked)  # each turn tried to save itself, and could not in time
+    rows = turn_rows(db)
+    for m in asked:
+        turn, _answer = rows[m]
+        assert turn.status == "suspended", (m, turn.status)
+        assert turn.last_event_id >= readers[m].frames[-1].id  # every id a reader holds is stored
+
+    fake_llm.default = Script.answer(Reply.text(" And that is all."))
+    second = await started(settings, db)
+    try:
+        turn_ids = {m: rows[m][0].id for m in asked}
+        for m in asked:  # each client resumes on the surviving worker from the last id it holds
+            reader = readers[m]
+            reader.frames.extend([frame async for frame in second.read(turn_ids[m], reader.frames[-1].id)])
+        await until(lambda: not second.supervisor.runners, "the continued turns to end")
+    finally:
+        await stopped(second)
+    for m, (turn, answer) in turn_rows(db).items():
+        frames = readers[m].frames
+        assert turn.status == answer.status == "complete", (m, turn.status)
+        assert [f.id for f in frames] == list(range(1, len(frames) + 1)), m  # each id once, none skipped
+        assert readers[m].text == answer.content and answer.content.endswith("And that is all."), m
+
+
+async def test_a_reader_is_never_given_what_a_turn_logged_after_its_state_was_saved_for_another_worker() -> None:
+    """What a runner still unwinding logs after the drain wrote its turn `suspended` (`TurnLog.seal`) is
+    unknown to the worker that goes on with it: a reader that got it would see that text again."""
+    log = TurnLog("t")
+    for word in ("one", "two"):
+        log.append(TextDelta(text=word))
+    log.seal()
+    log.append(TextDelta(text="three"))
+    log.close()
+    got: list[int] = []
+    with pytest.raises(Closing):
+        async for frame in log.follow(0):
+            got.append(frame.id)
+    assert got == [1, 2]
