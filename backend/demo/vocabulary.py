@@ -134,7 +134,7 @@ STOPWORDS = set("""a an the and or of for in on to with about find search show m
 need please some any all articles article papers paper literature studies study trials trial query queries
 pubmed clinical that which who what are is be on new recent latest i we you can could would like build write
 make help more suggest better this these those improve refine it its current search results result ones one
-only just also too add my our table""".split())
+only just also too add my our table page pages app tool site website trialscout tablizer colleague""".split())
 
 
 def consume(text: str, concepts: tuple[Concept, ...]) -> tuple[list[Concept], str]:

@@ -93,6 +93,14 @@ def test_refining_a_pubmed_query_builds_on_it(demo: TestClient) -> None:
     assert article_total(demo, improved) >= article_total(demo, "lung cancer")
 
 
+def test_a_question_about_the_page_itself_is_not_a_search(demo: TestClient) -> None:
+    """Words naming the product ("page", "app", "TrialScout") are not a condition to search for."""
+    melanoma = {**NSCLC_FORM, "condition": "melanoma", "trials": TRIALS, "total_matched": 301, "loaded_count": 4}
+    for question in ("What is this page for?", "What is this app for?", "what's TrialScout for"):
+        payloads = answer(chat(demo, question, context=melanoma))["payloads"]
+        assert "trial_search_suggestion" not in [p["type"] for p in payloads], question
+
+
 # ---- questions about the loaded rows ----------------------------------------------------------------------
 
 def test_a_question_about_loaded_articles_is_answered_from_them(demo: TestClient) -> None:
