@@ -17,5 +17,7 @@ export default defineConfig({
     include: ["src/**/*.test.{ts,tsx}"],
     setupFiles: ["src/test/setup.ts"],
     restoreMocks: true,
+    // Above the 5 s a findBy may wait (src/test/setup.ts), so a slow first render fails on its own line.
+    testTimeout: 15000,
   },
 });
