@@ -10,101 +10,73 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import create_indexes, foreign_key, optional, primary_key, required, timestamps
+
 revision = "0001_initial"
 down_revision = None
 branch_labels = None
 depends_on = None
 
 
-def _ts(name: str) -> sa.Column:
-    return sa.Column(name, sa.DateTime(timezone=True), nullable=False)
-
-
 def upgrade() -> None:
     op.create_table(
         "users",
         sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("username", sa.String(80), nullable=False),
-        sa.Column("password_hash", sa.String(255), nullable=False),
-        sa.Column("role", sa.String(20), nullable=False),
-        _ts("created_at"),
-        sa.PrimaryKeyConstraint("id", name="pk_users"),
+        *required(username=sa.String(80), password_hash=sa.String(255), role=sa.String(20)),
+        *timestamps("created_at"),
+        primary_key("users"),
         sa.UniqueConstraint("username", name="uq_users_username"),
     )
     op.create_table(
         "auth_sessions",
-        sa.Column("token", sa.String(64), nullable=False),
-        sa.Column("user_id", sa.Integer, nullable=False),
-        _ts("created_at"),
-        _ts("expires_at"),
-        sa.PrimaryKeyConstraint("token", name="pk_auth_sessions"),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], ondelete="CASCADE",
-                                name="fk_auth_sessions_user_id_users"),
+        *required(token=sa.String(64), user_id=sa.Integer),
+        *timestamps("created_at", "expires_at"),
+        primary_key("auth_sessions", "token"),
+        foreign_key("auth_sessions", "user_id", "users"),
     )
-    op.create_index("ix_auth_sessions_user_id", "auth_sessions", ["user_id"])
+    create_indexes("auth_sessions", "user_id")
     op.create_table(
         "research_streams",
-        sa.Column("id", sa.Integer, nullable=False),
-        sa.Column("name", sa.String(200), nullable=False),
-        sa.Column("description", sa.Text),
-        sa.Column("chat_instructions", sa.Text),
-        sa.Column("settings", sa.JSON),
-        sa.Column("archived", sa.Boolean, nullable=False),
-        sa.Column("updated_by", sa.Integer),
-        _ts("created_at"),
-        _ts("updated_at"),
-        sa.PrimaryKeyConstraint("id", name="pk_research_streams"),
-        sa.ForeignKeyConstraint(["updated_by"], ["users.id"], ondelete="SET NULL",
-                                name="fk_research_streams_updated_by_users"),
+        *required(id=sa.Integer, name=sa.String(200)),
+        *optional(description=sa.Text, chat_instructions=sa.Text, settings=sa.JSON),
+        *required(archived=sa.Boolean),
+        *optional(updated_by=sa.Integer),
+        *timestamps("created_at", "updated_at"),
+        primary_key("research_streams"),
+        foreign_key("research_streams", "updated_by", "users", ondelete="SET NULL"),
     )
     op.create_table(
         "stream_instruction_versions",
-        sa.Column("id", sa.Integer, nullable=False),
-        sa.Column("stream_id", sa.Integer, nullable=False),
-        sa.Column("chat_instructions", sa.Text),
-        sa.Column("note", sa.String(500)),
-        sa.Column("created_by", sa.Integer),
-        _ts("created_at"),
-        sa.PrimaryKeyConstraint("id", name="pk_stream_instruction_versions"),
-        sa.ForeignKeyConstraint(["stream_id"], ["research_streams.id"], ondelete="CASCADE",
-                                name="fk_stream_instruction_versions_stream_id_research_streams"),
-        sa.ForeignKeyConstraint(["created_by"], ["users.id"], ondelete="SET NULL",
-                                name="fk_stream_instruction_versions_created_by_users"),
+        *required(id=sa.Integer, stream_id=sa.Integer),
+        *optional(chat_instructions=sa.Text, note=sa.String(500), created_by=sa.Integer),
+        *timestamps("created_at"),
+        primary_key("stream_instruction_versions"),
+        foreign_key("stream_instruction_versions", "stream_id", "research_streams"),
+        foreign_key("stream_instruction_versions", "created_by", "users", ondelete="SET NULL"),
     )
-    op.create_index("ix_stream_instruction_versions_stream_id", "stream_instruction_versions", ["stream_id"])
+    create_indexes("stream_instruction_versions", "stream_id")
     op.create_table(
         "conversations",
-        sa.Column("id", sa.Integer, nullable=False),
-        sa.Column("user_id", sa.Integer, nullable=False),
-        sa.Column("title", sa.String(255)),
-        _ts("created_at"),
-        _ts("updated_at"),
-        sa.PrimaryKeyConstraint("id", name="pk_conversations"),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], ondelete="CASCADE",
-                                name="fk_conversations_user_id_users"),
+        *required(id=sa.Integer, user_id=sa.Integer),
+        *optional(title=sa.String(255)),
+        *timestamps("created_at", "updated_at"),
+        primary_key("conversations"),
+        foreign_key("conversations", "user_id", "users"),
     )
-    op.create_index("ix_conversations_user_id", "conversations", ["user_id"])
+    create_indexes("conversations", "user_id")
     op.create_table(
         "messages",
-        sa.Column("id", sa.Integer, nullable=False),
-        sa.Column("conversation_id", sa.Integer, nullable=False),
-        sa.Column("role", sa.String(20), nullable=False),
-        sa.Column("content", sa.Text, nullable=False),
-        sa.Column("context", sa.JSON),
-        sa.Column("extras", sa.JSON),
-        sa.Column("status", sa.String(20), nullable=False),
-        _ts("created_at"),
-        sa.PrimaryKeyConstraint("id", name="pk_messages"),
-        sa.ForeignKeyConstraint(["conversation_id"], ["conversations.id"], ondelete="CASCADE",
-                                name="fk_messages_conversation_id_conversations"),
+        *required(id=sa.Integer, conversation_id=sa.Integer, role=sa.String(20), content=sa.Text),
+        *optional(context=sa.JSON, extras=sa.JSON),
+        *required(status=sa.String(20)),
+        *timestamps("created_at"),
+        primary_key("messages"),
+        foreign_key("messages", "conversation_id", "conversations"),
     )
-    op.create_index("ix_messages_conversation_id", "messages", ["conversation_id"])
+    create_indexes("messages", "conversation_id")
 
 
 def downgrade() -> None:
-    op.drop_table("messages")
-    op.drop_table("conversations")
-    op.drop_table("stream_instruction_versions")
-    op.drop_table("research_streams")
-    op.drop_table("auth_sessions")
-    op.drop_table("users")
+    for table in ("messages", "conversations", "stream_instruction_versions", "research_streams", "auth_sessions",
+                  "users"):
+        op.drop_table(table)

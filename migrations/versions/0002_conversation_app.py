@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import add_columns, create_indexes, drop_columns, drop_indexes
+
 revision = "0002_conversation_app"
 down_revision = "0001_initial"
 branch_labels = None
@@ -17,14 +19,12 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("conversations") as batch:
-        batch.add_column(sa.Column("app", sa.String(50), nullable=False, server_default="kh"))
-    op.create_index("ix_conversations_app", "conversations", ["app"])
+    add_columns("conversations", sa.Column("app", sa.String(50), nullable=False, server_default="kh"))
+    create_indexes("conversations", "app")
     op.create_index("ix_conversations_user_app", "conversations", ["user_id", "app"])
 
 
 def downgrade() -> None:
     op.drop_index("ix_conversations_user_app", table_name="conversations")
-    op.drop_index("ix_conversations_app", table_name="conversations")
-    with op.batch_alter_table("conversations") as batch:
-        batch.drop_column("app")
+    drop_indexes("conversations", "app")
+    drop_columns("conversations", "app")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import optional, primary_key, required, timestamps
+
 revision = "0003_ai_column_results"
 down_revision = "0002_conversation_app"
 branch_labels = None
@@ -19,19 +21,12 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "ai_column_results",
-        sa.Column("id", sa.Integer, nullable=False),
-        sa.Column("criteria_hash", sa.String(64), nullable=False),
-        sa.Column("column_type", sa.String(16), nullable=False),
-        sa.Column("app", sa.String(20), nullable=False),
-        sa.Column("item_id", sa.String(32), nullable=False),
-        sa.Column("model", sa.String(100), nullable=False),
-        sa.Column("value", sa.Text),
-        sa.Column("reasoning", sa.Text, nullable=False),
-        sa.Column("evidence", sa.JSON, nullable=False),
-        sa.Column("input_tokens", sa.Integer, nullable=False),
-        sa.Column("output_tokens", sa.Integer, nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name="pk_ai_column_results"),
+        *required(id=sa.Integer, criteria_hash=sa.String(64), column_type=sa.String(16), app=sa.String(20),
+                  item_id=sa.String(32), model=sa.String(100)),
+        *optional(value=sa.Text),
+        *required(reasoning=sa.Text, evidence=sa.JSON, input_tokens=sa.Integer, output_tokens=sa.Integer),
+        *timestamps("created_at"),
+        primary_key("ai_column_results"),
         sa.UniqueConstraint("criteria_hash", "column_type", "app", "model", "item_id",
                             name="uq_ai_column_results_key"),
     )

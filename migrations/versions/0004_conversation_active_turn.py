@@ -8,7 +8,8 @@ Create Date: 2026-11-22
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import op
+
+from migrations.columns import add_columns, drop_columns
 
 revision = "0004_conversation_active_turn"
 down_revision = "0003_ai_column_results"
@@ -17,14 +18,13 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("conversations") as batch:
-        batch.add_column(sa.Column("active_turn_id", sa.String(32)))
-        batch.add_column(sa.Column("active_turn_expires_at", sa.DateTime(timezone=True)))
-        batch.add_column(sa.Column("stop_requested", sa.Boolean, nullable=False, server_default=sa.false()))
+    add_columns(
+        "conversations",
+        sa.Column("active_turn_id", sa.String(32)),
+        sa.Column("active_turn_expires_at", sa.DateTime(timezone=True)),
+        sa.Column("stop_requested", sa.Boolean, nullable=False, server_default=sa.false()),
+    )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("conversations") as batch:
-        batch.drop_column("stop_requested")
-        batch.drop_column("active_turn_expires_at")
-        batch.drop_column("active_turn_id")
+    drop_columns("conversations", "stop_requested", "active_turn_expires_at", "active_turn_id")

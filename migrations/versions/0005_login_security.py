@@ -14,6 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import create_indexes, drop_indexes, primary_key, required, timestamps
+
 revision = "0005_login_security"
 down_revision = "0004_conversation_active_turn"
 branch_labels = None
@@ -23,13 +25,12 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "login_failures",
-        sa.Column("key", sa.String(120), nullable=False),
-        sa.Column("failures", sa.Integer, nullable=False),
-        sa.Column("last_failure_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("blocked_until", sa.DateTime(timezone=True)),
-        sa.PrimaryKeyConstraint("key", name="pk_login_failures"),
+        *required(key=sa.String(120), failures=sa.Integer),
+        *timestamps("last_failure_at"),
+        *timestamps("blocked_until", nullable=True),
+        primary_key("login_failures", "key"),
     )
-    op.create_index("ix_login_failures_last_failure_at", "login_failures", ["last_failure_at"])
+    create_indexes("login_failures", "last_failure_at")
     op.execute(sa.text("DELETE FROM auth_sessions"))
     with op.batch_alter_table("auth_sessions") as batch:
         batch.alter_column("token", new_column_name="token_hash", existing_type=sa.String(64),
@@ -41,5 +42,5 @@ def downgrade() -> None:
     with op.batch_alter_table("auth_sessions") as batch:
         batch.alter_column("token_hash", new_column_name="token", existing_type=sa.String(64),
                            existing_nullable=False)
-    op.drop_index("ix_login_failures_last_failure_at", table_name="login_failures")
+    drop_indexes("login_failures", "last_failure_at")
     op.drop_table("login_failures")

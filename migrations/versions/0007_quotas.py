@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import foreign_key, primary_key, required
+
 revision = "0007_quotas"
 down_revision = "0006_ai_column_results_per_user"
 branch_labels = None
@@ -19,22 +21,16 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "rate_limit_counters",
-        sa.Column("key", sa.String(255), nullable=False),
-        sa.Column("count", sa.Integer, nullable=False),
-        sa.Column("expires_at", sa.Float, nullable=False),
-        sa.PrimaryKeyConstraint("key", name="pk_rate_limit_counters"),
+        *required(key=sa.String(255), count=sa.Integer, expires_at=sa.Float),
+        primary_key("rate_limit_counters", "key"),
     )
     op.create_table(
         "daily_usage",
-        sa.Column("user_id", sa.Integer, nullable=False),
-        sa.Column("day", sa.Date, nullable=False),
-        sa.Column("turns", sa.Integer, nullable=False),
-        sa.Column("input_tokens", sa.BigInteger, nullable=False),
-        sa.Column("output_tokens", sa.BigInteger, nullable=False),
-        sa.Column("cache_creation_input_tokens", sa.BigInteger, nullable=False),
-        sa.Column("cache_read_input_tokens", sa.BigInteger, nullable=False),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name="fk_daily_usage_user_id_users", ondelete="CASCADE"),
-        sa.PrimaryKeyConstraint("user_id", "day", name="pk_daily_usage"),
+        *required(user_id=sa.Integer, day=sa.Date, turns=sa.Integer, input_tokens=sa.BigInteger,
+                  output_tokens=sa.BigInteger, cache_creation_input_tokens=sa.BigInteger,
+                  cache_read_input_tokens=sa.BigInteger),
+        foreign_key("daily_usage", "user_id", "users"),
+        primary_key("daily_usage", "user_id", "day"),
     )
 
 

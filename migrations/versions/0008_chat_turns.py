@@ -10,6 +10,17 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import (
+    create_event_log,
+    create_indexes,
+    drop_indexes,
+    foreign_key,
+    optional,
+    primary_key,
+    required,
+    timestamps,
+)
+
 revision = "0008_chat_turns"
 down_revision = "0007_quotas"
 branch_labels = None
@@ -19,37 +30,22 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "chat_turns",
-        sa.Column("id", sa.String(32), nullable=False),
-        sa.Column("conversation_id", sa.Integer, nullable=False),
-        sa.Column("user_id", sa.Integer, nullable=False),
-        sa.Column("idempotency_key", sa.String(100)),
-        sa.Column("request_hash", sa.String(64), nullable=False),
-        sa.Column("status", sa.String(20), nullable=False),
-        sa.Column("user_message_id", sa.Integer),
-        sa.Column("assistant_message_id", sa.Integer),
-        sa.Column("last_event_id", sa.Integer, nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name="pk_chat_turns"),
-        sa.ForeignKeyConstraint(["conversation_id"], ["conversations.id"], ondelete="CASCADE",
-                                name="fk_chat_turns_conversation_id_conversations"),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], ondelete="CASCADE", name="fk_chat_turns_user_id_users"),
+        *required(id=sa.String(32), conversation_id=sa.Integer, user_id=sa.Integer),
+        *optional(idempotency_key=sa.String(100)),
+        *required(request_hash=sa.String(64), status=sa.String(20)),
+        *optional(user_message_id=sa.Integer, assistant_message_id=sa.Integer),
+        *required(last_event_id=sa.Integer),
+        *timestamps("created_at", "updated_at"),
+        primary_key("chat_turns"),
+        foreign_key("chat_turns", "conversation_id", "conversations"),
+        foreign_key("chat_turns", "user_id", "users"),
         sa.UniqueConstraint("user_id", "idempotency_key", name="uq_chat_turns_user_key"),
     )
-    op.create_index("ix_chat_turns_conversation_id", "chat_turns", ["conversation_id"])
-    op.create_table(
-        "turn_events",
-        sa.Column("turn_id", sa.String(32), nullable=False),
-        sa.Column("seq", sa.Integer, nullable=False),
-        sa.Column("type", sa.String(32), nullable=False),
-        sa.Column("data", sa.JSON, nullable=False),
-        sa.PrimaryKeyConstraint("turn_id", "seq", name="pk_turn_events"),
-        sa.ForeignKeyConstraint(["turn_id"], ["chat_turns.id"], ondelete="CASCADE",
-                                name="fk_turn_events_turn_id_chat_turns"),
-    )
+    create_indexes("chat_turns", "conversation_id")
+    create_event_log("turn_events", sa.Column("turn_id", sa.String(32), nullable=False), "chat_turns")
 
 
 def downgrade() -> None:
     op.drop_table("turn_events")
-    op.drop_index("ix_chat_turns_conversation_id", table_name="chat_turns")
+    drop_indexes("chat_turns", "conversation_id")
     op.drop_table("chat_turns")

@@ -9,7 +9,8 @@ Create Date: 2026-11-23
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import op
+
+from migrations.columns import add_columns, drop_columns
 
 revision = "0009_turn_workers"
 down_revision = "0008_chat_turns"
@@ -18,14 +19,13 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("chat_turns") as batch:
-        batch.add_column(sa.Column("worker_id", sa.String(32)))
-        batch.add_column(sa.Column("resume_state", sa.JSON))
-        batch.add_column(sa.Column("continued", sa.Integer, nullable=False, server_default="0"))
+    add_columns(
+        "chat_turns",
+        sa.Column("worker_id", sa.String(32)),
+        sa.Column("resume_state", sa.JSON),
+        sa.Column("continued", sa.Integer, nullable=False, server_default="0"),
+    )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("chat_turns") as batch:
-        batch.drop_column("continued")
-        batch.drop_column("resume_state")
-        batch.drop_column("worker_id")
+    drop_columns("chat_turns", "continued", "resume_state", "worker_id")

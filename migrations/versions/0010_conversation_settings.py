@@ -8,7 +8,8 @@ Create Date: 2026-11-23
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import op
+
+from migrations.columns import add_columns, drop_columns
 
 revision = "0010_conversation_settings"
 down_revision = "0009_turn_workers"
@@ -17,14 +18,13 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("conversations") as batch:
-        batch.add_column(sa.Column("model", sa.String(100), nullable=True))
-        batch.add_column(sa.Column("max_tokens", sa.Integer, nullable=True))
-        batch.add_column(sa.Column("compaction", sa.Boolean, nullable=False, server_default=sa.true()))
+    add_columns(
+        "conversations",
+        sa.Column("model", sa.String(100), nullable=True),
+        sa.Column("max_tokens", sa.Integer, nullable=True),
+        sa.Column("compaction", sa.Boolean, nullable=False, server_default=sa.true()),
+    )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("conversations") as batch:
-        batch.drop_column("compaction")
-        batch.drop_column("max_tokens")
-        batch.drop_column("model")
+    drop_columns("conversations", "compaction", "max_tokens", "model")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import create_indexes, drop_indexes, foreign_key, primary_key, required, timestamps
+
 revision = "0012_reports"
 down_revision = "0011_stream_versions"
 branch_labels = None
@@ -19,20 +21,15 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "reports",
-        sa.Column("id", sa.Integer, nullable=False),
-        sa.Column("user_id", sa.Integer, nullable=False),
-        sa.Column("app", sa.String(20), nullable=False),
-        sa.Column("title", sa.String(255), nullable=False),
-        sa.Column("row_count", sa.Integer, nullable=False),
-        sa.Column("html", sa.Text, nullable=False),
-        sa.Column("pdf", sa.LargeBinary, nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name="pk_reports"),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], ondelete="CASCADE", name="fk_reports_user_id_users"),
+        *required(id=sa.Integer, user_id=sa.Integer, app=sa.String(20), title=sa.String(255), row_count=sa.Integer,
+                  html=sa.Text, pdf=sa.LargeBinary),
+        *timestamps("created_at"),
+        primary_key("reports"),
+        foreign_key("reports", "user_id", "users"),
     )
-    op.create_index("ix_reports_user_id", "reports", ["user_id"])
+    create_indexes("reports", "user_id")
 
 
 def downgrade() -> None:
-    op.drop_index("ix_reports_user_id", table_name="reports")
+    drop_indexes("reports", "user_id")
     op.drop_table("reports")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import foreign_key, primary_key, required
+
 revision = "0014_model_usage"
 down_revision = "0013_screening"
 branch_labels = None
@@ -23,13 +25,10 @@ TOKENS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache
 def upgrade() -> None:
     op.create_table(
         "model_usage",
-        sa.Column("user_id", sa.Integer, nullable=False),
-        sa.Column("day", sa.Date, nullable=False),
-        sa.Column("model", sa.String(100), nullable=False),
-        sa.Column("turns", sa.Integer, nullable=False),
-        *(sa.Column(name, sa.BigInteger, nullable=False) for name in TOKENS),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name="fk_model_usage_user_id_users", ondelete="CASCADE"),
-        sa.PrimaryKeyConstraint("user_id", "day", "model", name="pk_model_usage"),
+        *required(user_id=sa.Integer, day=sa.Date, model=sa.String(100), turns=sa.Integer),
+        *required(**dict.fromkeys(TOKENS, sa.BigInteger)),
+        foreign_key("model_usage", "user_id", "users"),
+        primary_key("model_usage", "user_id", "day", "model"),
     )
     op.create_index("ix_model_usage_day", "model_usage", ["day"])
     columns = ", ".join(("user_id", "day", "turns", *TOKENS))

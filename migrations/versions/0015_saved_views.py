@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import foreign_key, required, timestamps
+
 revision = "0015_saved_views"
 down_revision = "0014_model_usage"
 branch_labels = None
@@ -20,13 +22,9 @@ def upgrade() -> None:
     op.create_table(
         "saved_views",
         sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("user_id", sa.Integer, nullable=False),
-        sa.Column("app", sa.String(20), nullable=False),
-        sa.Column("name", sa.String(120), nullable=False),
-        sa.Column("state", sa.JSON, nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name="fk_saved_views_user_id_users", ondelete="CASCADE"),
+        *required(user_id=sa.Integer, app=sa.String(20), name=sa.String(120), state=sa.JSON),
+        *timestamps("created_at", "updated_at"),
+        foreign_key("saved_views", "user_id", "users"),
         sa.UniqueConstraint("user_id", "app", "name", name="uq_saved_views_user_app_name"),
     )
 

@@ -11,37 +11,29 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import create_indexes, drop_indexes, foreign_key, primary_key, required, timestamps
+
 revision = "0016_screening_reports"
 down_revision = "0015_saved_views"
 branch_labels = None
 depends_on = None
 
 
+OWNERS = {"user_id": "users", "patient_id": "patients", "screening_id": "screenings"}
+
+
 def upgrade() -> None:
     op.create_table(
         "screening_reports",
-        sa.Column("id", sa.Integer, nullable=False),
-        sa.Column("user_id", sa.Integer, nullable=False),
-        sa.Column("patient_id", sa.Integer, nullable=False),
-        sa.Column("screening_id", sa.Integer, nullable=False),
-        sa.Column("title", sa.String(255), nullable=False),
-        sa.Column("trial_count", sa.Integer, nullable=False),
-        sa.Column("html", sa.Text, nullable=False),
-        sa.Column("pdf", sa.LargeBinary, nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name="pk_screening_reports"),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"], ondelete="CASCADE",
-                                name="fk_screening_reports_user_id_users"),
-        sa.ForeignKeyConstraint(["patient_id"], ["patients.id"], ondelete="CASCADE",
-                                name="fk_screening_reports_patient_id_patients"),
-        sa.ForeignKeyConstraint(["screening_id"], ["screenings.id"], ondelete="CASCADE",
-                                name="fk_screening_reports_screening_id_screenings"),
+        *required(id=sa.Integer, **dict.fromkeys(OWNERS, sa.Integer), title=sa.String(255), trial_count=sa.Integer,
+                  html=sa.Text, pdf=sa.LargeBinary),
+        *timestamps("created_at"),
+        primary_key("screening_reports"),
+        *(foreign_key("screening_reports", column, target) for column, target in OWNERS.items()),
     )
-    for column in ("user_id", "patient_id", "screening_id"):
-        op.create_index(f"ix_screening_reports_{column}", "screening_reports", [column])
+    create_indexes("screening_reports", *OWNERS)
 
 
 def downgrade() -> None:
-    for column in ("user_id", "patient_id", "screening_id"):
-        op.drop_index(f"ix_screening_reports_{column}", table_name="screening_reports")
+    drop_indexes("screening_reports", *OWNERS)
     op.drop_table("screening_reports")

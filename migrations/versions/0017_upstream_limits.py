@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import primary_key, required
+
 revision = "0017_upstream_limits"
 down_revision = "0016_screening_reports"
 branch_labels = None
@@ -20,9 +22,8 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "upstream_limits",
-        sa.Column("name", sa.String(64), nullable=False),
-        sa.Column("next_slot", sa.Float, nullable=False),
-        sa.PrimaryKeyConstraint("name", name="pk_upstream_limits"),
+        *required(name=sa.String(64), next_slot=sa.Float),
+        primary_key("upstream_limits", "name"),
     )
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.columns import create_indexes, drop_indexes, foreign_key, optional, primary_key, required, timestamps
+
 revision = "0018_message_versions"
 down_revision = "0017_upstream_limits"
 branch_labels = None
@@ -20,24 +22,17 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "message_versions",
-        sa.Column("id", sa.Integer, nullable=False),
-        sa.Column("conversation_id", sa.Integer, nullable=False),
-        sa.Column("parent_id", sa.Integer),
-        sa.Column("position", sa.Integer, nullable=False),
-        sa.Column("version", sa.Integer, nullable=False),
-        sa.Column("messages", sa.JSON, nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name="pk_message_versions"),
-        sa.ForeignKeyConstraint(["conversation_id"], ["conversations.id"], ondelete="CASCADE",
-                                name="fk_message_versions_conversation_id_conversations"),
-        sa.ForeignKeyConstraint(["parent_id"], ["message_versions.id"], ondelete="CASCADE",
-                                name="fk_message_versions_parent_id_message_versions"),
+        *required(id=sa.Integer, conversation_id=sa.Integer),
+        *optional(parent_id=sa.Integer),
+        *required(position=sa.Integer, version=sa.Integer, messages=sa.JSON),
+        *timestamps("created_at"),
+        primary_key("message_versions"),
+        foreign_key("message_versions", "conversation_id", "conversations"),
+        foreign_key("message_versions", "parent_id", "message_versions"),
     )
-    op.create_index("ix_message_versions_conversation_id", "message_versions", ["conversation_id"])
-    op.create_index("ix_message_versions_parent_id", "message_versions", ["parent_id"])
+    create_indexes("message_versions", "conversation_id", "parent_id")
 
 
 def downgrade() -> None:
-    op.drop_index("ix_message_versions_parent_id", table_name="message_versions")
-    op.drop_index("ix_message_versions_conversation_id", table_name="message_versions")
+    drop_indexes("message_versions", "parent_id", "conversation_id")
     op.drop_table("message_versions")
