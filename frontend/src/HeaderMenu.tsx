@@ -3,6 +3,7 @@
  * fold behind a Menu button, so nothing leaves a phone's screen. One set of elements serves both layouts.
  */
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { listen, removeAll } from "./listen";
 
 export function HeaderMenu({ children, closeKey }: { children: ReactNode; /** Closes the menu when it changes (the page). */ closeKey: string }) {
   const [open, setOpen] = useState(false);
@@ -23,12 +24,7 @@ export function HeaderMenu({ children, closeKey }: { children: ReactNode; /** Cl
       setOpen(false);
       buttonRef.current?.focus();
     };
-    document.addEventListener("pointerdown", outside);
-    document.addEventListener("keydown", escape);
-    return () => {
-      document.removeEventListener("pointerdown", outside);
-      document.removeEventListener("keydown", escape);
-    };
+    return removeAll([listen(document, "pointerdown", outside), listen(document, "keydown", escape)]);
   }, [open]);
 
   return (

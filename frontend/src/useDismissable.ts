@@ -1,4 +1,5 @@
 import { useEffect, type RefObject } from "react";
+import { listen, removeAll } from "./listen";
 
 /**
  * A `<details>` used as a menu closes like one: on a click outside it or on Escape (focus returns to its
@@ -17,11 +18,6 @@ export function useDismissable(ref: RefObject<HTMLDetailsElement | null>): void 
       menu.open = false;
       menu.querySelector("summary")?.focus();
     };
-    document.addEventListener("pointerdown", outside);
-    document.addEventListener("keydown", escape, true);
-    return () => {
-      document.removeEventListener("pointerdown", outside);
-      document.removeEventListener("keydown", escape, true);
-    };
+    return removeAll([listen(document, "pointerdown", outside), listen(document, "keydown", escape, true)]);
   }, [ref]);
 }

@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api, resumeChat, streamChat, type ChatEventHandler } from "../api/client";
 import type { App, ChatEvent, ChatRequest, ConfigUpdate, ConversationDetail, Decision, SuggestedAction } from "../api/types";
+import { listen, removeAll } from "../listen";
 import { asArray } from "./chatMessage";
 import { chatReducer, initialChatState, type ChatAction, type ChatError } from "./chatReducer";
 import { keepPendingSend, pendingSend, rememberConversation, rememberedConversation } from "./chatStorage";
@@ -279,12 +280,7 @@ export function useChatStream({ app, onTurnEnded, remember = true, initialConver
       }
       if (lostRef.current != null) void open(lostRef.current, true);
     };
-    document.addEventListener("visibilitychange", wake);
-    window.addEventListener("online", wake);
-    return () => {
-      document.removeEventListener("visibilitychange", wake);
-      window.removeEventListener("online", wake);
-    };
+    return removeAll([listen(document, "visibilitychange", wake), listen(window, "online", wake)]);
   }, [open]);
 
   const send = useCallback(

@@ -1,5 +1,6 @@
 /** An AI column's parts inside the results table: the header with its progress, and one row's cell with its details popover. */
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { listen, removeAll } from "../../listen";
 import type { AIColumns } from "./aiColumns";
 import { cellCategory, type AICellState, type AIColumn, type EvidenceSection } from "./aiColumnState";
 
@@ -179,12 +180,7 @@ function AICellDetails({
       setPosition({ top, left });
     };
     place();
-    window.addEventListener("resize", place);
-    window.addEventListener("scroll", place, true);
-    return () => {
-      window.removeEventListener("resize", place);
-      window.removeEventListener("scroll", place, true);
-    };
+    return removeAll([listen(window, "resize", place), listen(window, "scroll", place, true)]);
   }, [anchor]);
 
   useEffect(() => {
@@ -193,8 +189,7 @@ function AICellDetails({
       const target = e.target as Node;
       if (!ref.current?.contains(target) && !anchor.contains(target)) onCloseRef.current(false);
     };
-    document.addEventListener("mousedown", outside);
-    return () => document.removeEventListener("mousedown", outside);
+    return listen(document, "mousedown", outside);
   }, [anchor]);
 
   const onKeyDown = (e: KeyboardEvent) => {
