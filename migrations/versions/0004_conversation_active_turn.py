@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from migrations.columns import add_columns, drop_columns
+from migrations.columns import add_columns, drop_columns, optional, timestamps
 
 revision = "0004_conversation_active_turn"
 down_revision = "0003_ai_column_results"
@@ -18,12 +18,9 @@ depends_on = None
 
 
 def upgrade() -> None:
-    add_columns(
-        "conversations",
-        sa.Column("active_turn_id", sa.String(32)),
-        sa.Column("active_turn_expires_at", sa.DateTime(timezone=True)),
-        sa.Column("stop_requested", sa.Boolean, nullable=False, server_default=sa.false()),
-    )
+    add_columns("conversations", *optional(active_turn_id=sa.String(32)),
+                *timestamps("active_turn_expires_at", nullable=True),
+                sa.Column("stop_requested", sa.Boolean, nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:

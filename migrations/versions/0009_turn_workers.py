@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from migrations.columns import add_columns, drop_columns
+from migrations.columns import add_columns, drop_columns, optional
 
 revision = "0009_turn_workers"
 down_revision = "0008_chat_turns"
@@ -19,12 +19,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    add_columns(
-        "chat_turns",
-        sa.Column("worker_id", sa.String(32)),
-        sa.Column("resume_state", sa.JSON),
-        sa.Column("continued", sa.Integer, nullable=False, server_default="0"),
-    )
+    add_columns("chat_turns", *optional(worker_id=sa.String(32), resume_state=sa.JSON),
+                sa.Column("continued", sa.Integer, nullable=False, server_default="0"))
 
 
 def downgrade() -> None:

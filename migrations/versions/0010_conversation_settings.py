@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from migrations.columns import add_columns, drop_columns
+from migrations.columns import add_columns, drop_columns, optional
 
 revision = "0010_conversation_settings"
 down_revision = "0009_turn_workers"
@@ -18,12 +18,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    add_columns(
-        "conversations",
-        sa.Column("model", sa.String(100), nullable=True),
-        sa.Column("max_tokens", sa.Integer, nullable=True),
-        sa.Column("compaction", sa.Boolean, nullable=False, server_default=sa.true()),
-    )
+    add_columns("conversations", *optional(model=sa.String(100), max_tokens=sa.Integer),
+                sa.Column("compaction", sa.Boolean, nullable=False, server_default=sa.true()))
 
 
 def downgrade() -> None:
