@@ -3,6 +3,7 @@ import type { FormEvent } from "react";
 import { Link } from "../../router";
 import { MAX_INSTRUCTIONS } from "./InstructionsEditor";
 import { OutcomeText, type Outcome } from "./Outcome";
+import { TextField } from "./TextField";
 
 export interface CreateForm {
   name: string;
@@ -23,28 +24,10 @@ export function CreateStreamForm({ form, outcome, onChange, onSubmit }: Props) {
   return (
     <form className="stream-form" data-testid="stream-create-form" onSubmit={onSubmit} aria-labelledby="create-heading">
       <h2 id="create-heading">New research stream</h2>
-      <label>
-        Name
-        <input data-testid="create-name" required maxLength={200} value={form.name} onChange={(e) => onChange({ ...form, name: e.target.value })} />
-      </label>
-      <label>
-        Description
-        <textarea data-testid="create-description" rows={3} value={form.description} onChange={(e) => onChange({ ...form, description: e.target.value })} />
-      </label>
-      <label>
-        Chat instructions (optional)
-        <textarea
-          data-testid="create-instructions"
-          rows={6}
-          maxLength={MAX_INSTRUCTIONS}
-          value={form.instructions}
-          onChange={(e) => onChange({ ...form, instructions: e.target.value })}
-        />
-      </label>
-      <label>
-        Note for the first version (optional)
-        <input data-testid="create-note" maxLength={500} value={form.note} onChange={(e) => onChange({ ...form, note: e.target.value })} />
-      </label>
+      <TextField label="Name" form={form} field="name" onChange={onChange} testId="create-name" required maxLength={200} />
+      <TextField label="Description" form={form} field="description" onChange={onChange} testId="create-description" rows={3} />
+      <TextField label="Chat instructions (optional)" form={form} field="instructions" onChange={onChange} testId="create-instructions" rows={6} maxLength={MAX_INSTRUCTIONS} />
+      <TextField label="Note for the first version (optional)" form={form} field="note" onChange={onChange} testId="create-note" maxLength={500} />
       <div className="row-gap">
         <button type="submit" className="primary" data-testid="create-submit" disabled={outcome.busy}>
           Create stream

@@ -1,6 +1,7 @@
 /** The Definition tab (name, description, archive) and the Retrieval defaults tab (PubMed query, trial search). */
 import { TrialFilterFields } from "../common/TrialFilterFields";
 import type { DetailsForm } from "./streamsContext";
+import { TextField } from "./TextField";
 
 interface Props {
   form: DetailsForm;
@@ -10,19 +11,8 @@ interface Props {
 export function DefinitionFields({ form, onChange }: Props) {
   return (
     <>
-      <label>
-        Name
-        <input data-testid="stream-name" required maxLength={200} value={form.name} onChange={(e) => onChange({ ...form, name: e.target.value })} />
-      </label>
-      <label>
-        Description
-        <textarea
-          data-testid="stream-description"
-          rows={3}
-          value={form.description}
-          onChange={(e) => onChange({ ...form, description: e.target.value })}
-        />
-      </label>
+      <TextField label="Name" form={form} field="name" onChange={onChange} testId="stream-name" required maxLength={200} />
+      <TextField label="Description" form={form} field="description" onChange={onChange} testId="stream-description" rows={3} />
     </>
   );
 }
@@ -30,15 +20,7 @@ export function DefinitionFields({ form, onChange }: Props) {
 export function RetrievalFields({ form, onChange }: Props) {
   return (
     <>
-      <label>
-        Default PubMed query (Tablizer)
-        <textarea
-          data-testid="stream-pubmed-query"
-          rows={2}
-          value={form.pubmedQuery}
-          onChange={(e) => onChange({ ...form, pubmedQuery: e.target.value })}
-        />
-      </label>
+      <TextField label="Default PubMed query (Tablizer)" form={form} field="pubmedQuery" onChange={onChange} testId="stream-pubmed-query" rows={2} />
       <fieldset className="trial-defaults">
         <legend>Default trial search (TrialScout)</legend>
         <TrialFilterFields form={form.trial} onChange={(trial) => onChange({ ...form, trial })} testIdPrefix="stream-trial" />
