@@ -351,7 +351,7 @@ def save_suspended(s: Session, batch: Sequence[Suspension]) -> set[str]:
         if message is not None and message.status == "running":
             message.content = b.text
             message.extras = b.extras
-        _release(conv, b.turn_id)
+        _release(s, conv.id, b.turn_id)
     save_frames(s, suspended)
     return {turn_id for turn_id, _ in suspended}
 
@@ -395,7 +395,7 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
         terminal = terminal_event(conv.id, turn.assistant_message_id, "interrupted", INTERRUPTED)
         s.add(TurnEvent(turn_id=turn.id, seq=seq, type=terminal.type, data=terminal.to_data()))
         notify(s, EVENTS, [turn.id])
-        _release(conv, turn.id)
+        _release(s, conv.id, turn.id)
     return count
 
 
@@ -406,8 +406,12 @@ def interrupt_if_stale(s: Session, turn_id: str, workers: WorkerPresence) -> Non
         interrupt_stale(s, record.conversation_id, workers=workers)
 
 
-def _release(conv: Conversation, turn_id: str) -> None:
-    if conv.active_turn_id == turn_id:
-        conv.active_turn_id = None
-        conv.active_turn_expires_at = None
-        conv.stop_requested = False
+def _release(s: Session, conversation_id: int, turn_id: str) -> None:
+    """Free the conversation if `turn_id` still holds it, as the database has it now: the loaded row may be
+    older than a claim made since (a begin that ends the turn it supersedes has just claimed it in this
+    very transaction; a sweep elsewhere read it before a begin committed), and that claim must stand."""
+    s.execute(update(Conversation)
+              .where(Conversation.id == conversation_id, Conversation.active_turn_id == turn_id)
+              .values(active_turn_id=None, active_turn_expires_at=None, stop_requested=False,
+                      updated_at=Conversation.updated_at)
+              .execution_options(synchronize_session=False))
