@@ -374,6 +374,14 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
                   or conv.active_turn_expires_at < now)
         if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
             continue
+        # The conversation's row first, as a begin's claim, a final save and forget take it (then the turn's):
+        # a begin ending this turn and a sweep ending it too wait for each other instead of deadlocking. Read
+        # under the lock, the lease is as it is now, not as it was when the rows above were read.
+        held = s.execute(select(Conversation.active_turn_id, Conversation.active_turn_expires_at)
+                         .where(Conversation.id == conv.id).with_for_update()).one_or_none()
+        lapsed = held is None or held[0] != turn.id or held[1] is None or held[1] < now
+        if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
+            continue
         ahead = 0 if turn.status == "suspended" else RESERVE  # ids its readers may hold (chat/log.py)
         seq = s.scalar(update(ChatTurn).where(ChatTurn.id == turn.id, ChatTurn.status == turn.status)
                        .values(status="interrupted", last_event_id=ChatTurn.last_event_id + ahead + 1)
