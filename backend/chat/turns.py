@@ -351,7 +351,7 @@ def save_suspended(s: Session, batch: Sequence[Suspension]) -> set[str]:
         if message is not None and message.status == "running":
             message.content = b.text
             message.extras = b.extras
-        _release(conv, b.turn_id)
+        _release(s, conv.id, b.turn_id)
     save_frames(s, suspended)
     return {turn_id for turn_id, _ in suspended}
 
@@ -372,6 +372,14 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
     for turn, conv in found:
         lapsed = (conv.active_turn_id != turn.id or conv.active_turn_expires_at is None
                   or conv.active_turn_expires_at < now)
+        if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
+            continue
+        # The conversation's row first, as a begin's claim, a final save and forget take it (then the turn's):
+        # a begin ending this turn and a sweep ending it too wait for each other instead of deadlocking. Read
+        # under the lock, the lease is as it is now, not as it was when the rows above were read.
+        held = s.execute(select(Conversation.active_turn_id, Conversation.active_turn_expires_at)
+                         .where(Conversation.id == conv.id).with_for_update()).one_or_none()
+        lapsed = held is None or held[0] != turn.id or held[1] is None or held[1] < now
         if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
             continue
         ahead = 0 if turn.status == "suspended" else RESERVE  # ids its readers may hold (chat/log.py)
@@ -395,7 +403,7 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
         terminal = terminal_event(conv.id, turn.assistant_message_id, "interrupted", INTERRUPTED)
         s.add(TurnEvent(turn_id=turn.id, seq=seq, type=terminal.type, data=terminal.to_data()))
         notify(s, EVENTS, [turn.id])
-        _release(conv, turn.id)
+        _release(s, conv.id, turn.id)
     return count
 
 
@@ -406,8 +414,12 @@ def interrupt_if_stale(s: Session, turn_id: str, workers: WorkerPresence) -> Non
         interrupt_stale(s, record.conversation_id, workers=workers)
 
 
-def _release(conv: Conversation, turn_id: str) -> None:
-    if conv.active_turn_id == turn_id:
-        conv.active_turn_id = None
-        conv.active_turn_expires_at = None
-        conv.stop_requested = False
+def _release(s: Session, conversation_id: int, turn_id: str) -> None:
+    """Free the conversation if `turn_id` still holds it, as the database has it now: the loaded row may be
+    older than a claim made since (a begin that ends the turn it supersedes has just claimed it in this
+    very transaction; a sweep elsewhere read it before a begin committed), and that claim must stand."""
+    s.execute(update(Conversation)
+              .where(Conversation.id == conversation_id, Conversation.active_turn_id == turn_id)
+              .values(active_turn_id=None, active_turn_expires_at=None, stop_requested=False,
+                      updated_at=Conversation.updated_at)
+              .execution_options(synchronize_session=False))

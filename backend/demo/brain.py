@@ -22,6 +22,7 @@ INTENT_MODULES: tuple[str, ...] = (
     "backend.demo.screening",  # screening: INGEST, PRESCREEN, trial criteria against a note
     "backend.demo.screening_answers",  # TrialScout's patient: verdicts explained from the stored results
     "backend.demo.stream_editor",  # the stream editor: chat instructions, their review, a definition check
+    "backend.demo.product",  # questions about the page itself: what its cards, columns, filters and tools do
     "backend.demo.screen",  # filters on screen, table filters, exclusion columns, guided workflows
     "backend.demo.evaluation",  # AI column / criterion evaluator requests
     "backend.demo.research",  # look-ups, answers after tool results, the page's help

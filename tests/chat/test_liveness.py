@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -287,3 +288,39 @@ def test_a_dead_workers_interrupted_answer_keeps_the_text_its_readers_saw(
     sent = fake_llm.requests[-1]["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert "Half an ans" in json.dumps(sent[1]["content"])
+
+
+def test_a_turn_begun_after_a_lapsed_lease_holds_its_conversation(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
+    """A send that ends a turn whose lease lapsed (its worker stopped renewing) takes the conversation for
+    its own turn, and keeps it while it runs: a second send meanwhile is refused, not a second turn."""
+    alice.app.state.chat.poll_seconds = 60  # type: ignore[attr-defined]  # (a watcher that saw no lease would stop it)
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id="")
+    with db.session() as s:
+        conv = s.get(Conversation, conv_id)
+        assert conv is not None
+        conv.active_turn_expires_at = utcnow() - timedelta(seconds=1)
+    release = threading.Event()
+    held = Script.held("A fresh ", "answer.", release)
+    fake_llm.script(held)
+    sent: list[Any] = []
+    sender = threading.Thread(target=lambda: sent.append(ask(alice, conv_id)))
+    sender.start()
+    try:
+        assert held.reached.wait(10)
+        with db.session() as s:
+            new_turn = s.query(ChatTurn).filter(ChatTurn.status == "running").one()
+            conv = s.get(Conversation, conv_id)
+            assert conv is not None and conv.active_turn_id == new_turn.id and not conv.stop_requested
+            assert conv.active_turn_expires_at is not None and conv.active_turn_expires_at > utcnow()
+        assert ask(alice, conv_id).status_code == 409
+    finally:
+        release.set()
+        sender.join(30)
+    assert not sender.is_alive()
+    events = parse(sent[0].text)
+    assert events[-1].event == "complete" and events[-1].data["payload"]["message"] == "A fresh answer."
+    with db.session() as s:
+        old = s.get(Message, answer_id)
+        assert old is not None and old.status == "interrupted"
+        assert [t.status for t in s.query(ChatTurn).order_by(ChatTurn.created_at)] == ["interrupted", "complete"]

@@ -99,6 +99,9 @@ def test_a_question_about_the_page_itself_is_not_a_search(demo: TestClient) -> N
     for question in ("What is this page for?", "What is this app for?", "what's TrialScout for"):
         payloads = answer(chat(demo, question, context=melanoma))["payloads"]
         assert "trial_search_suggestion" not in [p["type"] for p in payloads], question
+    # A question how the page works is answered from it (its cards), not searched for "does work".
+    done = answer(chat(demo, "How does this page work?", context=melanoma))
+    assert [p["type"] for p in done["payloads"]] == [] and "Trial search** card" in done["message"]
 
 
 # ---- questions about the loaded rows ----------------------------------------------------------------------

@@ -178,3 +178,32 @@ def test_a_version_forked_after_the_patients_turn_is_redacted_whole(demo_alice: 
     kept = archived[elsewhere.complete["conversation_id"]]
     assert [m["content"] for m in kept][0] == "What can you help me with on this page?"
     assert kept[1]["content"] == elsewhere.text.strip()
+
+
+def test_a_redacted_turn_reads_as_removed_in_the_tray_and_the_export(demo_alice: TestClient,
+                                                                       alice_screened: Screened) -> None:
+    """What the user gets back for a conversation after deleting its patient: each redacted question has
+    no page context (null, as an answer has: the tray then shows no "What the assistant saw"), nothing of
+    its extras, and the exports read the placeholders; nowhere a literal "null" or "None" for what went."""
+    s = alice_screened
+    conv = ask(demo_alice, "How did she do overall?", context(s)).complete["conversation_id"]
+    ask(demo_alice, "What can you help me with on this page?", context(None), conv)
+    shown = demo_alice.get(f"/api/conversations/{conv}").json()
+    assert shown["messages"][0]["context"]["screening"]["patient_id"] == s.patient["id"]
+
+    assert demo_alice.delete(f"/api/patients/{s.patient['id']}").status_code == 204
+
+    shown = demo_alice.get(f"/api/conversations/{conv}").json()
+    questions = [m for m in shown["messages"] if m["role"] == "user"]
+    answers = [m for m in shown["messages"] if m["role"] == "assistant"]
+    assert [m["content"] for m in questions] == [REDACTED_QUESTION] * 2
+    assert [m["content"] for m in answers] == [REDACTED_ANSWER] * 2
+    assert all(m["context"] is None for m in shown["messages"])
+    assert all(m["status"] == "complete" for m in shown["messages"])
+    assert not any(value for m in shown["messages"] for value in m["extras"].values() if value not in ([], {}, None))
+    for fmt in ("markdown", "html"):
+        exported = demo_alice.get(f"/api/conversations/{conv}/export?format={fmt}")
+        assert exported.status_code == 200
+        text = exported.text
+        assert text.count(REDACTED_QUESTION) == 2 and text.count(REDACTED_ANSWER) == 2
+        assert "null" not in text and "None" not in text

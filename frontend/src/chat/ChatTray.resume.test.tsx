@@ -250,9 +250,16 @@ describe("resume", () => {
     setup();
     sendMessage("Find EGFR papers");
     await waitFor(() => expect(answerText()).toBe(ANSWER));
-    answer("GET /api/conversations/5", () => json(stored("complete", "[Removed: about a deleted patient.]")));
+    expect(screen.getByTestId("message-context")).toBeTruthy();
+    // As the server stores a redacted turn: placeholders, and the question's page context gone (null).
+    const redacted = stored("complete", "[Removed: about a deleted patient.]");
+    const [question, ...rest] = redacted.messages;
+    const messages = [{ ...question, content: "[Removed: sent with a deleted patient.]", context: null }, ...rest];
+    answer("GET /api/conversations/5", () => json({ ...redacted, messages }));
     act(() => announceRedacted());
     await waitFor(() => expect(answerText()).toBe("[Removed: about a deleted patient.]"));
+    expect(screen.getByTestId("message-user").textContent).toContain("[Removed: sent with a deleted patient.]");
+    expect(screen.queryByTestId("message-context")).toBeNull(); // no "What the assistant saw" for what went
     expect(to("GET /api/conversations/5")).toHaveLength(1);
   });
 
