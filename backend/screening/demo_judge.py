@@ -4,7 +4,11 @@
 (yes / no / unknown / not_applicable, as the evaluator's wire format asks), with a short reason and the
 note sentences it rests on. What it reads:
 
-- ages against age limits, sex against sex limits (a pregnancy criterion does not apply to a man);
+- ages against age limits, sex against sex limits (a pregnancy criterion does not apply to a man; a
+  negative pregnancy test or a past pregnancy is not a current one; a woman the note calls postmenopausal
+  is not asked for a pregnancy test or contraception);
+- values the note states against the criterion's limits: stage, ECOG, a few labs and vital signs
+  (`backend.screening.measures`);
 - consent and willingness ("able to give informed consent", "willing to comply") hold for a patient
   being screened: nothing in a note says otherwise;
 - a condition, treatment or finding named in the criterion: present in the note, denied ("no history
@@ -157,13 +161,6 @@ _EITHER_SEX = re.compile(r"\b(?:(?:both|either|all|any) (?:sexes|sex|genders?)|(
 _SEX_NAMED = (("female", re.compile(r"\b(?:females?|women|woman|girls?|postmenopausal|premenopausal)\b", re.I)),
               ("male", re.compile(r"\b(?:males?|men|man|boys?)\b", re.I)))
 
-
-def _one_sex(criterion: str) -> str | None:
-    """The sex a criterion limits itself to, when it names exactly one ("women aged 18-65")."""
-    if _EITHER_SEX.search(criterion) or _FEMALE_ONLY.search(criterion):
-        return None  # a pregnancy or contraception clause is conditional ("women of childbearing potential must…")
-    named = [sex for sex, pattern in _SEX_NAMED if pattern.search(criterion)]
-    return named[0] if len(named) == 1 else None
 _FEMALE_ONLY = re.compile(r"\b(?:pregnan\w*|lactat\w*|breast[- ]?feed\w*|nursing (?:women|mothers|a baby)|"
                           r"childbearing|child-bearing|contracepti\w*|hcg|birth control)", re.I)
 # A negative pregnancy test, pregnancies in the past ("an ectopic pregnancy at age 26", "a history of 3
@@ -178,9 +175,18 @@ _NOT_PREGNANT_NOW = re.compile(r"\b(?:pregnancy test|hcg)\b[^.;]{0,80}\bnegative
 # inclusion asking for a negative test, no pregnancy or contraception then holds (stated only, not guessed
 # from her age: the TrialGPT experts call that "not enough information").
 _PAST_CHILDBEARING = re.compile(r"\b(?:post-?menopaus\w*|hysterectomy|(?:bilateral )?oophorectomy)\b", re.I)
+# ("Women of childbearing potential" alone asks for fertility; with "must use contraception" it binds them.)
 _NOT_PREGNANT_ASKED = re.compile(r"\bnegative\b|\b(?:not|non|no)\b[\w\s-]{0,20}(?:pregnan|lactat|breast)|contracep|"
-                                 r"birth control|childbearing|child-bearing", re.I)
+                                 r"birth control", re.I)
 _MENOPAUSE = re.compile(r"\b(pre|post|peri)-?menopaus\w*", re.I)
+
+
+def _one_sex(criterion: str) -> str | None:
+    """The sex a criterion limits itself to, when it names exactly one ("women aged 18-65")."""
+    if _EITHER_SEX.search(criterion) or _FEMALE_ONLY.search(criterion):
+        return None  # a pregnancy or contraception clause is conditional ("women of childbearing potential must…")
+    named = [sex for sex, pattern in _SEX_NAMED if pattern.search(criterion)]
+    return named[0] if len(named) == 1 else None
 
 
 def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:

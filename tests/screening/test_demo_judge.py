@@ -210,3 +210,9 @@ def test_capable_of_taking_part_is_assumed_like_willing() -> None:
 def test_a_woman_past_childbearing_is_not_asked_for_a_pregnancy_test(note: str, criterion: str, kind: str,
                                                                      answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+def test_women_of_childbearing_potential_alone_is_not_met_by_a_postmenopausal_woman() -> None:
+    note = "0. A 58-year-old postmenopausal woman with breast cancer."
+    assert judge(note, "Women of childbearing potential", "inclusion").answer != "yes"
+    assert judge(note, "Women of childbearing potential must use contraception", "inclusion").answer == "yes"
