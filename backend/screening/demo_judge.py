@@ -4,7 +4,11 @@
 (yes / no / unknown / not_applicable, as the evaluator's wire format asks), with a short reason and the
 note sentences it rests on. What it reads:
 
-- ages against age limits, sex against sex limits (a pregnancy criterion does not apply to a man);
+- ages against age limits, sex against sex limits (a pregnancy criterion does not apply to a man; a
+  negative pregnancy test or a past pregnancy is not a current one; a woman the note calls postmenopausal
+  is not asked for a pregnancy test or contraception);
+- values the note states against the criterion's limits: stage, ECOG, a few labs and vital signs
+  (`backend.screening.measures`);
 - consent and willingness ("able to give informed consent", "willing to comply") hold for a patient
   being screened: nothing in a note says otherwise;
 - a condition, treatment or finding named in the criterion: present in the note, denied ("no history
@@ -125,7 +129,10 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
                   r"than|to|the|time|signing|informed|consent|form|screening|enrollment|enrolment|inclusion|"
                   r"male|female|males|females|men|women|both|sexes|patients?|subjects?|participants?|adults?|"
                   r"children|must|be|is|are|who|with|in|a|an|greater|less|equal|more|up|from|inclusive|"
-                  r"aged|any|gender|sex|months?|visit|day|study|entry|date|registered|limits?|minimum|maximum)\b|"
+                  r"aged|any|gender|sex|months?|visit|day|study|entry|date|registered|limits?|minimum|maximum|"
+                  # demographic boilerplate around an age limit ("of either sex and any race", "Patient
+                  # characteristics: Age: over 18", "< 75 years of age, but > 40")
+                  r"either|genders|sexes|race|races|ethnic\w*|origin|characteristics|demographics?|but|protocol)\b|"
                   r"[\d\W_]+", " ", criterion.lower())
     if note.age is None:
         return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
@@ -134,6 +141,9 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
                  for low, high in (parts if len(parts) >= 2 else [bounds]))
     if not inside:
         return Judged("no", f"The patient is {age:g}, outside the age limit.", [where])
+    wanted = _one_sex(criterion)
+    if wanted and note.sex and note.sex[0] != wanted:  # "women aged 18-65" for a man: the age fits, the sex not
+        return Judged("no", f"The criterion is about {wanted}s; the patient is {note.sex[0]}.", [note.sex[1]])
     if rest.split():
         return None  # the age fits; what else the criterion asks decides
     return Judged("yes", f"The patient is {age:g}, within the age limit.", [where])
@@ -142,11 +152,41 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
 # ---- sex and pregnancy ------------------------------------------------------------------------------
 
 _SEX_WORDS = re.compile(r"\b(?:males?|females?|men|women|man|woman|boys?|girls?|sex|sexes|gender|genders|both|either|"
-                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal|registered)\b",
+                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal|registered|"
+                        r"any|race|races|ethnic\w*|origin|eligible|are|is|will|be|included|enrolled|accepted)\b",
                         re.I)
+# "both sexes", "either gender", "male or female": the criterion admits anyone, whatever the note says.
+_EITHER_SEX = re.compile(r"\b(?:(?:both|either|all|any) (?:sexes|sex|genders?)|(?:males?|men) (?:and|or|and/or) "
+                         r"(?:females?|women)|(?:females?|women) (?:and|or|and/or) (?:males?|men))\b", re.I)
+_SEX_NAMED = (("female", re.compile(r"\b(?:females?|women|woman|girls?|postmenopausal|premenopausal)\b", re.I)),
+              ("male", re.compile(r"\b(?:males?|men|man|boys?)\b", re.I)))
+
 _FEMALE_ONLY = re.compile(r"\b(?:pregnan\w*|lactat\w*|breast[- ]?feed\w*|nursing (?:women|mothers|a baby)|"
                           r"childbearing|child-bearing|contracepti\w*|hcg|birth control)", re.I)
+# A negative pregnancy test, pregnancies in the past ("an ectopic pregnancy at age 26", "a history of 3
+# pregnancies") or the pregnancy the patient was born from are not a current pregnancy.
+_NOT_PREGNANT_NOW = re.compile(r"\b(?:pregnancy test|hcg)\b[^.;]{0,80}\bnegative\b|\bnegative\b[^.;]{0,30}"
+                               r"\b(?:pregnancy test|hcg)\b|\b(?:ectopic|prior|previous|past|former|earlier|last)"
+                               r"\s+pregnanc|\bhistory of (?:\w+\s+){0,2}pregnanc|"
+                               r"\bborn\b[^.;]*\bpregnanc|"
+                               r"\bpregnanc\w*\s+(?:at age|in \d{4}|\d+ (?:years?|months?) ago)",
+                               re.I)
+# A woman the note calls postmenopausal (or whose uterus or ovaries were removed) cannot become pregnant; an
+# inclusion asking for a negative test, no pregnancy or contraception then holds (stated only, not guessed
+# from her age: the TrialGPT experts call that "not enough information").
+_PAST_CHILDBEARING = re.compile(r"\b(?:post-?menopaus\w*|hysterectomy|(?:bilateral )?oophorectomy)\b", re.I)
+# ("Women of childbearing potential" alone asks for fertility; with "must use contraception" it binds them.)
+_NOT_PREGNANT_ASKED = re.compile(r"\bnegative\b|\b(?:not|non|no)\b[\w\s-]{0,20}(?:pregnan|lactat|breast)|contracep|"
+                                 r"birth control", re.I)
 _MENOPAUSE = re.compile(r"\b(pre|post|peri)-?menopaus\w*", re.I)
+
+
+def _one_sex(criterion: str) -> str | None:
+    """The sex a criterion limits itself to, when it names exactly one ("women aged 18-65")."""
+    if _EITHER_SEX.search(criterion) or _FEMALE_ONLY.search(criterion):
+        return None  # a pregnancy or contraception clause is conditional ("women of childbearing potential must…")
+    named = [sex for sex, pattern in _SEX_NAMED if pattern.search(criterion)]
+    return named[0] if len(named) == 1 else None
 
 
 def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
@@ -156,15 +196,24 @@ def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
         if sex and sex[0] == "male":
             return Judged("not_applicable", "The criterion concerns women and the patient is male.", [sex[1]])
         pregnant = note.mention(["pregnant"])
+        if pregnant and pregnant[0] == "present" and _NOT_PREGNANT_NOW.search(note.sentences[pregnant[1]]):
+            pregnant = ("absent", pregnant[1])
         if re.search(r"\b(?:not|non|no)\b[\w\s-]{0,20}pregnan", lowered) and kind == "inclusion" and sex and not (
                 pregnant and pregnant[0] == "present"):
             return Judged("yes", "The note does not describe a pregnancy.", [sex[1]])
         if pregnant and pregnant[0] == "present" and re.search(r"(?<!desire )(?<!planning )(?<!plan )pregnan",
                                                                  lowered):
             return Judged("yes", "The note says the patient is pregnant.", [pregnant[1]])
+        if pregnant and pregnant[0] == "absent" and kind == "exclusion" and "pregnan" in lowered:
+            return Judged("no", "The note shows the patient is not pregnant.", [pregnant[1]])
         if sex and re.search(r"\bpostmenopausal\b", lowered) and re.search(r"\bpostmenopausal\b",
                                                                            " ".join(note.sentences).lower()):
             return Judged("yes", "The note describes a postmenopausal woman.", [sex[1]])
+        after = next((i for i, t in enumerate(note.sentences) if _PAST_CHILDBEARING.search(t)), None)
+        if sex and after is not None:  # a pregnancy test or contraception binds only women who could conceive
+            if kind == "exclusion" or _NOT_PREGNANT_ASKED.search(lowered):
+                return Judged("no" if kind == "exclusion" else "yes",
+                              "The note describes a woman past childbearing (postmenopausal).", [after])
         return Judged("unknown", "The note does not say whether the patient is pregnant, nursing or could "
                                  "become pregnant.", [])
     meno = _MENOPAUSE.search(lowered)
@@ -181,9 +230,12 @@ def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
         holds = post if meno.group(1) == "post" else pre
         return Judged("yes" if holds else "no", f"A {age:g}-year-old woman is "
                                                 f"{'postmenopausal' if post else 'premenopausal'}.", [note.age[1]])
+    lowered = re.sub(r"^\s*\d+[.)]\s*", "", lowered)  # a list's own numbering ("3. Gender: …")
     if _SEX_WORDS.sub(" ", lowered).strip(" .,;:-()") or not re.search(
-            r"\b(?:males?|females?|men|women|man|woman|boys?|girls?)\b", lowered):
+            r"\b(?:males?|females?|men|women|man|woman|boys?|girls?)\b", lowered) and not _EITHER_SEX.search(lowered):
         return None
+    if _EITHER_SEX.search(lowered):
+        return Judged("yes", "The criterion admits either sex.", [sex[1]] if sex else [])
     if sex is None:
         return Judged("unknown", "The criterion concerns sex and the note does not state it.", [])
     wants_f = bool(re.search(r"\b(?:females?|women|woman|girls?)\b", lowered))
@@ -199,7 +251,8 @@ def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
 
 _CONSENT = re.compile(r"\b(?:consent|assent|willing\w*|agree\w*|comply|complian\w*|cooperat\w*|voluntar\w*|"
                       r"(?:able|ability) to (?:understand|take|swallow|undergo|tolerate|"
-                      r"read|attend|follow|return|participate|give|provide|sign)|sign\w* (?:the |an )?"
+                      r"read|attend|follow|return|participate|give|provide|sign)|capable of (?:giving|providing|"
+                      r"understanding|performing|completing|participating|following|complying)|sign\w* (?:the |an )?"
                       r"inform\w*|follow[- ]up visits?|study visits?|available for)\b", re.I)
 _MEASURE = re.compile(r"\bwithin (?:the )?(?:last |past |previous |preceding )?\d+\s*(?:hours?|days?|weeks?|months?|"
                       r"years?)|\d+\s*(?:or more|or less|or fewer|or greater)\b|"
@@ -211,7 +264,9 @@ _MEASURE = re.compile(r"\bwithin (?:the )?(?:last |past |previous |preceding )?\
 _ALLERGY = re.compile(r"\b(?:hypersensitiv\w*|allerg\w*|intoleran\w*|anaphyla\w*|contraindicat\w*)", re.I)
 _UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|participat\w* in (?:another|other|any)|"
                          r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
-_NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:have|has|had|did|does|do|are|is|was|were)\s+(?:not|never)"
+_NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:patients?|subjects?|participants?|individuals?|those)\s+"
+                                r"(?:who|that)\s+)?(?:(?:must|should|have|has|had|did|does|do|are|is|was|were)\s+"
+                                r"(?:not|never)"
                                 r"(?:\s+been)?(?:\s+previously)?|no|not|without|absence of|free of|never|lack of|"
                                 r"non(?!-)|none)\b\s*", re.I)
 _GENERIC = frozenset(norm(w) for w in """

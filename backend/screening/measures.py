@@ -1,6 +1,8 @@
 """Readings a criterion sets as a value, checked against the value the note states: a cancer's stage
 ("stage IIB-IVA", "stage III or IV" against "stage 1B"), the ECOG performance status ("ECOG 0-1" against
-"ECOG 2") and a few labs with a unit that pins them ("ejection fraction < 35%" against "EF was 25%").
+"ECOG 2"), a few labs with a unit that pins them ("ejection fraction < 35%" against "EF was 25%"; creatinine,
+bilirubin, glucose in mg/dL, hemoglobin in g/dL) and the vital signs a note reports (temperature in °C or °F,
+systolic blood pressure, heart rate, oxygen saturation, weight in kg).
 
 `compare(note_sentences, criterion)` answers "inside" or "outside" the criterion's values, with the sentence
 that states the patient's value, or None when the criterion sets no such value or the note does not state
@@ -82,26 +84,48 @@ def _stage_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
 # ---- scales and labs: "<name> <comparator> <number>" in the criterion, "<name> <number>" in the note ----
 
 # The comparators criteria write, shared with the age limits (`demo_judge`).
-AT_LEAST = any_of(">= => ≥ > at_least greater_than_or_equal_to greater_than more_than over above")
+AT_LEAST = any_of(">= => ≥ > at_least greater_than_or_equal_to greater_than more_than over above higher_than "
+                  "exceeding exceeds")
 AT_MOST = any_of("<= =< ≤ < at_most no_more_than not_more_than no_greater_than less_than_or_equal_to less_than under "
-                 "below up_to")
+                 "below up_to lower_than")
 _CMP = rf"(?P<cmp>{AT_LEAST}|{AT_MOST}|=|of|between|from)?"
+
+
+def _same(value: float) -> float:
+    return value
+
+
+def _celsius(value: float) -> float:
+    """A temperature in °C; one above 50 can only be °F (notes and criteria write either)."""
+    return round((value - 32) * 5 / 9, 2) if value > 50 else value
 
 
 class _Measure(NamedTuple):
     name: str
     criterion: re.Pattern[str]
     note: re.Pattern[str]
-    plausible: Callable[[float], bool]
+    plausible: Callable[[float], bool]  # on the converted value
+    convert: Callable[[float], float] = _same
 
 
-def _measure(name: str, words: str, unit: str, plausible: Callable[[float], bool]) -> _Measure:
+def _measure(name: str, words: str, unit: str, plausible: Callable[[float], bool], *, note_words: str | None = None,
+             note_unit: str | None = None, convert: Callable[[float], float] = _same) -> _Measure:
+    """`unit` must follow the criterion's number (so a limit in other units, "1.5 x ULN", is not read);
+    `note_unit` is what may follow the note's number (by default the same unit)."""
     number = r"(?P<a>\d+(?:\.\d+)?)(?:\s*(?:-|–|to|and|or|,)\s*(?:\d+(?:\.\d+)?\s*(?:,|or)\s*)?(?P<b>\d+(?:\.\d+)?))?"
     return _Measure(
         name,
-        re.compile(rf"\b(?:{words})\b[^\d<>≤≥.;]{{0,25}}?{_CMP}\s*{number}\s*{unit}", re.I),
-        re.compile(rf"\b(?:{words})\b[^\d.;]{{0,20}}?(?P<a>\d+(?:\.\d+)?)\s*{unit}", re.I),
-        plausible)
+        re.compile(rf"\b(?:{words})\b[^\d<>≤≥.;]{{0,25}}?{_CMP}\s*{number}(?!\d|\.\d)\s*{unit}", re.I),
+        re.compile(rf"\b(?:{note_words or words})\b[^\d.;]{{0,20}}?(?P<a>\d+(?:\.\d+)?)(?!\d|\.\d)\s*"
+                   rf"{unit if note_unit is None else note_unit}", re.I),
+        plausible, convert)
+
+
+# A lab value in a note often comes without its unit ("creatinine 2.3"); the conventional US unit is meant
+# unless another unit follows.
+_NO_OTHER_UNIT = r"(?!\s*(?:µ|u|micro|mmol|mol|g/l|mg/l|%|x|×|times|/))"
+_MG_DL = r"mg\s*/\s*dl"
+_TEMPERATURE_UNIT = r"(?:°\s*[cf]\b|℃|℉|degrees?\s*(?:c\b|f\b|celsius|fahrenheit|centigrade)|c\b|f\b)"
 
 
 _MEASURES = (
@@ -110,6 +134,27 @@ _MEASURES = (
     _measure("ejection fraction", r"(?:left ventricular |lv )?ejection fraction|lvef|ef", r"%", lambda v: 5 <= v <= 90),
     _measure("BMI", r"bmi|body mass index", r"(?:kg/m2|kg/m\^?2|kg/m²)?", lambda v: 10 <= v <= 80),
     _measure("HbA1c", r"hba1c|hemoglobin a1c|a1c|glycated hemoglobin", r"%", lambda v: 3 <= v <= 20),
+    _measure("creatinine", r"(?:serum )?creatinine|cr", _MG_DL, lambda v: 0.1 <= v <= 25,
+             note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
+    _measure("bilirubin", r"(?:total |serum )?bilirubin", _MG_DL, lambda v: 0.1 <= v <= 50,
+             note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
+    _measure("glucose", r"(?:fasting |blood |plasma |serum )?glucose|blood sugar", _MG_DL, lambda v: 20 <= v <= 1500,
+             note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
+    _measure("hemoglobin", r"ha?emoglobin(?! a1c)|hgb|hb(?!a1c)", r"g\s*/\s*dl", lambda v: 2 <= v <= 25,
+             note_unit=rf"(?:g\s*/\s*dl|{_NO_OTHER_UNIT})"),
+    _measure("temperature", r"(?:body |core |oral |rectal |axillary )?temperature|temp|fever", _TEMPERATURE_UNIT,
+             lambda v: 30 <= v <= 45, note_words=r"temperature|temp|t(?=\s*(?:of\s*)?\d)|febrile|fevers?|pyrexia",
+             note_unit=rf"(?:{_TEMPERATURE_UNIT}|(?!\s*(?:%|mm|/|bpm)))", convert=_celsius),
+    _measure("systolic blood pressure", r"systolic (?:blood )?pressure|systolic bp|sbp", r"mm\s*hg",
+             lambda v: 40 <= v <= 300, note_words=r"blood pressure|bp|systolic (?:blood )?pressure|sbp",
+             note_unit=r"(?:mm\s*hg|(?=\s*/\s*\d)|(?!\s*(?:%|bpm)))"),
+    _measure("heart rate", r"heart rate|pulse(?: rate)?|hr", r"(?:bpm|beats? (?:per|/|a) ?min\w*|/\s*min)",
+             lambda v: 20 <= v <= 250, note_words=r"heart rate|pulse(?: rate)?|hr|tachycardic to",
+             note_unit=r"(?:bpm|beats? (?:per|/|a) ?min\w*|/\s*min|(?!\s*(?:%|mm|/|°)))"),
+    _measure("oxygen saturation", r"(?:oxygen|o2|arterial oxygen|peripheral (?:capillary )?oxygen) saturation|"
+             r"spo2|sao2|o2 sat|sats?", r"%", lambda v: 40 <= v <= 100,
+             note_words=r"(?:oxygen|o2) saturation|spo2|sao2|o2 sat\w*|sat(?:urating|s)?"),
+    _measure("weight", r"(?:body )?weight|weighing|weighs?", r"kg\b", lambda v: 1 <= v <= 400),
 )
 _LOW = re.compile(rf"{AT_LEAST}|from", re.I)
 _HIGH = re.compile(AT_MOST, re.I)
@@ -122,13 +167,14 @@ def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
             continue
         for i, s in enumerate(sentences):
             stated = m.note.search(s)
-            if not stated or not m.plausible(value := float(stated.group("a"))):
+            if not stated or not m.plausible(value := m.convert(float(stated.group("a")))):
                 continue
-            a = float(wanted.group("a"))
-            b = float(wanted.group("b")) if wanted.group("b") else None
+            a = m.convert(float(wanted.group("a")))
+            b = m.convert(float(wanted.group("b"))) if wanted.group("b") else None
             cmp = wanted.group("cmp") or ""
             strict = cmp in ("<", ">") or cmp.lower() in ("less than", "more than", "greater than", "under",
-                                                           "over", "above", "below")
+                                                           "over", "above", "below", "higher than", "lower than",
+                                                           "exceeding", "exceeds")
             if b is not None and b > a:
                 inside = a <= value <= b
             elif _LOW.fullmatch(cmp.lower()) or _LOW.match(cmp.lower()):

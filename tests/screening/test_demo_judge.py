@@ -116,3 +116,103 @@ def test_agreement_with_the_trialgpt_experts() -> None:
     assert accuracy >= 0.75 and cohens_kappa(gold, pred) >= 0.45
     held = [(g, p) for g, p, r in zip(gold, pred, rows, strict=True) if _split(r["patient_id"]) == "held-out"]
     assert sum(g == p for g, p in held) / len(held) >= 0.70
+
+
+VITALS = ("0. A 40-year-old man presents with cough.\n"
+          "1. Temperature 101.5 F, BP 150/95, HR 112, O2 sat 88% on room air.\n"
+          "2. Creatinine 2.3, Hgb 9.1; he weighs 82 kg.")
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Temperature higher than 38 °C", "inclusion", "yes"),  # 101.5 °F is 38.6 °C
+    ("Fever > 39.5 C", "inclusion", "no"),
+    ("Systolic blood pressure > 140 mmHg", "exclusion", "yes"),
+    ("SBP < 90 mmHg", "exclusion", "no"),
+    ("Heart rate > 100 bpm", "inclusion", "yes"),
+    ("Oxygen saturation >= 92%", "inclusion", "no"),
+    ("Serum creatinine > 2.0 mg/dL", "exclusion", "yes"),  # a bare lab value is read in the usual US unit
+    ("Hemoglobin < 8 g/dL", "exclusion", "no"),
+    ("Body weight >= 50 kg", "inclusion", "yes"),
+])
+def test_vital_signs_and_labs_the_note_states_are_read_against_the_limit(criterion: str, kind: str,
+                                                                         answer: str) -> None:
+    found = judge(VITALS, criterion, kind)
+    assert found.answer == answer and found.evidence, found.reasoning
+
+
+@pytest.mark.parametrize(("note", "criterion"), [
+    (VITALS, "Serum creatinine <= 1.5 x ULN"),  # a limit in other units than the note's
+    (VITALS, "Systolic blood pressure more than 2 standard deviations below the mean for age"),  # no mmHg
+    ("0. A 40-year-old man. 1. Creatinine 150 umol/L.", "Serum creatinine > 2.0 mg/dL"),  # the note's unit differs
+    ("0. A 40-year-old man with fever for 3 days.", "Temperature > 38 °C"),  # a duration, not a temperature
+])
+def test_a_value_is_not_read_across_units_or_from_a_duration(note: str, criterion: str) -> None:
+    assert judge(note, criterion, "inclusion").answer == "unknown"
+
+
+MAN = "0. A 40-year-old man with asthma."
+WOMAN = "0. A 40-year-old woman with asthma."
+
+
+@pytest.mark.parametrize(("note", "criterion", "answer"), [
+    (WOMAN, "Patients of both sexes.", "yes"),
+    (MAN, "3. Gender: Male or female subjects", "yes"),  # the list's own numbering is not a content word
+    (MAN, "Subjects of either sex and any race, at least 12 years of age", "yes"),
+    (MAN, "PATIENT CHARACTERISTICS: Age: Over 18", "yes"),
+    (MAN, "<75 years of age, but >30 years of age.", "yes"),
+    (MAN, "<75 years of age, but >45 years of age.", "no"),
+    (MAN, "Women aged 18-65", "no"),  # the age fits, the sex does not
+    (WOMAN, "Women aged 18-65", "yes"),
+    (WOMAN, "Men aged 18-65", "no"),
+])
+def test_age_and_sex_limits_with_their_boilerplate(note: str, criterion: str, answer: str) -> None:
+    assert judge(note, criterion, "inclusion").answer == answer
+
+
+@pytest.mark.parametrize(("note", "criterion", "answer"), [
+    (MAN, "Healthy volunteers aged 18-70", "unknown"),  # the age fits; being healthy is what it asks
+    (MAN, "Women of childbearing potential aged 18 or older", "not_applicable"),  # a conditional, not a sex limit
+])
+def test_an_age_limit_that_fits_does_not_decide_the_rest(note: str, criterion: str, answer: str) -> None:
+    assert judge(note, criterion, "inclusion").answer == answer
+
+
+@pytest.mark.parametrize(("note", "answer"), [
+    ("0. A 36-year-old woman with abdominal pain.\n1. Urine pregnancy test is negative.", "no"),
+    ("0. A 36-year-old woman with abdominal pain.\n1. She had an ectopic pregnancy at age 26.", "no"),
+    ("0. A 36-year-old woman with abdominal pain.\n1. She is 20 weeks pregnant.", "yes"),
+    ("0. A 36-year-old woman with abdominal pain.", "unknown"),  # the note is silent
+])
+def test_a_negative_pregnancy_test_or_a_past_pregnancy_is_not_a_current_one(note: str, answer: str) -> None:
+    assert judge(note, "Current pregnancy", "exclusion").answer == answer
+
+
+@pytest.mark.parametrize(("note", "answer"), [
+    ("0. A 46-year-old woman with a thyroid nodule.", "yes"),  # never mentioned: taken as never given
+    ("0. A 46-year-old woman with a thyroid nodule.\n1. She received radioiodine in 2010.", "no"),
+])
+def test_an_inclusion_that_a_patient_never_had_something(note: str, answer: str) -> None:
+    assert judge(note, "Patients who have never received radioiodine therapy", "inclusion").answer == answer
+
+
+def test_capable_of_taking_part_is_assumed_like_willing() -> None:
+    assert judge(MAN, "Capable of performing the planned exercise program", "inclusion").answer == "yes"
+    assert judge(MAN, "Capable of performing the planned exercise program", "exclusion").answer == "no"
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    ("0. A 42-year-old postmenopausal woman with breast cancer.", "Negative pregnancy test", "inclusion", "yes"),
+    ("0. A 42-year-old postmenopausal woman with breast cancer.", "Pregnancy or lactation within 6 months",
+     "exclusion", "no"),
+    ("0. A 42-year-old woman with breast cancer.", "Negative pregnancy test", "inclusion", "unknown"),  # may conceive
+    ("0. A 62-year-old woman with breast cancer.", "Pregnancy or lactation", "exclusion", "unknown"),  # age alone
+])
+def test_a_woman_past_childbearing_is_not_asked_for_a_pregnancy_test(note: str, criterion: str, kind: str,
+                                                                     answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
+
+
+def test_women_of_childbearing_potential_alone_is_not_met_by_a_postmenopausal_woman() -> None:
+    note = "0. A 58-year-old postmenopausal woman with breast cancer."
+    assert judge(note, "Women of childbearing potential", "inclusion").answer != "yes"
+    assert judge(note, "Women of childbearing potential must use contraception", "inclusion").answer == "yes"
