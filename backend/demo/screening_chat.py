@@ -15,6 +15,7 @@ from backend.demo.brain import DemoRequest, intent, marker_json
 from backend.demo.screening_edits import profile_edits
 from backend.demo.screening_state import (
     NCT,
+    Entry,
     ScreeningState,
     named_trial,
     place_in,
@@ -47,6 +48,20 @@ EXPLAIN = re.compile(r"\b(why|explain|reason\w*|because|criteri\w*|eligib\w*|exc
                      re.I)
 OVERVIEW = re.compile(r"\b(summar\w*|overview|results?|shortlist|best|top|how did|which (?:trials|ones|studies)|"
                       r"what (?:trials|ones)|eligible for|can (?:she|he|they) join|options)\b", re.I)
+# "Which ones could she join?", "how many are excluded?", "show me the best matches": a question about the
+# screening's verdicts as a whole (a count, a list, the best), not about one trial.
+AGGREGATE = re.compile(r"\b(which|what (?:trials|ones|studies|are)|how many|list|show|any|all|best|top|count|number "
+                       r"of|options?|tally|so far|did (?:she|he|they|it) (?:get|find))\b", re.I)
+# A verdict word says the question is about the screening; words that also describe a trial's own criteria
+# ("which trials enrol over-65s?", "which match HER2+?") count only with the patient named.
+VERDICT_TALK = re.compile(r"\b((?:in)?eligible|excluded|uncertain|unclear|not relevant|irrelevant|"
+                          r"qualif(?:y|ies|ied)|(?:best|top|good|strong|closest) (?:matche?s?|fits?|options?|"
+                          r"candidates?)|ruled (?:\w+ )?out|verdicts?|passed|failed)\b", re.I)
+PATIENT_FIT = re.compile(r"\b(pass|match(?:es|ed|ing)?|fits?|suitable|suits?|candidates?|join|enrol+\w*|"
+                         r"(?:right|good|open) for|options?)\b", re.I)
+ASKED_VERDICT = (("EXCLUDED", r"excluded|ruled (?:\w+ )?out|rejected|failed|ineligible|not eligible|disqualif\w*"),
+                 ("UNCERTAIN", r"uncertain|unclear|maybe|borderline|unsure"),
+                 ("NOT_RELEVANT", r"not relevant|irrelevant|unrelated"))
 PATIENT_REF = re.compile(r"\b(she|her|he|him|his|the patient|my patient|this patient|verdicts?)\b", re.I)
 TRIAL_REF = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(?:st|nd|rd|th)|last|"
                        r"bottom|top one|this (?:one|trial|study)|that (?:one|trial|study)|#\d+|"
@@ -101,6 +116,64 @@ def _overview(state: ScreeningState) -> Reply:
     return Reply.text("\n".join(lines) + chips(state))
 
 
+def _line(e: Entry) -> str:
+    return (f"- **{e.nct_id}** (#{e.rank}, score {e.score:.2f}; met {e.met}, not met {e.not_met}, unknown "
+            f"{e.unknown}) — {e.title}")
+
+
+def _verdicts(state: ScreeningState, text: str) -> Reply:
+    """The screened trials of the verdict the question asks about (ELIGIBLE unless it names another), with the
+    others counted and a way on to explain them."""
+    who = state.label or "the patient"
+    asked = next((v for v, words in ASKED_VERDICT if re.search(rf"\b(?:{words})\b", text, re.I)), "ELIGIBLE")
+    counts = {v: state.count(v) for v in ("ELIGIBLE", "UNCERTAIN", "EXCLUDED", "NOT_RELEVANT")}
+    total = sum(counts.values()) or len(state.shortlist)
+    word = asked.replace("_", " ")
+    listed = state.by_verdict(asked)
+    running = " It is still running, so these are the verdicts so far." if state.status == "running" else ""
+    head = (f"Of the {total} trials screened for {who} (screening {state.screening_id}, {state.status}), "
+            f"**{counts[asked]} {'is' if counts[asked] == 1 else 'are'} {word}**{':' if listed else '.'}")
+    lines = [head + running, *(_line(e) for e in listed[:10])]
+    if counts[asked] > len(listed[:10]):
+        lines.append(f"…and {counts[asked] - len(listed[:10])} more {word} in the table.")
+    if asked == "ELIGIBLE" and not listed:
+        closest = state.by_verdict("UNCERTAIN")[:3]
+        if closest:
+            lines.append("The closest are UNCERTAIN: nothing rules them out, but the note leaves criteria open:")
+            lines += [_line(e) for e in closest]
+    others = [f"{n} {v.replace('_', ' ')}" for v, n in counts.items() if v != asked and n]
+    if others:
+        lines.append(f"The rest: {', '.join(others)}.")
+    if asked == "ELIGIBLE" and listed:
+        lines.append("ELIGIBLE means every inclusion criterion is met on the note and no exclusion applies; the "
+                     "trial team makes the final call.")
+    offer = []
+    if counts["EXCLUDED"] and asked != "EXCLUDED":
+        offer.append("why a trial was excluded")
+    if counts["UNCERTAIN"]:
+        offer.append("what an uncertain one still needs")
+    if asked == "EXCLUDED" and listed:
+        offer.append(f"what would make {({'she': 'her', 'he': 'him'}).get(state.pronoun, 'the patient')} eligible")
+    if offer:
+        lines.append(f"I can explain {' or '.join(offer)} from the stored criterion results.")
+    return Reply.text("\n".join(lines) + _verdict_chips(state, asked))
+
+
+def _verdict_chips(state: ScreeningState, asked: str) -> str:
+    out = []
+    for verdict in ("EXCLUDED", "UNCERTAIN"):
+        if first := state.by_verdict(verdict)[:1]:
+            out.append({"label": f"Why is {first[0].nct_id} {verdict.lower()}?",
+                        "value": f"Why is {first[0].nct_id} {verdict.lower()}?"})
+    if asked == "EXCLUDED" and (first := state.by_verdict("EXCLUDED")[:1]):
+        whom = {"she": "her", "he": "him"}.get(state.pronoun, "the patient")
+        out.append({"label": "What would make it fit?", "value": f"What would make {whom} eligible for "
+                    f"{first[0].nct_id}?"})
+    if state.screening_id is not None:
+        out.append({"label": "Report for the doctor", "value": "Make the screening report for the doctor"})
+    return "\n\n" + marker_json("SUGGESTED_VALUES:", out) if out else ""
+
+
 @intent(priority=150)
 def screening_question(req: DemoRequest) -> Reply | None:
     if req.page != "trialscout" or req.tool_results:
@@ -137,6 +210,13 @@ def screening_question(req: DemoRequest) -> Reply | None:
         return Reply.tool("propose_profile_edit", {"edits": edits, "explanation": text.strip()[:300]})
     screened_ids = {e.nct_id for e in state.shortlist}
     names_trial = TRIAL_REF.search(text) or any(m.upper() in screened_ids for m in NCT.findall(text))
+    about_verdicts = VERDICT_TALK.search(text) or (PATIENT_FIT.search(text) and PATIENT_REF.search(text))
+    hypothetical = any(m.group(0).lower() != "qualify" for m in WHAT_WOULD.finditer(text))
+    if (AGGREGATE.search(text) and about_verdicts and not names_trial and not NCT.search(text) and not hypothetical
+            and not re.search(r"\bwhy\b|\bcolumns?\b", text, re.I) and not NEW_SEARCH.search(text)):
+        if state.screening_id is None:
+            return _no_screening(state, req)
+        return _verdicts(state, text) if state.shortlist else _overview(state)
     asks = WHAT_WOULD.search(text) or EXPLAIN.search(text)
     if asks and (names_trial or PATIENT_REF.search(text)) and not re.search(r"\bcolumns?\b", text, re.I):
         if state.screening_id is None:

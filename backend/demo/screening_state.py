@@ -14,6 +14,7 @@ from backend.demo.vocabulary import statuses_in
 
 _PATIENT = re.compile(r'^PATIENT (\d+) "(.*)"')
 _SCREENING = re.compile(r"^SCREENING (\d+) \(([\w ]+);")
+_TALLY = re.compile(r"(\d+) (ELIGIBLE|EXCLUDED|UNCERTAIN|NOT_RELEVANT)\b")
 _ENTRY = re.compile(r"^(\d+)\. (NCT\d{8}) \| (\w+) \| score (-?[\d.]+) \| met (\d+), not met (\d+), unknown (\d+)"
                     r" \| (.*)$")
 _OPEN = re.compile(r"^- Criteria view open: (NCT\d{8})")
@@ -50,6 +51,7 @@ class ScreeningState:
     shortlist: list[Entry] = field(default_factory=list)
     open_nct_id: str | None = None
     loaded: list[dict[str, object]] = field(default_factory=list)
+    tally: dict[str, int] = field(default_factory=dict)  # the whole screening's, when the shortlist is cut
 
     @property
     def pronoun(self) -> str:
@@ -58,6 +60,10 @@ class ScreeningState:
 
     def by_verdict(self, verdict: str) -> list[Entry]:
         return [e for e in self.shortlist if e.verdict == verdict]
+
+    def count(self, verdict: str) -> int:
+        """How many screened trials have the verdict: the header's count, which covers trials the page cut."""
+        return self.tally.get(verdict, len(self.by_verdict(verdict)))
 
     def entry(self, nct_id: str) -> Entry | None:
         return next((e for e in self.shortlist if e.nct_id == nct_id), None)
@@ -71,6 +77,7 @@ def screening_state(page: str | None, context: str) -> ScreeningState:
             state.patient_id, state.label, in_patient = int(m.group(1)), m.group(2), True
         elif m := _SCREENING.match(line):
             state.screening_id, state.status, in_patient = int(m.group(1)), m.group(2), False
+            state.tally = {v: int(n) for n, v in _TALLY.findall(line)}
         elif m := _ENTRY.match(line):
             state.shortlist.append(Entry(int(m.group(1)), m.group(2), m.group(3), float(m.group(4)), int(m.group(5)),
                                          int(m.group(6)), int(m.group(7)), m.group(8)))

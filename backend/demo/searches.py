@@ -27,6 +27,7 @@ from backend.demo.vocabulary import (
     sex_in,
     sponsor_in,
     statuses_in,
+    without_scaffolding,
 )
 from backend.demo.wire import Reply
 
@@ -52,6 +53,13 @@ second two three four five tell explain give show more less few what next done h
 find found search searched appear appears specific focused related""".split())
 DRUG_SUFFIX = re.compile(r"^[a-z][a-z\-]*(mab|nib|tinib|lib|parib|glutide|gliflozin|statin|formin|platin|taxel|"
                          r"cycline|azole|pril|sartan|olol|vir|mycin|cillin|rubicin|trexate|tide|cept|leucel)$")
+# A treatment named in one word ("radiotherapy", "mastectomy", "surgery"): beside a named condition, the
+# intervention searched for rather than part of the condition.
+TREATMENT = re.compile(r"^(?:[a-z\-]+(?:therapy|therapies|surgery|ectomy|otomy|ostomy|plasty|transplant\w*)|surgery|"
+                       r"radiation|radiosurgery|vaccines?|vaccination|transplant\w*|ablation|stimulation|exercise|"
+                       r"acupuncture|rehabilitation|counsel+ing)$")
+DISEASE_WORD = re.compile(r"metasta|cancer|carcinoma|tumou?r|neoplasm|disease|syndrome|disorder|infection|lymphoma|"
+                          r"leuk|sarcoma|myeloma|fibrosis")
 PUBLICATION_TYPES = (
     (r"\brandomi[sz]ed(?: controlled)?(?: clinical)?(?: trials?| studies)?|\brcts?\b",
      '"Randomized Controlled Trial"[pt]'),
@@ -68,13 +76,17 @@ PUBLICATION_TYPES = (
 
 def trial_fields(text: str) -> dict[str, Any]:
     """The TrialScout form fields a request names (only those it names)."""
-    concepts = [c for c in concepts_in(text) if c.kind in ("condition", "intervention")]
+    concepts = [c for c in concepts_in(text) if c.kind in ("condition", "intervention", "topic")]
     fields: dict[str, Any] = {}
     conditions = [named_condition(text, c) for c in concepts if c.kind == "condition"]
     interventions = [c.label for c in concepts if c.kind == "intervention"]
-    words = [w for w in leftover_terms(text, concepts_in(text)) if w not in FILLER]
-    interventions += [w for w in words if DRUG_SUFFIX.match(w)]
-    rest = [w for w in words if not DRUG_SUFFIX.match(w) and w not in FILLER]
+    # A topic that is a disease ("brain metastases") is the condition when nothing else names one.
+    diseases = [c.label for c in concepts if c.kind == "topic" and DISEASE_WORD.search(c.label)]
+    words = [w for w in leftover_terms(without_scaffolding(text), concepts_in(text)) if w not in FILLER]
+    interventions += [w for w in words if DRUG_SUFFIX.match(w) or (conditions or diseases) and TREATMENT.match(w)]
+    rest = [w for w in words if w not in interventions]
+    if not conditions and not rest:
+        conditions = diseases
     if conditions:
         fields["condition"] = " OR ".join(conditions)
     elif rest:
@@ -259,7 +271,7 @@ def _consume_for_phrase(text: str, concepts: list[Concept]) -> tuple[list[Concep
 
 def query_clauses(text: str) -> list[str]:
     """PubMed clauses for what a request names: MeSH + synonyms, free-text words, publication types."""
-    lowered = text.lower()
+    lowered = without_scaffolding(text).lower()
     types = []
     for pattern, clause in PUBLICATION_TYPES:
         if re.search(pattern, lowered):
@@ -273,9 +285,9 @@ def query_clauses(text: str) -> list[str]:
     _, rest = _consume_for_phrase(lowered, concepts)
     for match in DISEASE_PHRASE.finditer(rest):
         words = match.group(0).split()
-        while words and (words[0] in STOPWORDS or words[0] in FILLER or words[0] in ARTICLE_NOUNS):
-            words.pop(0)
-        if len(words) > 1 and not any(w in STOPWORDS for w in words):
+        while any(w in STOPWORDS or w in FILLER or w in ARTICLE_NOUNS for w in words[:-1]):  # "used in sickle cell
+            words.pop(0)  # disease": the phrase is what follows the last word that cannot be part of it
+        if len(words) > 1:
             phrase = " ".join(words)
             clauses.append(f'"{phrase}"[tiab]')
             lowered = lowered.replace(phrase, " ")

@@ -137,6 +137,32 @@ make help more suggest better this these those improve refine it its current sea
 only just also too add my our table page pages app tool site website trialscout tablizer colleague""".split())
 
 
+# The scaffolding of a question around its subject: auxiliaries, pronouns and wh-words ("how do I find…",
+# "what does … say about…", "is there any evidence on…") and the prepositions between subjects are never what
+# is searched for.
+QUESTION_WORDS = set("""how what which where when why who whom whose do does did doing done is are was were be been
+being am can could should would will shall might must has have had i me my mine we us our you your there here
+anyone anybody anything something someone know known tell say says said kind kinds sort sorts evidence information
+info learn read reading recommend recommended resources aware exist exists existing available published
+written out join enrol enroll participate after before during
+among against versus vs via""".split())
+# In a wh-question ("how does X work for Y?", "how is X used in Y?", "how do X and Y compare?") the verb the
+# auxiliary carries, before any preposition, is part of the frame too; elsewhere ("what's known about return to
+# work", "opioid use disorder") it may be the subject.
+_FRAME_VERB = re.compile(
+    r"\b(?:how|what|which|where|when|why|who)\s+(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have|"
+    r"might|may)(?:n't)?\b((?:\s+(?!(?:for|in|on|about|with|after|before|to|of|against|among|versus|vs|during|from)\b)"
+    r"[\w'-]+){0,6}?)\s+(work|works|worked|used|use|help|helps|helped|compare|affect|affects|influence|impact|"
+    r"happen|mean|perform|fare|stack up|go|do)\b", re.I)
+
+
+def without_scaffolding(text: str) -> str:
+    """The request with the frame of a question around its subject blanked (see QUESTION_WORDS)."""
+    text = _FRAME_VERB.sub(lambda m: m.group(0)[: m.start(2) - m.start(0)], text)
+    return re.sub(r"[\w'’-]+", lambda m: " " if re.split("['’]", m.group(0).lower())[0] in QUESTION_WORDS
+                  else m.group(0), text)
+
+
 def consume(text: str, concepts: tuple[Concept, ...]) -> tuple[list[Concept], str]:
     """Concepts found in order, each blanking what it matched so a broader one cannot match it again."""
     lowered = text.lower()
