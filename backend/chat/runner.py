@@ -162,6 +162,11 @@ class TurnRunner:
             with anyio.CancelScope(shield=True):
                 await events.aclose()  # a stopped loop unwinds (closes its model stream) before the saves
                 self.coalescer.flush()  # (Stop too: its readers get all the text the model sent)
+                if not self.suspends:
+                    if (context := self._context_usage()) is not None:
+                        self._append(ContextUpdated(**context.model_dump()))
+                    if not (self.stopped or self.failure or self.state.failure):
+                        await self.saves.flush(self)  # its last events to readers elsewhere, not behind its end
                 await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest
                 await self._finish()
                 self.observed.ended(self.stopped, self.failure or self.state.failure)
@@ -262,8 +267,6 @@ class TurnRunner:
         extras = self._extras(cards, chips, actions, [*extraction.errors, *action_errors])
         terminal = terminal_event(turn.conversation_id, turn.assistant_message_id, status,
                                   None if self.stopped else extras.error, extraction.message, extras)
-        if extras.context_usage is not None:
-            self._append(ContextUpdated(**extras.context_usage.model_dump()))
         frames = [*self.log.unsaved(), self.log.peek_next(terminal)]
         try:
             await anyio.to_thread.run_sync(self._save, extraction.message, extras, status, frames,
