@@ -28,6 +28,7 @@ from backend.agent.schemas import (
     ContextUsage,
     ConversationOpened,
     MessageExtras,
+    Resynced,
     Status,
     SuggestedAction,
     SuggestedValue,
@@ -79,6 +80,7 @@ class TurnRunner:
         self.generating = anyio.CancelScope()
         self.task: asyncio.Task[None] | None = None
         self.continued = False  # this runner goes on with a turn another worker started
+        self.lost_after: int | None = None  # its worker died: readers may hold unstored events after this id
         self._checkpoint_key: tuple[Any, ...] | None = None
         self._checkpoint_parts: tuple[dict[str, Any], ResumeState] = ({}, ResumeState())
         self._text_written = 0  # len(self.visible) when a checkpoint last wrote the answer's text
@@ -89,6 +91,8 @@ class TurnRunner:
         self.log.go_on_from(frames, floor)
         self.visible = visible
         self.continued = True
+        stored = frames[-1].id if frames else 0
+        self.lost_after = stored if floor > stored else None  # (a suspended turn stored all it sent)
         self.state = saved.state()
 
     def start(self) -> None:
@@ -98,6 +102,8 @@ class TurnRunner:
                                             user_message_id=turn.user_message_id, stream=turn.stream))
             for notice in turn.notices:
                 self._append(Status(message=notice, notice=True))
+        elif self.lost_after is not None:  # what its readers got past the last save comes again: void it
+            self._append(Resynced(after=self.lost_after, text=self.visible))
         self.task = asyncio.create_task(self._run(), name=f"turn-{turn.turn_id}")
 
     def stop(self, failure: ApiFailure | None = None) -> None:
