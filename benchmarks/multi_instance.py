@@ -143,7 +143,8 @@ def main() -> None:
         resumed = [o.longest_gap for o in outcomes if o.reconnects or o.cut]
         others = [o.longest_gap for o in outcomes if not (o.reconnects or o.cut)]
         print(f"  client-visible gaps: each resume, last event before to first after: "
-              f"{gaps([g for o in outcomes for g in o.resume_gaps])}")
+              f"{gaps([g for o in outcomes for g in o.resume_gaps])}; of which from the resume's request: "
+              f"{gaps([g for o in outcomes for g in o.resume_waits])}")
         print(f"  longest wait between two events of an answer (its first text included), resumed: "
               f"{gaps(resumed)}; not resumed: {gaps(others)}")
         print(f"  answers not exact (ids 1..n, text = payload = stored): {len(wrong)}   "

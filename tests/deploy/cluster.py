@@ -217,7 +217,8 @@ class Outcome:
     last_at: float = 0.0  # when the last event came (monotonic)
     longest_gap: float = 0.0  # the longest wait between two events of the answer, resumes included
     resume_gaps: list[float] = field(default_factory=list)  # for each resume: last event before → first after
-    resuming: bool = False  # a resume was sent: its first event ends a gap of `resume_gaps`
+    resume_waits: list[float] = field(default_factory=list)  # for each resume: its request → its first event
+    resuming: float = 0.0  # when a resume was sent (0: none under way): its first event ends a gap
 
     @property
     def last_id(self) -> int:
@@ -255,7 +256,7 @@ def follow(client: httpx.Client, out: Outcome, *, send: dict[str, Any] | None = 
         if out.conversation_id is None:  # nothing known yet: the same send again attaches to its turn
             request = client.build_request("POST", "/api/chat/stream", json=send, headers={"Idempotency-Key": key})
         else:
-            out.resuming = True
+            out.resuming = time.monotonic()
             request = client.build_request("GET", f"/api/conversations/{out.conversation_id}/stream",
                                            params={"turn_id": out.turn_id} if out.turn_id else None,
                                            headers={"Last-Event-ID": str(out.last_id)})
@@ -300,7 +301,8 @@ def read_events(r: httpx.Response, out: Outcome, stop_after: Callable[[Outcome],
             out.longest_gap = max(out.longest_gap, now - out.last_at)
             if out.resuming:
                 out.resume_gaps.append(now - out.last_at)
-        out.resuming = False
+                out.resume_waits.append(now - out.resuming)
+        out.resuming = 0.0
         out.events.append(event)
         out.last_at = now
         if event.event == "conversation":
