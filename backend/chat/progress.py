@@ -57,6 +57,23 @@ def persist_limiter() -> anyio.CapacityLimiter:
     return limiter
 
 
+def _settle(done: asyncio.Future[None]) -> None:
+    """Resolve `done` on its own loop (a test's second client runs its turns on a loop of its own)."""
+    def resolve() -> None:
+        if not done.done():  # (one that timed out was cancelled)
+            done.set_result(None)
+
+    loop = done.get_loop()
+    try:
+        here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        here = None
+    if here is loop:
+        resolve()
+    elif not loop.is_closed():
+        loop.call_soon_threadsafe(resolve)
+
+
 class Saving(Protocol):
     """A running turn as the writer sees it."""
 
@@ -162,8 +179,7 @@ class ProgressWriter:
             finally:
                 for turn in chosen:
                     for done in self._flushing.pop(turn, []):
-                        if not done.done():
-                            done.set_result(None)
+                        _settle(done)
             if ticked:  # the next slice a step after this write: under load, saves come further apart
                 next_tick = loop.time() + self.every / SLICES
 
