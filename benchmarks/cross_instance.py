@@ -12,7 +12,7 @@ on B (the remote reader: GET …/stream with `?turn_id=` and `Last-Event-ID: 0`)
 3. idle: the same turns stalled (the model sends nothing): commits a second with and without B's readers.
 
     .venv/bin/python benchmarks/cross_instance.py [--admin-url URL] [--readers 100] [--turns 5] [--rounds 2]
-        [--pace 5] [--window 10] [--per-turn 1] [--lag-only]
+        [--pace 5] [--window 10] [--per-turn 1] [--lag-only [--stagger 0]]
 """
 
 from __future__ import annotations
@@ -198,10 +198,14 @@ async def commits_per_second(pg: Pg, window: float, seen: list[tuple[int, int]],
 
 
 async def under_load(a: httpx.AsyncClient, b: httpx.AsyncClient, pg: Pg, n: int, window: float,
-                     remote: bool, copies: int = 1) -> tuple[float, list[Lag], list[tuple[int, int]]]:
+                     remote: bool, copies: int = 1, stagger: float = 0.0
+                     ) -> tuple[float, list[Lag], list[tuple[int, int]]]:
     seen: list[tuple[int, int]] = []
     caught_up: list[float] = []
-    turns = [asyncio.create_task(turn(a, b if remote else None, None, caught_up, copies)) for _ in range(n)]
+    turns = []
+    for _ in range(n):  # begun `stagger` seconds apart in all, so they end apart too
+        turns.append(asyncio.create_task(turn(a, b if remote else None, None, caught_up, copies)))
+        await asyncio.sleep(stagger / n)
     rate = await commits_per_second(pg, window, seen, caught_up, n)
     done = await asyncio.gather(*turns)
     if remote:
@@ -226,7 +230,7 @@ async def measure(args: argparse.Namespace, fake: Fake, a_url: str, b_url: str, 
         fake.tell(f"answer {int(2 * args.pace * seconds)} {1 / args.pace}")
         n, k = args.readers // args.per_turn, args.per_turn
         if args.lag_only:  # the remote readers' lag only: no commit rates to compare, no idle phase
-            _, found, _ = await under_load(a, b, pg, n, args.window, remote=True, copies=k)
+            _, found, _ = await under_load(a, b, pg, n, args.window, remote=True, copies=k, stagger=args.stagger)
             print(f"lag beside {n} turns at {args.pace:g} deltas/s, each read on B by {k}: {by_kind(found)}")
             return
         alone, _, _ = await under_load(a, b, pg, n, args.window, remote=False)
@@ -270,6 +274,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--pace", type=float, default=5, help="text deltas a second per turn under load")
     parser.add_argument("--window", type=float, default=10, help="seconds each commit rate is measured over")
+    parser.add_argument("--stagger", type=float, default=0.0,
+                        help="with --lag-only: seconds over which the turns under load begin (0: all at once)")
     parser.add_argument("--lag-only", action="store_true",
                         help="measure the lag beside the turns only (no read-on-A-only or idle phases)")
     args = parser.parse_args()
