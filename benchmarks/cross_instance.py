@@ -12,7 +12,7 @@ on B (the remote reader: GET …/stream with `?turn_id=` and `Last-Event-ID: 0`)
 3. idle: the same turns stalled (the model sends nothing): commits a second with and without B's readers.
 
     .venv/bin/python benchmarks/cross_instance.py [--admin-url URL] [--readers 100] [--turns 5] [--rounds 2]
-        [--pace 5] [--window 10] [--per-turn 1]
+        [--pace 5] [--window 10] [--per-turn 1] [--lag-only [--stagger 0]]
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class Fake:
 
 async def read(client: httpx.AsyncClient, method: str, path: str, times: dict[str, float], *,
                body: Any = None, headers: dict[str, str] | None = None, opened: asyncio.Future[Any] | None = None,
-               params: dict[str, str] | None = None) -> None:
+               params: dict[str, str] | None = None, kinds: dict[str, str] | None = None) -> None:
     async with client.stream(method, path, json=body, headers=headers, params=params,
                              timeout=httpx.Timeout(120.0)) as r:
         assert r.status_code == 200, await r.aread()
@@ -99,6 +99,8 @@ async def read(client: httpx.AsyncClient, method: str, path: str, times: dict[st
                 continue
             for event in parse_lines(lines):
                 times.setdefault(str(event.id), time.monotonic())
+                if kinds is not None:
+                    kinds[str(event.id)] = event.event or ""
                 if event.event == "conversation" and opened is not None and not opened.done():
                     opened.set_result(event.data)
                 if event.event in ("complete", "error"):
@@ -108,15 +110,16 @@ async def read(client: httpx.AsyncClient, method: str, path: str, times: dict[st
 
 async def turn(a: httpx.AsyncClient, b: httpx.AsyncClient | None, ids: list[int] | None = None,
                caught_up: list[float] | None = None, copies: int = 1
-               ) -> tuple[dict[str, float], dict[str, float], float]:
+               ) -> tuple[dict[str, float], dict[str, float], float, dict[str, str]]:
     """One turn sent to A and read there, and on B when `b` (by `copies` readers, the first one timed);
-    (A's times, B's, when B's reader attached). Its conversation's id goes into `ids`, and into
+    (A's times, B's, when B's reader attached, each event's type). Its conversation's id goes into `ids`, and into
     `caught_up` when B's first reader had its first event (or at once without one)."""
     local: dict[str, float] = {}
     remote: dict[str, float] = {}
+    kinds: dict[str, str] = {}
     opened: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
     sender = asyncio.create_task(read(a, "POST", "/api/chat/stream", local, opened=opened,
-                                      body={"message": "go", "context": CONTEXT}))
+                                      body={"message": "go", "context": CONTEXT}, kinds=kinds))
     data = await opened
     attached = time.monotonic()
     if ids is not None:
@@ -137,18 +140,29 @@ async def turn(a: httpx.AsyncClient, b: httpx.AsyncClient | None, ids: list[int]
     elif caught_up is not None:
         caught_up.append(time.monotonic())
     await sender
-    return local, remote, attached
+    return local, remote, attached, kinds
 
 
-def lags(local: dict[str, float], remote: dict[str, float], attached: float) -> list[float]:
+Lag = tuple[float, str]  # B's reader's time minus A's for one event, and the event's type
+
+
+def lags(local: dict[str, float], remote: dict[str, float], attached: float, kinds: dict[str, str]) -> list[Lag]:
     """Events A's reader got after B's had caught up (its first answer replays what was before: not lag)."""
     caught_up = min(remote.values(), default=attached)
-    return [remote[i] - t for i, t in local.items() if i in remote and t > caught_up + 0.05]
+    return [(remote[i] - t, kinds.get(i, "")) for i, t in local.items() if i in remote and t > caught_up + 0.05]
 
 
-def attach_times(done: list[tuple[dict[str, float], dict[str, float], float]]) -> list[float]:
+def by_kind(found: list[Lag]) -> str:
+    """The lags of every event, of the text deltas (the target is per delta) and of the others (mostly a
+    turn's `usage` and `context_update`, at its end: here many turns end at once)."""
+    text = [lag for lag, kind in found if kind == "text_delta"]
+    rest = [lag for lag, kind in found if kind != "text_delta"]
+    return f"{ms([lag for lag, _ in found])}; text_delta {ms(text)}; others {ms(rest)}"
+
+
+def attach_times(done: list[tuple[dict[str, float], dict[str, float], float, dict[str, str]]]) -> list[float]:
     """From B's request to its first event (the resume's own latency)."""
-    return [min(remote.values()) - attached for _, remote, attached in done if remote]
+    return [min(remote.values()) - attached for _, remote, attached, _ in done if remote]
 
 
 class Pg:
@@ -184,15 +198,19 @@ async def commits_per_second(pg: Pg, window: float, seen: list[tuple[int, int]],
 
 
 async def under_load(a: httpx.AsyncClient, b: httpx.AsyncClient, pg: Pg, n: int, window: float,
-                     remote: bool, copies: int = 1) -> tuple[float, list[float], list[tuple[int, int]]]:
+                     remote: bool, copies: int = 1, stagger: float = 0.0
+                     ) -> tuple[float, list[Lag], list[tuple[int, int]]]:
     seen: list[tuple[int, int]] = []
     caught_up: list[float] = []
-    turns = [asyncio.create_task(turn(a, b if remote else None, None, caught_up, copies)) for _ in range(n)]
+    turns = []
+    for _ in range(n):  # begun `stagger` seconds apart in all, so they end apart too
+        turns.append(asyncio.create_task(turn(a, b if remote else None, None, caught_up, copies)))
+        await asyncio.sleep(stagger / n)
     rate = await commits_per_second(pg, window, seen, caught_up, n)
     done = await asyncio.gather(*turns)
     if remote:
         print(f"  B's readers attached (request to first event): {ms(attach_times(done))}")
-    return rate, [lag for local, far, at in done for lag in lags(local, far, at)], seen
+    return rate, [lag for turned in done for lag in lags(*turned)], seen
 
 
 async def measure(args: argparse.Namespace, fake: Fake, a_url: str, b_url: str, pg: Pg) -> None:
@@ -204,19 +222,23 @@ async def measure(args: argparse.Namespace, fake: Fake, a_url: str, b_url: str, 
         b.cookies = a.cookies  # the same session on the other instance (it is in the database)
         fake.tell("answer 240 0.02")  # ~120 text deltas, 50 a second
         for round_ in range(args.rounds):
-            found: list[float] = []
+            found: list[Lag] = []
             for _ in range(args.turns):
                 found += lags(*await turn(a, b))
-            print(f"lag, one turn at a time, round {round_ + 1}: {ms(found)}")
+            print(f"lag, one turn at a time, round {round_ + 1}: {by_kind(found)}")
         seconds = SETTLE + args.window + 10
         fake.tell(f"answer {int(2 * args.pace * seconds)} {1 / args.pace}")
         n, k = args.readers // args.per_turn, args.per_turn
+        if args.lag_only:  # the remote readers' lag only: no commit rates to compare, no idle phase
+            _, found, _ = await under_load(a, b, pg, n, args.window, remote=True, copies=k, stagger=args.stagger)
+            print(f"lag beside {n} turns at {args.pace:g} deltas/s, each read on B by {k}: {by_kind(found)}")
+            return
         alone, _, _ = await under_load(a, b, pg, n, args.window, remote=False)
         read_too, found, seen = await under_load(a, b, pg, n, args.window, remote=True, copies=k)
         print(f"{n} turns at {args.pace:g} deltas/s on A: {alone:.1f} commits/s read on A only, "
               f"{read_too:.1f} with each also read on B by {k}: {(read_too - alone) / (n * k):.2f} commits/s "
               f"per remote reader ({read_too - alone:.1f} for all {n * k})")
-        print(f"lag beside them: {ms(found)}")
+        print(f"lag beside them: {by_kind(found)}")
         print(f"connections to the database during the load: max {max(c for c, _ in seen)} "
               f"(of them listening: {max(listening for _, listening in seen)})")
         fake.tell(f"stall {SETTLE + args.window + 30}")
@@ -252,6 +274,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--pace", type=float, default=5, help="text deltas a second per turn under load")
     parser.add_argument("--window", type=float, default=10, help="seconds each commit rate is measured over")
+    parser.add_argument("--stagger", type=float, default=0.0,
+                        help="with --lag-only: seconds over which the turns under load begin (0: all at once)")
+    parser.add_argument("--lag-only", action="store_true",
+                        help="measure the lag beside the turns only (no read-on-A-only or idle phases)")
     args = parser.parse_args()
     root = Path(__file__).resolve().parent.parent
     name = f"colleague_bench_{uuid.uuid4().hex[:8]}"

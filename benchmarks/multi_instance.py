@@ -52,6 +52,14 @@ def exact(out: Outcome, stored: str) -> bool:
             and out.text == terminal.data["payload"]["message"] == stored)
 
 
+def gaps(seconds: list[float]) -> str:
+    if not seconds:
+        return "none"
+    ordered = sorted(seconds)
+    p50, p99 = (ordered[min(len(ordered) - 1, int(q * len(ordered)))] for q in (0.5, 0.99))
+    return f"p50 {p50:.2f} s, p99 {p99:.2f} s, max {ordered[-1]:.2f} s (n={len(ordered)})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--streams", type=int, default=100)
@@ -132,6 +140,13 @@ def main() -> None:
               f"{sum('Error' in e for e in errors)} transport errors, {len(interrupted)} answers ended "
               f"`error` ({sorted({o.terminal.data['code'] for o in interrupted if o.terminal})}), "
               f"{sum('again after' in e for e in errors)} events sent twice")
+        resumed = [o.longest_gap for o in outcomes if o.reconnects or o.cut]
+        others = [o.longest_gap for o in outcomes if not (o.reconnects or o.cut)]
+        print(f"  client-visible gaps: each resume, last event before to first after: "
+              f"{gaps([g for o in outcomes for g in o.resume_gaps])}; of which from the resume's request: "
+              f"{gaps([g for o in outcomes for g in o.resume_waits])}")
+        print(f"  longest wait between two events of an answer (its first text included), resumed: "
+              f"{gaps(resumed)}; not resumed: {gaps(others)}")
         print(f"  answers not exact (ids 1..n, text = payload = stored): {len(wrong)}   "
               f"requests nginx sent to a draining instance: {to_draining}")
         for o in wrong[:3]:

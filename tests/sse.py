@@ -58,6 +58,18 @@ def text_of(events: list[Event]) -> str:
     return "".join(e.data["text"] for e in events if e.event == "text_delta")
 
 
+def assembled(held: str, events: list[Event]) -> str:
+    """The answer's text as a client puts it together from `held` (what it had) and the events after: a
+    `resync` voids what came after its `after` and restates the text."""
+    text = held
+    for e in events:
+        if e.event == "resync":
+            text = e.data["text"]
+        elif e.event == "text_delta":
+            text += e.data["text"]
+    return text
+
+
 def stream_acting_midway(client: Any, body: dict[str, Any], act: Callable[[int], None]) -> tuple[list[Event], int]:
     """POST /api/chat/stream with `body`, and once two text deltas have arrived run `act(conversation id)` while
     the turn goes on; the turn's events and its conversation id."""

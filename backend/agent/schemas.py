@@ -242,6 +242,16 @@ class ContextUpdated(WireEvent):
     type: Literal["context_update"] = "context_update"
 
 
+class Resynced(WireEvent):
+    """First from the worker that goes on with a turn whose worker died: the events after id `after` that a
+    client may hold were never stored, and the model goes on from what was, so their text would come
+    again. Void them: the answer's text so far is `text` (what the events through `after` say)."""
+
+    after: int
+    text: str
+    type: Literal["resync"] = "resync"
+
+
 class TurnCompleted(WireEvent):
     payload: TurnResult
     type: Literal["complete"] = "complete"
@@ -271,7 +281,7 @@ class Reconnect(WireEvent):
 AgentEvent = Status | TextDelta | ToolStarted | ToolProgressed | ToolCompleted | UsageUpdated
 ChatEvent = Annotated[
     ConversationOpened | Status | TextDelta | ToolStarted | ToolProgressed | ToolCompleted | UsageUpdated
-    | ContextUpdated | TurnCompleted | TurnErrored | Reconnect,
+    | ContextUpdated | Resynced | TurnCompleted | TurnErrored | Reconnect,
     Field(discriminator="type"),
 ]
 chat_event_adapter: TypeAdapter[Any] = TypeAdapter(ChatEvent)

@@ -10,7 +10,9 @@ readers, and one task (the pump) fetches for every feed together, in one transac
 - as a safety poll (`safety_seconds`) for what PostgreSQL does not replay (sent while the listener
   reconnected); without a listener (SQLite: one host; or while it reconnects) every `POLL_SECONDS`.
 - every `STALE_SECONDS`, whether the feeds' turns still run: a turn whose worker is gone is continued
-  here or ended (`on_stale`), and one that is over without a stored end gets it from the database.
+  here or ended (`on_stale`), and one that is over without a stored end gets it from the database. A
+  turn a draining instance suspended is checked at once (notified on STATES): its readers, told to
+  resume by that instance and resumed here before it saved the turn, would otherwise wait for the check.
 
 A reader announces itself: the turns read here are sent on READERS at once and every `WATCH_EVERY`,
 and the instance generating one writes its events out eagerly while announced (`ProgressWriter.watch`),
@@ -36,7 +38,7 @@ from sqlalchemy.orm import Session
 
 from backend.chat.listener import Listener
 from backend.chat.log import Closing, Frame
-from backend.chat.notify import EVENTS, READERS, notify
+from backend.chat.notify import EVENTS, READERS, STATES, notify
 from backend.chat.turn import LIVE
 from backend.chat.workers import WorkerPresence
 from backend.db.base import utcnow
@@ -143,6 +145,7 @@ class Fanout:
         self.reads = 0  # transactions the pump ran (tests, benchmarks)
         self._dirty: set[str] = set()  # feeds to fetch
         self._new: set[str] = set()  # feeds to announce at once
+        self._check: set[str] = set()  # feeds whose turns' states to check at once (STATES)
         self._kick: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
@@ -153,7 +156,8 @@ class Fanout:
         if not self.postgres:
             return
         if self.listener is None:
-            self.listener = Listener(self.db.url, {EVENTS: self.notified, READERS: self.on_readers}, self.missed)
+            self.listener = Listener(self.db.url, {EVENTS: self.notified, READERS: self.on_readers,
+                                                   STATES: self.state_changed}, self.missed)
         self.listener.start()
 
     async def stop(self) -> None:
@@ -168,6 +172,12 @@ class Fanout:
         """EVENTS: these turns stored new events."""
         if dirty := [t for t in turn_ids if t in self.feeds]:
             self._dirty.update(dirty)
+            self._wake_pump()
+
+    def state_changed(self, turn_ids: list[str]) -> None:
+        """STATES: these turns were suspended; whether to go on with them here is checked now."""
+        if changed := [t for t in turn_ids if t in self.feeds]:
+            self._check.update(changed)
             self._wake_pump()
 
     def missed(self) -> None:
@@ -244,7 +254,7 @@ class Fanout:
             poll_every = self.safety_seconds if self.listening else POLL_SECONDS
             due = min(polled + poll_every, checked + STALE_SECONDS,
                       announced + WATCH_EVERY if self.listening else float("inf"))
-            if not (self._dirty or self._new) and due > now:
+            if not (self._dirty or self._new or self._check) and due > now:
                 self._kick.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._kick.wait(), due - now)
@@ -259,8 +269,10 @@ class Fanout:
                 announced = now
                 announce |= {t for t, f in self.feeds.items() if not f.ended}
             dirty = {t: f for t in self._dirty if (f := self.feeds.get(t)) is not None}
-            self._dirty, self._new = set(), set()
-            statuses = set(self.feeds) if check else {t for t, f in dirty.items() if not f.fetched}
+            now_too = {t for t in self._check if t in self.feeds}
+            self._dirty, self._new, self._check = set(), set(), set()
+            statuses = set(self.feeds) if check else {t for t, f in dirty.items() if not f.fetched} | now_too
+            check = check or bool(now_too)
             try:
                 got = await anyio.to_thread.run_sync(self._read, {t: f.last for t, f in dirty.items()},
                                                      statuses, check, announce)
@@ -268,6 +280,7 @@ class Fanout:
                 log.exception("reading the events of %d turns failed", len(dirty))
                 self._dirty.update(dirty)
                 self._new.update(announce)
+                self._check.update(now_too)
                 await asyncio.sleep(POLL_SECONDS)
                 continue
             self.reads += 1

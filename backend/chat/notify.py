@@ -5,6 +5,8 @@ them true (PostgreSQL delivers a notification at commit, never one of a rolled-b
   interrupt): one notification per transaction, however many events it holds.
 - `READERS`: turns that have readers on the sending instance; the instance generating one of them writes
   its events out eagerly while the announcement is fresh (`ProgressWriter.watch`).
+- `STATES`: turns a draining instance saved `suspended`: an instance with readers of one goes on with it
+  at once, not at its next check of the turns' states (`chat/fanout.py` STALE_SECONDS).
 
 A payload is comma-separated turn ids, split under PostgreSQL's 8000-byte limit. Other databases have no
 NOTIFY: there, nothing is sent and readers poll (`chat/fanout.py`).
@@ -19,6 +21,7 @@ from sqlalchemy.orm import Session
 
 EVENTS = "colleague_turn_events"
 READERS = "colleague_turn_readers"
+STATES = "colleague_turn_states"
 MAX_PAYLOAD = 7900  # bytes; PostgreSQL refuses 8000 and more
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 

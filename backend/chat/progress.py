@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 WATCHED_FOR = 6.0  # seconds an announcement of remote readers lasts (they renew it: `chat/fanout.py`)
 YIELD_EVERY = 10  # turns whose progress is gathered before other work on the event loop gets a turn
 SLICES = 5  # a turn's checkpoints are `every` apart; the worker writes one slice of its turns `every / SLICES` apart
+FLUSH_WAIT = 1.0  # seconds a turn's end waits at most for the eager write of its last events (`flush`)
 PERSIST_THREADS = 4  # threads a worker's turns may write in at once (see `persist_limiter`)
 _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
 
@@ -54,6 +55,23 @@ def persist_limiter() -> anyio.CapacityLimiter:
     if (limiter := _limiters.get(loop)) is None:
         limiter = _limiters[loop] = anyio.CapacityLimiter(PERSIST_THREADS)
     return limiter
+
+
+def _settle(done: asyncio.Future[None]) -> None:
+    """Resolve `done` on its own loop (a test's second client runs its turns on a loop of its own)."""
+    def resolve() -> None:
+        if not done.done():  # (one that timed out was cancelled)
+            done.set_result(None)
+
+    loop = done.get_loop()
+    try:
+        here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        here = None
+    if here is loop:
+        resolve()
+    elif not loop.is_closed():
+        loop.call_soon_threadsafe(resolve)
 
 
 class Saving(Protocol):
@@ -81,6 +99,7 @@ class ProgressWriter:
         self._task: asyncio.Task[None] | None = None
         self._suspensions: list[tuple[Suspension, asyncio.Future[bool]]] = []
         self._suspender: asyncio.Task[None] | None = None
+        self._flushing: dict[Saving, list[asyncio.Future[None]]] = {}  # turns waiting for their eager write
 
     def join(self, turn: Saving) -> None:
         self._turns.setdefault(turn, self._joined % SLICES)
@@ -117,6 +136,20 @@ class ProgressWriter:
                 self._loop.call_soon_threadsafe(self._nudge.set)
         self._eager.add(turn)
 
+    async def flush(self, turn: Saving) -> None:
+        """A watched turn whose model is done: its last events (`usage`, the context meter) written in the
+        next eager batch, with the other turns ending then, before it leaves to write its end alone. Its
+        remote readers get them as they get its text, not behind the final saves, which queue on the
+        persist threads when many turns end at once."""
+        self.appended(turn)
+        if turn not in self._eager:  # not read elsewhere (or nothing new): the final save writes it all
+            return
+        done = asyncio.get_running_loop().create_future()
+        self._flushing.setdefault(turn, []).append(done)
+        # Bounded: a writer that never gets to it (stopped at shutdown) must not hold the turn's end.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done, FLUSH_WAIT)
+
     async def leave(self, turn: Saving) -> None:
         """The turn saves the rest itself: out of the batch, after any write that holds its events."""
         self._turns.pop(turn, None)
@@ -141,7 +174,12 @@ class ProgressWriter:
                 chosen += [turn for turn, slice_ in self._turns.items() if slice_ == tick and turn not in chosen]
             else:
                 flushed = loop.time()
-            await self._save(chosen)
+            try:
+                await self._save(chosen)
+            finally:
+                for turn in chosen:
+                    for done in self._flushing.pop(turn, []):
+                        _settle(done)
             if ticked:  # the next slice a step after this write: under load, saves come further apart
                 next_tick = loop.time() + self.every / SLICES
 

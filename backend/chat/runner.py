@@ -28,6 +28,7 @@ from backend.agent.schemas import (
     ContextUsage,
     ConversationOpened,
     MessageExtras,
+    Resynced,
     Status,
     SuggestedAction,
     SuggestedValue,
@@ -79,6 +80,7 @@ class TurnRunner:
         self.generating = anyio.CancelScope()
         self.task: asyncio.Task[None] | None = None
         self.continued = False  # this runner goes on with a turn another worker started
+        self.lost_after: int | None = None  # its worker died: readers may hold unstored events after this id
         self._checkpoint_key: tuple[Any, ...] | None = None
         self._checkpoint_parts: tuple[dict[str, Any], ResumeState] = ({}, ResumeState())
         self._text_written = 0  # len(self.visible) when a checkpoint last wrote the answer's text
@@ -89,6 +91,8 @@ class TurnRunner:
         self.log.go_on_from(frames, floor)
         self.visible = visible
         self.continued = True
+        stored = frames[-1].id if frames else 0
+        self.lost_after = stored if floor > stored else None  # (a suspended turn stored all it sent)
         self.state = saved.state()
 
     def start(self) -> None:
@@ -98,6 +102,8 @@ class TurnRunner:
                                             user_message_id=turn.user_message_id, stream=turn.stream))
             for notice in turn.notices:
                 self._append(Status(message=notice, notice=True))
+        elif self.lost_after is not None:  # what its readers got past the last save comes again: void it
+            self._append(Resynced(after=self.lost_after, text=self.visible))
         self.task = asyncio.create_task(self._run(), name=f"turn-{turn.turn_id}")
 
     def stop(self, failure: ApiFailure | None = None) -> None:
@@ -162,6 +168,11 @@ class TurnRunner:
             with anyio.CancelScope(shield=True):
                 await events.aclose()  # a stopped loop unwinds (closes its model stream) before the saves
                 self.coalescer.flush()  # (Stop too: its readers get all the text the model sent)
+                if not self.suspends:
+                    if (context := self._context_usage()) is not None:
+                        self._append(ContextUpdated(**context.model_dump()))
+                    if not (self.stopped or self.failure or self.state.failure):
+                        await self.saves.flush(self)  # its last events to readers elsewhere, not behind its end
                 await self.saves.leave(self)  # after a checkpoint under way: the final save writes the rest
                 await self._finish()
                 self.observed.ended(self.stopped, self.failure or self.state.failure)
@@ -262,8 +273,6 @@ class TurnRunner:
         extras = self._extras(cards, chips, actions, [*extraction.errors, *action_errors])
         terminal = terminal_event(turn.conversation_id, turn.assistant_message_id, status,
                                   None if self.stopped else extras.error, extraction.message, extras)
-        if extras.context_usage is not None:
-            self._append(ContextUpdated(**extras.context_usage.model_dump()))
         frames = [*self.log.unsaved(), self.log.peek_next(terminal)]
         try:
             await anyio.to_thread.run_sync(self._save, extraction.message, extras, status, frames,

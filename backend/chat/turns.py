@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 
 from backend.agent.schemas import MessageExtras
 from backend.chat.log import RESERVE, Frame
-from backend.chat.notify import EVENTS, notify
+from backend.chat.notify import EVENTS, STATES, notify
 from backend.chat.turn import INTERRUPTED, LIVE, EndStatus, ResumeState, terminal_event
 from backend.chat.workers import WorkerPresence
 from backend.conversations.forget import REDACTED_ANSWER
@@ -353,6 +353,7 @@ def save_suspended(s: Session, batch: Sequence[Suspension]) -> set[str]:
             message.extras = b.extras
         _release(s, conv.id, b.turn_id)
     save_frames(s, suspended)
+    notify(s, STATES, [turn_id for turn_id, _ in suspended])  # their readers elsewhere go on with them now
     return {turn_id for turn_id, _ in suspended}
 
 

@@ -5,6 +5,8 @@ test's few seconds was woken by a notification (LISTEN/NOTIFY), not by polling."
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -205,3 +207,57 @@ def test_a_resume_past_a_finished_turns_end_gets_its_end_after_its_id(alice: Tes
     whole = alice.get(f"/api/conversations/{conversation_id}/stream")
     assert [(e.id, e.event, e.data) for e in parse_lines(whole.text.replace("\r\n", "\n").split("\n"))] == [
         (e.id, e.event, e.data) for e in events]
+
+
+def test_a_turn_a_draining_instance_suspends_goes_on_at_once_for_its_readers_elsewhere(
+        instances: tuple[TestClient, TestClient], fake_llm: FakeAnthropic, db: Database, db_url: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader resumed on B (as after `reconnect`) before the draining instance saved its turn follows
+    the turn's events while it still runs there. Saved `suspended`, the turn goes on on B at once, on the
+    notification: B's own check of its feeds' turns is an hour away here (2 s in production, which every
+    such reader waited)."""
+    from backend.chat import fanout, turns
+    from backend.chat.turn import ResumeState
+    from backend.chat.turns import Suspension
+    from backend.db.models import ChatTurn, Message
+    from tests.chat.test_liveness import GHOST, checkpointed_at_3, running_turn_of, user_id
+
+    monkeypatch.setattr(fanout, "STALE_SECONDS", 3600.0)
+    _, b = instances
+    draining = subprocess.Popen([sys.executable, "-c", GHOST, db_url], stdout=subprocess.PIPE, text=True)
+    try:
+        assert draining.stdout is not None
+        worker_id = draining.stdout.readline().strip()
+        conv_id, answer_id = running_turn_of(db, user_id(db), worker_id)
+        checkpointed_at_3(db, answer_id, conv_id)
+        fake_llm.script(Script.text("wer."))
+        got: Timed = []
+
+        def resume() -> None:
+            with b.stream("GET", f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}) as r:
+                assert r.status_code == 200
+                _read(r, got)
+
+        reader = threading.Thread(target=resume)
+        reader.start()
+        feeds = b.app.state.chat.fanout.feeds  # type: ignore[attr-defined]
+        _wait_for(lambda: any(f.fetched for f in feeds.values()))  # following the turn that runs elsewhere
+        with db.session() as s:
+            turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
+            answer = s.get(Message, answer_id)
+            saved = ResumeState.load(turn.resume_state)
+            assert answer is not None and saved is not None
+            suspension = Suspension(turn.id, conv_id, answer_id, [], answer.content, answer.extras, saved)
+            assert turns.save_suspended(s, [suspension]) == {turn.id}
+        reader.join(20)
+        assert not reader.is_alive(), "the reader was not told: it waits for B's check of its feeds"
+    finally:
+        draining.kill()
+        draining.wait(10)
+        if draining.stdout is not None:
+            draining.stdout.close()
+    events = [e for _, e in got]
+    assert events[-1].event == "complete" and events[-1].data["payload"]["message"] == "Half an answer."
+    assert "resync" not in [e.event for e in events]  # a suspended turn stored all it sent
+    with db.session() as s:
+        assert s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one().continued == 1

@@ -23,7 +23,7 @@ from backend.demo.wire import Reply
 from tests.conftest import add_user
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.live_server import LiveServer, StreamReader, login, wait_for
-from tests.sse import parse
+from tests.sse import assembled, parse, text_of
 
 pytestmark = pytest.mark.faults
 
@@ -428,3 +428,7 @@ def test_after_kill_9_no_event_id_is_reused(db_url: str, db: Database, fake_llm:
     continuation = [i for i in stored_ids(turn_id) if i > saved[-1]]  # every event the new server wrote
     assert [int(e.id or 0) for e in rest.events] == continuation
     assert continuation[0] > held
+    # The model went on from the last save, so the text the reader got after it comes again: the `resync`
+    # that opens the continuation voids it, and the reader's answer reads as the stored one, each word once.
+    assert rest.events[0].event == "resync" and rest.events[0].data["after"] == saved[-1]
+    assert assembled(text_of(reader.events), rest.events) == WHOLE

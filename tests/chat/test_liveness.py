@@ -26,7 +26,7 @@ from backend.main import create_app
 from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.fakes.fake_page import CONTEXT
-from tests.sse import parse
+from tests.sse import assembled, parse
 
 pytestmark = pytest.mark.usefixtures("test_registry")
 
@@ -213,6 +213,27 @@ def test_a_reader_ahead_of_the_dead_workers_last_save_misses_nothing_of_the_cont
     continued = "".join(e.data["text"] for e in ahead if e.event == "text_delta")
     assert "Half an ans" + continued == ahead[-1].data["payload"]["message"] == (
         "Half an answer, given in full by the worker that goes on with it.")
+
+
+def test_text_the_dead_worker_sent_but_never_stored_is_shown_once(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """kill -9 after the worker sent its reader "wer, gi" (events 4 and 5) but stored only through "Half an
+    ans" (event 3). The model goes on from what was stored, so that text comes again: the continuation
+    opens with `resync` (after 3, the stored text), and a client that takes its text from it shows every
+    word once, the stored answer, whether it held the lost events or not. Without it: "…answer, giwer, …"."""
+    conv_id, answer_id = killed_after(checkpointed_at_3, db, ghost)
+    fake_llm.script(Script.text("wer, given in full."))
+    ahead = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "5"}).text)
+    assert ahead[0].event == "resync" and ahead[0].data == {"type": "resync", "after": 3, "text": "Half an ans"}
+    assert int(ahead[0].id or 0) == 3 + RESERVE + 1
+    stored = ahead[-1].data["payload"]["message"]
+    assert assembled("Half an answer, gi", ahead) == stored == "Half an answer, given in full."
+    behind = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
+    assert [e.id for e in behind] == [e.id for e in ahead]
+    assert assembled("Half an ans", behind) == stored
+    with db.session() as s:
+        answer = s.get(Message, answer_id)
+        assert answer is not None and answer.content == stored
 
 
 def test_the_demo_models_turn_is_interrupted_after_kill_9_not_continued(

@@ -138,6 +138,51 @@ async def test_a_worker_writes_a_slice_of_its_turns_at_a_time(db: Database) -> N
         assert turn.log.saved == len(turn.log.frames) == len(times)  # each write's events are counted saved
 
 
+class _Ending:
+    """A running turn whose model is done: events logged since its last save, nothing new after them."""
+
+    def __init__(self, name: str) -> None:
+        self.log = TurnLog(name)
+
+    def end(self) -> None:
+        self.log.frames += [Frame(id=1, type="text_delta", data={"text": "x"}),
+                            Frame(id=2, type="usage", data={"output_tokens": 1})]
+
+    def progress(self) -> Progress | None:
+        unsaved = self.log.unsaved()
+        return Progress(self.log.turn_id, 0, unsaved) if unsaved else None
+
+
+async def test_turns_read_elsewhere_write_their_last_events_together_before_they_leave(db: Database) -> None:
+    """At its end a turn read on another instance has events no eager write took yet (`usage`, the context
+    meter). `flush` writes them in the next eager batch, with the other turns ending then, and returns once
+    they are stored; a turn nobody reads elsewhere leaves them to its final save. Left to the final saves,
+    100 turns ending at once queued on the persist threads and their remote readers got those events
+    ~0.5 s after the local ones (benchmarks/README.md)."""
+    writes: list[list[str]] = []
+
+    class Recording(ProgressWriter):
+        def _write(self, batch: list[Progress]) -> set[str]:
+            writes.append(sorted(p.turn_id for p in batch))
+            return {p.turn_id for p in batch}
+
+    writer = Recording(db, every=60.0)  # no checkpoint during the test: only eager writes
+    read_elsewhere, also, alone = _Ending("read elsewhere"), _Ending("also"), _Ending("alone")
+    for turn in (read_elsewhere, also, alone):
+        writer.join(turn)
+    writer.watch(["read elsewhere", "also"])
+    for turn in (read_elsewhere, also, alone):
+        turn.end()
+    await asyncio.gather(writer.flush(read_elsewhere), writer.flush(also))
+    assert writes == [["also", "read elsewhere"]]
+    assert not read_elsewhere.log.unsaved() and not also.log.unsaved()
+
+    await writer.flush(alone)
+    assert len(writes) == 1 and len(alone.log.unsaved()) == 2
+    for turn in (read_elsewhere, also, alone):
+        await writer.leave(turn)
+
+
 def test_many_turns_checkpoint_their_answers_in_one_batch(alice: TestClient, fake_llm: FakeAnthropic,
                                                           db: Database) -> None:
     """Several running turns whose answers are due in the same checkpoint are written together: each one's

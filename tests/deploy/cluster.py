@@ -27,7 +27,7 @@ import sqlalchemy as sa
 from backend.demo.wire import Reply
 from tests.fakes.anthropic_server import Script
 from tests.live_server import ROOT, LiveServer, free_port
-from tests.sse import Event, parse_lines
+from tests.sse import Event, assembled, parse_lines
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 UPSTREAM = re.compile(r"(upstream colleague \{\n)(.*?)(\n    \})", re.S)
@@ -214,6 +214,11 @@ class Outcome:
     cut: int = 0  # streams that ended or broke without a terminal event (resumed, as the frontend does)
     started: float = 0.0
     ended: float = 0.0
+    last_at: float = 0.0  # when the last event came (monotonic)
+    longest_gap: float = 0.0  # the longest wait between two events of the answer, resumes included
+    resume_gaps: list[float] = field(default_factory=list)  # for each resume: last event before → first after
+    resume_waits: list[float] = field(default_factory=list)  # for each resume: its request → its first event
+    resuming: float = 0.0  # when a resume was sent (0: none under way): its first event ends a gap
 
     @property
     def last_id(self) -> int:
@@ -229,7 +234,7 @@ class Outcome:
 
     @property
     def text(self) -> str:
-        return "".join(e.data["text"] for e in self.events if e.event == "text_delta")
+        return assembled("", self.events)  # (after a dead worker's `resync`: each word once)
 
 
 def talk(client: httpx.Client, message: str, conversation_id: int | None = None, *,
@@ -251,6 +256,7 @@ def follow(client: httpx.Client, out: Outcome, *, send: dict[str, Any] | None = 
         if out.conversation_id is None:  # nothing known yet: the same send again attaches to its turn
             request = client.build_request("POST", "/api/chat/stream", json=send, headers={"Idempotency-Key": key})
         else:
+            out.resuming = time.monotonic()
             request = client.build_request("GET", f"/api/conversations/{out.conversation_id}/stream",
                                            params={"turn_id": out.turn_id} if out.turn_id else None,
                                            headers={"Last-Event-ID": str(out.last_id)})
@@ -290,7 +296,15 @@ def read_events(r: httpx.Response, out: Outcome, stop_after: Callable[[Outcome],
         if event.id and int(event.id) <= out.last_id:
             out.errors.append(f"event {event.id} again after {out.last_id}")
             continue
+        now = time.monotonic()
+        if out.last_at:
+            out.longest_gap = max(out.longest_gap, now - out.last_at)
+            if out.resuming:
+                out.resume_gaps.append(now - out.last_at)
+                out.resume_waits.append(now - out.resuming)
+        out.resuming = 0.0
         out.events.append(event)
+        out.last_at = now
         if event.event == "conversation":
             out.conversation_id = event.data["conversation_id"]
             out.turn_id = event.data["turn_id"]

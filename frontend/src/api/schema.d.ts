@@ -2478,6 +2478,23 @@ export interface components {
             /** Title */
             title: string;
         } & (unknown & unknown);
+        /**
+         * Resynced
+         * @description First from the worker that goes on with a turn whose worker died: the events after id `after` that a
+         *     client may hold were never stored, and the model goes on from what was, so their text would come
+         *     again. Void them: the answer's text so far is `text` (what the events through `after` say).
+         */
+        Resynced: {
+            /** After */
+            after: number;
+            /** Text */
+            text: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "resync";
+        };
         /** RetrievalProposal */
         RetrievalProposal: {
             /** Pubmed Query */
@@ -4850,7 +4867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["ContextUpdated"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
+                    "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["ContextUpdated"] | components["schemas"]["Resynced"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
                 };
             };
             /** @description Bad Request */
@@ -5559,7 +5576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["ContextUpdated"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
+                    "text/event-stream": components["schemas"]["ConversationOpened"] | components["schemas"]["Status"] | components["schemas"]["TextDelta"] | components["schemas"]["ToolStarted"] | components["schemas"]["ToolProgressed"] | components["schemas"]["ToolCompleted"] | components["schemas"]["UsageUpdated"] | components["schemas"]["ContextUpdated"] | components["schemas"]["Resynced"] | components["schemas"]["TurnCompleted"] | components["schemas"]["TurnErrored"] | components["schemas"]["Reconnect"];
                 };
             };
             /** @description Unauthorized */

@@ -19,6 +19,7 @@ const CHAT_TYPES: Record<ChatEventType, true> = {
   tool_complete: true,
   usage: true,
   context_update: true,
+  resync: true,
   complete: true,
   error: true,
   reconnect: true,

@@ -330,6 +330,28 @@ describe("a turn that outlives its connection", () => {
     expect(last(done)).toMatchObject({ id: 4, content: "Half an answer.", status: "complete" });
   });
 
+  it("resync after a dead worker: text received after the stored part is shown once, not twice", () => {
+    const s = run(
+      send(),
+      ev(replayed[0]),
+      ev({ type: "text_delta", text: "Half an ans" }),
+      ev({ type: "text_delta", text: "wer, gi" }), // sent, never stored: the worker that sent it died
+      ev({ type: "resync", after: 2, text: "Half an ans" }),
+      ev({ type: "text_delta", text: "wer, given in full." }),
+    );
+    expect(last(s).content).toBe("Half an answer, given in full.");
+  });
+
+  it("resync during a replay keeps the saved text on screen and goes on from the stored part", () => {
+    let s = run({ type: "loaded", conversation: { ...running, messages: [...running.messages.slice(0, 3), { ...running.messages[3], content: "Half an answer, gi" }] } });
+    const shown = [last(s).content];
+    for (const event of [replayed[0], replayed[2], { type: "resync", after: 2, text: "Half an ans" }, { type: "text_delta", text: "wer, given." }] as ChatEvent[]) {
+      s = chatReducer(s, ev(event));
+      shown.push(last(s).content);
+    }
+    expect(shown).toEqual(["Half an answer, gi", "Half an answer, gi", "Half an answer, gi", "Half an answer, gi", "Half an answer, given."]);
+  });
+
   it("a replay that differs from the saved text replaces it once it goes past what the replay matched", () => {
     const s = run(
       { type: "loaded", conversation: running },

@@ -174,6 +174,15 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         if (replay.length <= m.content.length && m.content.startsWith(replay)) return { ...m, replay };
         return { ...m, content: replay, replay: undefined };
       });
+    case "resync":
+      // The worker that streamed this answer died and another goes on from what was stored: text received after
+      // the stored part comes again, so the answer so far is `text` (during a replay: the replay's text so far).
+      return updateStreaming(state, (m) => {
+        const text = event.text ?? "";
+        if (m.replay === undefined) return { ...m, content: text };
+        if (text.length <= m.content.length && m.content.startsWith(text)) return { ...m, replay: text };
+        return { ...m, content: text, replay: undefined };
+      });
     case "tool_start":
       return updateStreaming(state, (m) =>
         updateTool(m, event.index, event.tool, {
