@@ -65,20 +65,23 @@ def _conditions(sentences: list[str]) -> list[str]:
     found: list[str] = []
     for sentence in sentences:
         clean = re.sub(r"\[\*\*[^\]]*\*\*\]", " ", sentence)
-        for clause in re.split(r"[,;:.()]|\band\b|\bwith\b|\bwho\b", clean, flags=re.I):
-            if NEGATION.search(clause) or RELATIVE.search(clause):
-                continue
-            for m in _CONDITION.finditer(clause):
-                phrase = m.group(1).strip()
-                while True:
-                    stripped = _STOP_LEAD.sub("", phrase)
-                    if stripped == phrase:
-                        break
-                    phrase = stripped
-                if phrase and not re.fullmatch(r"pain|mass|fever|cough|rash|lesion", phrase, re.I):
-                    found.append(phrase.lower())
-                elif phrase:
-                    found.append(phrase.lower())
+        for piece in re.split(r"[,;:.()]", clean):
+            # "Her husband was diagnosed with colon cancer": what follows a relative is the relative's
+            piece = piece[:relative.start()] if (relative := RELATIVE.search(piece)) else piece
+            for clause in re.split(r"\band\b|\bwith\b|\bwho\b", piece, flags=re.I):
+                if NEGATION.search(clause):
+                    continue
+                for m in _CONDITION.finditer(clause):
+                    phrase = m.group(1).strip()
+                    while True:
+                        stripped = _STOP_LEAD.sub("", phrase)
+                        if stripped == phrase:
+                            break
+                        phrase = stripped
+                    if phrase and not re.fullmatch(r"pain|mass|fever|cough|rash|lesion", phrase, re.I):
+                        found.append(phrase.lower())
+                    elif phrase:
+                        found.append(phrase.lower())
     return _dedupe(found, 10)
 
 

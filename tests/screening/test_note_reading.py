@@ -88,3 +88,20 @@ CERVIX = ("0. A 37-year-old woman had a routine Pap smear.\n"
 def test_treatment_history_stage_and_values_are_read_against_the_criterion(note: str, criterion: str, kind: str,
                                                                            answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize("note", [
+    "A 58-year-old man with asthma. His wife was recently diagnosed with breast cancer and started chemotherapy.",
+    "A 58-year-old man with asthma whose mother died with breast cancer.",
+    "A 58-year-old man with asthma; father with breast cancer at 60.",
+])
+def test_a_relatives_diagnosis_after_with_is_not_the_patients_condition(note: str) -> None:
+    # The relevance's profile query weighs the first condition most: a relative's disease there ranks
+    # trials for the relative.
+    conditions = local_profile(note).conditions
+    assert conditions and conditions[0] == "asthma"
+    assert not any("breast" in c for c in conditions)
+
+
+def test_the_patients_own_condition_after_with_is_still_read() -> None:
+    assert "breast cancer" in local_profile("A 58-year-old woman with breast cancer and asthma.").conditions
