@@ -151,6 +151,9 @@ def _drop_sent_body(stream: object) -> None:
         stream._options = None
     request = getattr(getattr(stream, "response", None), "request", None)
     if isinstance(request, httpx2.Request) and hasattr(request, "_content"):
+        if isinstance(request.stream, httpx2.ByteStream):
+            # the transport's own request (httpcore's, held by the response's stream) shares this object
+            request.stream._stream = b""
         request._content = b""
         request.stream = httpx2.ByteStream(b"")
 

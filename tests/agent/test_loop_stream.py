@@ -197,3 +197,21 @@ async def test_a_cancel_while_waiting_on_the_upstream_is_not_a_stall() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert task.cancelled()
+
+
+async def test_the_sent_body_is_let_go_once_the_stream_opens() -> None:
+    """The transport keeps the request's byte stream to the stream's end (httpcore's request holds the same
+    object); a running turn must not hold its system prompt and tools twice more."""
+    sent: list[httpx2.ByteStream] = []
+
+    class Keeping(Model):
+        def __call__(self, request: httpx2.Request) -> httpx2.Response:
+            assert isinstance(request.stream, httpx2.ByteStream)
+            sent.append(request.stream)
+            return super().__call__(request)
+
+    model = Keeping(body(Reply(input_tokens=10, output_tokens=2), text(0, ["Hi."])))
+    state, _ = await run(model, [])
+
+    assert state.text == "Hi." and model.requests[0]["messages"][0]["content"] == "hello"
+    assert [b"".join(stream) for stream in sent] == [b""]
