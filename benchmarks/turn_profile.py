@@ -12,8 +12,10 @@ third, so that what this process allocates is the server's. Printed:
 - with `--memory`: a tracemalloc snapshot with N streams open (mid-answer) against one with none, the
   difference per stream grouped by the innermost frame in `backend/` (else the allocating line), and the
   live objects per stream by type (gc); then the same after the streams ended (what a finished turn leaves).
+  The heap by site: each allocation under the innermost frame in `backend/` and the line that allocated.
 
     .venv/bin/python benchmarks/turn_profile.py [--db sqlite|postgres] [--streams 20] [--memory]
+    .venv/bin/python benchmarks/turn_profile.py --relay [--streams 30]   # the bare relay's heap, the same way
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.relay_vs_colleague import DELTA_TEXT, DELTAS, Server, free_port, make_database, one_stream  # noqa: E402
+
+CHAT = "/api/chat/stream"
 
 # (file suffix, function) on the stack → the persistence point a statement belongs to; the first match from
 # the innermost frame outwards wins, so the session check inside `begin` counts as `auth`.
@@ -107,14 +111,14 @@ def serve(app: Any, port: int) -> tuple[Any, threading.Thread]:
     return server, thread
 
 
-def load(port: int, cookie: str, n: int, ramp: float) -> subprocess.Popen[bytes]:
+def load(port: int, cookie: str, n: int, ramp: float, path: str = CHAT) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, __file__, "--load", str(port), "--cookie", cookie, "--streams", str(n),
-                             "--ramp", str(ramp)], cwd=ROOT)
+                             "--ramp", str(ramp), "--path", path], cwd=ROOT)
 
 
-def run_load(port: int, cookie: str, n: int, ramp: float) -> None:
-    server = Server("colleague", [], {}, port, "/api/chat/stream", {"context": {"current_page": "tablizer"}},
-                    Path(os.devnull), cookie)
+def run_load(port: int, cookie: str, n: int, ramp: float, path: str) -> None:
+    body: dict[str, object] = {"context": {"current_page": "tablizer"}} if path == CHAT else {}
+    server = Server("colleague" if path == CHAT else "bare relay", [], {}, port, path, body, Path(os.devnull), cookie)
 
     async def go() -> None:
         async def later(i: int) -> Any:
@@ -129,6 +133,12 @@ def run_load(port: int, cookie: str, n: int, ramp: float) -> None:
 def snapshot() -> tracemalloc.Snapshot:
     """The traced heap, without the snapshots' own tuples (taken while tracing is on)."""
     return tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+
+
+def short(frame: Any) -> str:
+    """A frame as `backend`-relative, package-relative or stdlib-relative `path:line`."""
+    path = frame.filename.split("/backend/", 1)[-1].split("site-packages/")[-1]
+    return f"{path.split('python3.11/')[-1]}:{frame.lineno}"
 
 
 def by_origin(diff: list[Any], n: int, top: int = 18) -> None:
@@ -146,11 +156,19 @@ def by_origin(diff: list[Any], n: int, top: int = 18) -> None:
     for stat in diff:
         f = stat.traceback[-1]
         lines[f"{f.filename.split('/lean')[-1].split('site-packages/')[-1]}:{f.lineno}"] += stat.size_diff
+    sites: collections.Counter[str] = collections.Counter()
+    for stat in diff:  # where in our code, and which line below it allocated
+        frames = stat.traceback
+        mine = next((f for f in reversed(frames) if "/backend/" in f.filename), None)
+        sites[f"{short(mine) if mine else '-'} → {short(frames[-1])}"] += stat.size_diff
     print(f"  tracemalloc: {total / n / 1024:.1f} KB per stream (Python heap), by origin:")
     for key, size in grouped.most_common(top):
         print(f"    {size / n / 1024:8.2f} KB {counts[key] / n:8.1f} blocks  {key}")
     print("  by allocating line:")
     for key, size in lines.most_common(top):
+        print(f"    {size / n / 1024:8.2f} KB  {key}")
+    print("  by site (innermost frame of ours → allocating line):")
+    for key, size in sites.most_common(top):
         print(f"    {size / n / 1024:8.2f} KB  {key}")
 
 
@@ -190,6 +208,39 @@ def live_types() -> collections.Counter[str]:
     return collections.Counter(type(o).__name__ for o in gc.get_objects())
 
 
+def relay_memory(args: argparse.Namespace) -> None:
+    """`--relay`: the bare relay (`bare_relay.py`) in this process under the same load, for the same
+    tracemalloc view: what the floor holds per open stream, site by site."""
+    from benchmarks.bare_relay import make_app
+
+    stub_port = free_port()
+    stub = subprocess.Popen([sys.executable, str(ROOT / "benchmarks/relay_vs_colleague.py"), "--stub",
+                             str(stub_port), "--rate", str(args.rate)], cwd=ROOT)
+    port = free_port()
+    time.sleep(1)
+    server, thread = serve(make_app(f"http://127.0.0.1:{stub_port}"), port)
+    try:
+        tracemalloc.start(args.frames)
+        load(port, "", 3, 0.1, "/relay").wait()
+        time.sleep(1.5)
+        n = args.streams
+        before, types0 = snapshot(), live_types()
+        proc = load(port, "", n, args.ramp, "/relay")
+        time.sleep(args.ramp + 0.3 + DELTAS / args.rate / 2)  # every stream open, half-way on average
+        types1, during = live_types(), snapshot()
+        proc.wait()
+        tracemalloc.stop()
+        print(f"\nbare relay, {n} streams open against none:")
+        by_origin(during.compare_to(before, "traceback"), n)
+        print("  live objects per stream by type: "
+              + ", ".join(f"{t} {c / n:.1f}" for t, c in (types1 - types0).most_common(14)))
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        stub.terminate()
+        stub.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
@@ -200,9 +251,14 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=6, help="tracemalloc traceback depth")
     parser.add_argument("--load", type=int, help=argparse.SUPPRESS)  # internal: the load, against this port
     parser.add_argument("--cookie", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--path", default=CHAT, help=argparse.SUPPRESS)
+    parser.add_argument("--relay", action="store_true", help="the bare relay's memory instead (tracemalloc)")
     args = parser.parse_args()
     if args.load:
-        run_load(args.load, args.cookie, args.streams, args.ramp)
+        run_load(args.load, args.cookie, args.streams, args.ramp, args.path)
+        return
+    if args.relay:
+        relay_memory(args)
         return
 
     tmp = Path(tempfile.mkdtemp(prefix="turn-profile-"))

@@ -151,6 +151,9 @@ def _drop_sent_body(stream: object) -> None:
         stream._options = None
     request = getattr(getattr(stream, "response", None), "request", None)
     if isinstance(request, httpx2.Request) and hasattr(request, "_content"):
+        if isinstance(request.stream, httpx2.ByteStream):
+            # the transport's own request (httpcore's, held by the response's stream) shares this object
+            request.stream._stream = b""
         request._content = b""
         request.stream = httpx2.ByteStream(b"")
 
@@ -194,7 +197,7 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
                     delta = event.delta
                     if delta.type == "text_delta":
                         if (block := blocks.get(event.index)) is not None:
-                            block.parts.append(delta.text)
+                            block.add(delta.text)
                         text = delta.text
                         if trim:
                             text, trim = text.lstrip(), not text.strip()
@@ -205,7 +208,7 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
                         state.partial_text += text
                         yield TextDelta(text=text)
                     elif delta.type == "input_json_delta" and (block := blocks.get(event.index)) is not None:
-                        block.parts.append(delta.partial_json)
+                        block.add(delta.partial_json)
                 elif kind == "content_block_start":
                     started = event.content_block
                     blocks[event.index] = _Block(started.type, getattr(started, "id", ""),
@@ -238,6 +241,9 @@ async def _call_model(client: anthropic.AsyncAnthropic, request: dict[str, Any],
         state.messages.append({"role": "assistant", "content": content})
 
 
+_JOIN_EVERY = 32
+
+
 @dataclass
 class _Block:
     """One content block of a streamed message as it arrives: its text, or its tool input's JSON, in parts."""
@@ -247,6 +253,14 @@ class _Block:
     name: str
     input: Any
     parts: list[str] = field(default_factory=list)
+
+    def add(self, part: str) -> None:
+        """Joined every `_JOIN_EVERY` parts: a running turn holds its answer once more, not an object per delta
+        (~60 B each beside a few bytes of text; benchmarks/README.md)."""
+        parts = self.parts
+        parts.append(part)
+        if len(parts) >= _JOIN_EVERY:
+            parts[:] = ["".join(parts)]
 
     def param(self, state: TurnState) -> dict[str, Any] | None:
         """The block as history; None for an empty text block or a kind we don't replay. A tool input that

@@ -259,9 +259,12 @@ def save_progress(s: Session, batch: Sequence[Progress]) -> None:
     if answered := [p for p in batch if p.text is not None]:  # (the answers before the turns: forget's order)
         s.execute(_ANSWER_SO_FAR, [{"b_message": p.message_id, "b_content": p.text, "b_extras": p.extras}
                                    for p in answered])
-    s.execute(_CHECKPOINT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id, "b_whole": p.text is not None,
-                             "b_state": p.resume_state.dump() if p.resume_state else None} for p in batch])
-    if redacted := list(s.scalars(_REDACTED, {"b_turns": [p.turn_id for p in batch]})):
+    moved = s.execute(_CHECKPOINT, [{"b_turn": p.turn_id, "b_last": p.frames[-1].id, "b_whole": p.text is not None,
+                                     "b_state": p.resume_state.dump() if p.resume_state else None} for p in batch])
+    # A forgotten turn's answer is redacted and the turn ended with it, so its UPDATE above matched nothing:
+    # only a batch with such a turn (or one that ended on its own meanwhile) looks for redacted answers.
+    if moved.rowcount < len(batch) and (  # type: ignore[attr-defined]
+            redacted := list(s.scalars(_REDACTED, {"b_turns": [p.turn_id for p in batch]}))):
         s.execute(delete(TurnEvent).where(TurnEvent.turn_id.in_(redacted)))
 
 

@@ -197,3 +197,36 @@ async def test_a_cancel_while_waiting_on_the_upstream_is_not_a_stall() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert task.cancelled()
+
+
+async def test_the_sent_body_is_let_go_once_the_stream_opens() -> None:
+    """The transport keeps the request's byte stream to the stream's end (httpcore's request holds the same
+    object); a running turn must not hold its system prompt and tools twice more."""
+    sent: list[httpx2.ByteStream] = []
+
+    class Keeping(Model):
+        def __call__(self, request: httpx2.Request) -> httpx2.Response:
+            assert isinstance(request.stream, httpx2.ByteStream)
+            sent.append(request.stream)
+            return super().__call__(request)
+
+    model = Keeping(body(Reply(input_tokens=10, output_tokens=2), text(0, ["Hi."])))
+    state, _ = await run(model, [])
+
+    assert state.text == "Hi." and model.requests[0]["messages"][0]["content"] == "hello"
+    assert [b"".join(stream) for stream in sent] == [b""]
+
+
+async def test_a_long_answer_and_tool_input_in_many_pieces_are_rebuilt_whole() -> None:
+    """Pieces are joined as they come (not kept one object each): the history gets every one, in order."""
+    words = [f"w{i} " for i in range(101)]
+    raw = json.dumps({"query": "".join(words)})
+    pieces = [raw[i:i + 3] for i in range(0, len(raw), 3)]
+    model = Model(body(Reply(stop_reason="tool_use"), text(0, words), tool_use(1, "toolu_long", pieces)),
+                  body(Reply(), text(0, ["Done."])))
+    ran: list[str] = []
+    state, _ = await run(model, ran)
+
+    assert ran == ["".join(words)]
+    assert state.messages[0]["content"][0] == {"type": "text", "text": "".join(words)}
+    assert state.messages[0]["content"][1]["input"] == {"query": "".join(words)}

@@ -198,6 +198,36 @@ def test_many_turns_checkpoint_their_answers_in_one_batch(alice: TestClient, fak
             assert (turn.last_event_id, message.content) == (p.frames[0].id, f"so far {p.turn_id}")
 
 
+def test_a_checkpoint_after_its_turn_was_forgotten_keeps_none_of_its_events(
+        alice: TestClient, fake_llm: FakeAnthropic, db: Database) -> None:
+    """A patient deleted while its turn runs: forget redacts the answer, ends the turn and drops its events;
+    the worker's next checkpoint, already under way, must not store them again. The other turns of that
+    checkpoint keep theirs, and a checkpoint of live turns only leaves them all."""
+    from backend.conversations.forget import REDACTED_ANSWER, Redaction, drop_events, end_turns, redact_messages
+
+    running = _running_again(alice, fake_llm, db, 3)
+    forgotten = running[1]
+    with db.session() as s:
+        found = Redaction(answers={forgotten[1]}, turns={forgotten[0]})
+        redact_messages(s, found)
+        end_turns(s, found)
+        drop_events(s, found)
+    for round_ in (1, 2):
+        progress = [Progress(turn_id, message_id, [Frame(id=last + round_, type="text_delta",
+                                                         data={"text": f"quote {round_}"})], f"quote {round_}", {})
+                    for turn_id, message_id, last in running]
+        ProgressWriter(db)._write(progress)
+        with db.session() as s:
+            for turn_id, message_id, last in running:
+                seqs = list(s.scalars(select(TurnEvent.seq).where(TurnEvent.turn_id == turn_id)))
+                content = s.scalar(select(Message.content).where(Message.id == message_id))
+                if turn_id == forgotten[0]:
+                    assert seqs == [] and content == REDACTED_ANSWER
+                else:
+                    assert seqs[-1] == last + round_ and content == f"quote {round_}"
+        running = [r for r in running if r is not forgotten] if round_ == 1 else running
+
+
 def _running_again(client: TestClient, fake_llm: FakeAnthropic, db: Database, n: int) -> list[tuple[str, int, int]]:
     """`n` turns answered, then marked running again as if still answering: (turn id, its answer's
     message id, its last event id) each."""
