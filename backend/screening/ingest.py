@@ -16,7 +16,7 @@ import anthropic
 
 from backend.criteria.evaluator import extract_json_object
 from backend.screening.models import KeyFacts, PatientProfile, Usage
-from backend.screening.note_reader import NEGATION, RELATIVE, any_of, read_note
+from backend.screening.note_reader import NEGATION, RELATIVE, any_of, join_named_non, read_note
 from backend.screening.prompts import INGEST_SYSTEM, profile_from_json
 from backend.screening.usage import usage_of
 from backend.screening.whereabouts import LANGUAGE_NAMES, note_location
@@ -32,7 +32,7 @@ aneurysm malformation palsy dementia depression schizophrenia autism anemia anae
 pain fever cough rash seizures? epilepsy migraine headache obesity lymphoma leukemia leukaemia melanoma sarcoma
 myeloma glioma glioblastoma hepatitis cirrhosis copd hiv aids tuberculosis malaria covid-19 influenza""")
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
-_STOP_LEAD = re.compile("^" + any_of(r"""a an the his her their of with and or no history h/o has had had_a known
+_STOP_LEAD = re.compile("^" + any_of(r"""a an the he she his her their of with and or no history h/o has had had_a known
 presents? presented presenting complains? diagnosed was is for to in on at from by recent new prior previous severe
 mild acute chronic significant worsening progressive who which that also patient pt denies developed s/p status post
 due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be found mri ct x-ray
@@ -41,7 +41,7 @@ suspected likely \d+""") + r"\s+", re.I)
 _STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|advanced|recurrent|relapsed|"
                     r"refractory|early[- ]stage)\b", re.I)
 _BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|MSI-H|HLA-B27|"
-                        r"JAK2|BCR-ABL|FLT3|IDH[12]?|MGMT|CD20|CD19|PSA)[\s-]*(?:positive|negative|\+|-|mutant|"
+                        r"JAK2|BCR-ABL|FLT3|IDH[12]?|MGMT|CD20|CD19|PSA)\b[\s-]*(?:positive|negative|\+|-|mutant|"
                         r"mutation|mutated|amplified|amplification|fusion|rearrangement|V600E|high|low)?)", re.I)
 _ECOG = re.compile(r"\b((?:ECOG|Karnofsky|KPS|WHO)\s*(?:performance status|PS)?\s*(?:of\s*)?[:=]?\s*\d{1,3}%?)", re.I)
 _LAB = re.compile(r"\b((?:hemoglobin|hgb|hb|wbc|platelets?|creatinine|bilirubin|ast|alt|inr|glucose|hba1c|"
@@ -69,7 +69,7 @@ def _conditions(sentences: list[str]) -> list[str]:
             # "Her husband was diagnosed with colon cancer": what follows a relative is the relative's
             piece = piece[:relative.start()] if (relative := RELATIVE.search(piece)) else piece
             for clause in re.split(r"\band\b|\bwith\b|\bwho\b", piece, flags=re.I):
-                if NEGATION.search(clause):
+                if NEGATION.search(join_named_non(clause)):
                     continue
                 for m in _CONDITION.finditer(clause):
                     phrase = m.group(1).strip()

@@ -109,9 +109,20 @@ _CONCEPT = re.compile(r"\b(?:" + "|".join(sorted((f"(?P<{k}_{i}>{a})" for k, alt
                       re.I)
 
 
+# "non-" that starts the name of a disease ("non-small cell lung cancer", "non-alcoholic fatty liver disease",
+# "non-ST elevation myocardial infarction") names the disease, it does not deny it; "non-smoker" still denies.
+_NAMED_NON = re.compile(r"\bnon-(?=[a-z0-9]+(?:[\s-]+[a-z0-9]+){0,3}?[\s-]+(?:cancer|carcinoma|tumou?rs?|disease|"
+                        r"syndrome|infarction|diabetes|leuka?emia|\w+omas?|\w+itis|\w+osis|\w+pathy)\b)", re.I)
+
+
+def join_named_non(text: str) -> str:
+    """"non-small cell lung cancer" as "nonsmall cell lung cancer": one word that no negation cue reads."""
+    return _NAMED_NON.sub("non", text)
+
+
 def fold(text: str) -> str:
     """Text with every known name of a concept replaced by its token."""
-    return _CONCEPT.sub(lambda m: " " + (m.lastgroup or "").rsplit("_", 1)[0] + " ", text)
+    return _CONCEPT.sub(lambda m: " " + (m.lastgroup or "").rsplit("_", 1)[0] + " ", join_named_non(text))
 
 
 def norm(word: str) -> str:

@@ -105,3 +105,30 @@ def test_a_relatives_diagnosis_after_with_is_not_the_patients_condition(note: st
 
 def test_the_patients_own_condition_after_with_is_still_read() -> None:
     assert "breast cancer" in local_profile("A 58-year-old woman with breast cancer and asthma.").conditions
+
+
+@pytest.mark.parametrize(("note", "condition"), [
+    ("A 58-year-old woman with stage IV non-small cell lung cancer, EGFR exon 19 deletion.",
+     "non-small cell lung cancer"),
+    ("54 yo man with relapsed non-Hodgkin lymphoma after R-CHOP.", "non-hodgkin lymphoma"),
+    ("She has non-alcoholic steatohepatitis and obesity.", "non-alcoholic steatohepatitis"),
+    ("Patient is a 70 year old male with metastatic castration-resistant prostate cancer.",
+     "castration-resistant prostate cancer"),
+    ("A 50-year-old woman with erosive esophagitis.", "erosive esophagitis"),
+    ("Alkaline phosphatase 300; a 66-year-old man with alcoholic cirrhosis.", "alcoholic cirrhosis"),
+])
+def test_a_disease_named_with_non_or_a_biomarker_s_letters_is_kept_whole(note: str, condition: str) -> None:
+    # "non-" opening a disease's name is no negation; "PR" and "ER" are biomarkers only as words of their own.
+    assert local_profile(note).conditions[0] == condition
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Histologically confirmed non-small cell lung cancer", "inclusion", "yes"),
+    ("Stage IIIB or IV non-small cell lung cancer", "inclusion", "yes"),
+    ("Current smoker", "exclusion", "no"),  # "non-smoker" still denies smoking
+    ("Non-alcoholic fatty liver disease", "exclusion", "no"),  # not shown: it is a disease of its own
+])
+def test_non_names_a_disease_but_denies_a_habit(criterion: str, kind: str, answer: str) -> None:
+    note = ("0. A 61-year-old non-smoker with stage IV non-small cell lung cancer.\n"
+            "1. EGFR exon 19 deletion; progressed after osimertinib.")
+    assert judge(note, criterion, kind).answer == answer
