@@ -13,11 +13,9 @@ from typing import Any
 import pytest
 
 from backend.chat.markers import SUGGESTED_VALUES
-from backend.chat.prompt import build_system_prompt, stage_items
-from backend.demo.brain import answer
 from backend.registry import REGISTRY
 from backend.registry.builtins import load_builtins
-from backend.registry.store import resolve
+from tests.demo.turn import demo_turn
 
 TRIALS = [
     {"nct_id": f"NCT0700010{i}", "title": title, "phase": phase, "status": status, "enrollment": n}
@@ -166,27 +164,8 @@ def builtins() -> None:
 
 
 def turn(page: str, message: str) -> tuple[str, list[str]]:
-    """The demo model's answer to one message sent on a page as the chat sends it: (text, tools called)."""
-    context = PAGES[page]
-    resolved = resolve(context["current_page"], context=context)
-    shown, _ = stage_items(context, resolved.page.staged_keys if resolved.page else ())
-    system = build_system_prompt(resolved, shown)
-    reply = answer(
-        {
-            "model": "demo",
-            "max_tokens": 4096,
-            "system": system.blocks(),
-            "tools": [t.to_anthropic() for t in resolved.tools],
-            "messages": [
-                {
-                    "role": "user",
-                    "content": [{"type": "text", "text": system.page_context}, {"type": "text", "text": message}],
-                }
-            ],
-        }
-    )
-    text = "\n".join(b["text"] for b in reply.blocks if b["type"] == "text")
-    return text, [b["name"] for b in reply.blocks if b["type"] == "tool_use"]
+    """The demo model's answer to one message sent on a page: (text, tools called)."""
+    return demo_turn(PAGES[page], message)
 
 
 def cards(text: str) -> set[str]:

@@ -13,10 +13,8 @@ from typing import Any
 
 import pytest
 
-from backend.chat.prompt import build_system_prompt, stage_items
-from backend.demo.brain import answer
 from backend.registry.builtins import load_builtins
-from backend.registry.store import resolve
+from tests.demo.turn import demo_turn
 
 # Words of a question's frame: none may reach a search field or a query term.
 FRAME = {
@@ -125,20 +123,7 @@ def builtins() -> None:
 
 def card(page: str, message: str) -> dict[str, Any]:
     context = {"current_page": "trialscout" if page == "trials" else "tablizer"}
-    resolved = resolve(context["current_page"], context=context)
-    shown, _ = stage_items(context, resolved.page.staged_keys if resolved.page else ())
-    system = build_system_prompt(resolved, shown)
-    content = [{"type": "text", "text": system.page_context}, {"type": "text", "text": message}]
-    reply = answer(
-        {
-            "model": "demo",
-            "max_tokens": 4096,
-            "system": system.blocks(),
-            "tools": [t.to_anthropic() for t in resolved.tools],
-            "messages": [{"role": "user", "content": content}],
-        }
-    )
-    text = "\n".join(b["text"] for b in reply.blocks if b["type"] == "text")
+    text, _ = demo_turn(context, message)
     marker = "TRIAL_SEARCH:" if page == "trials" else "PUBMED_QUERY:"
     line = next((x for x in text.splitlines() if x.startswith(marker)), None)
     assert line is not None, text[:300]
