@@ -13,9 +13,7 @@ from typing import Any
 import pytest
 
 from backend.chat.markers import SUGGESTED_VALUES
-from backend.registry import REGISTRY
-from backend.registry.builtins import load_builtins
-from tests.demo.turn import demo_turn
+from tests.demo.turn import cards, demo_turn, prose
 
 TRIALS = [
     {"nct_id": f"NCT0700010{i}", "title": title, "phase": phase, "status": status, "enrollment": n}
@@ -158,23 +156,9 @@ REAL = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def builtins() -> None:
-    load_builtins()
-
-
 def turn(page: str, message: str) -> tuple[str, list[str]]:
     """The demo model's answer to one message sent on a page: (text, tools called)."""
     return demo_turn(PAGES[page], message)
-
-
-def cards(text: str) -> set[str]:
-    markers = {p.parse_marker: p.name for p in REGISTRY.payloads.values() if p.parse_marker}
-    return {name for line in text.splitlines() for marker, name in markers.items() if line.startswith(marker)}
-
-
-def prose(text: str) -> str:
-    return re.sub(r"^[A-Z_]+: .*$", "", text, flags=re.M).strip()
 
 
 def test_the_evaluation_list_is_varied() -> None:

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from backend.registry.builtins import load_builtins
 from tests.demo.turn import demo_turn
 
 # Words of a question's frame: none may reach a search field or a query term.
@@ -114,11 +113,6 @@ KEEPS = [
     ("articles", "search pubmed for osimertinib resistance", {"osimertinib", "resistance"}),
     ("articles", "find randomized trials of exercise for depression", {"exercise", "depression"}),
 ]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def builtins() -> None:
-    load_builtins()
 
 
 def card(page: str, message: str) -> dict[str, Any]:
