@@ -4,7 +4,8 @@ A turn claims its conversation with one atomic UPDATE (so two workers can't both
 Its worker renews a short lease for all of its running turns in one UPDATE every few seconds, so a
 worker that dies (kill -9, a crash, a restart) stops renewing and its turns' leases lapse within
 `LEASE`: the conversation is free again, and `interrupt_stale` marks such a turn interrupted, with the
-progress it had saved, a history the Messages API accepts, and a terminal event for its readers. Stop
+progress it had saved, a history the Messages API accepts, and a terminal event for its readers (after a
+`resync` to the stored answer: a dead worker's readers may hold text it never stored). Stop
 from any worker sets `stop_requested` on a live lease only, so a stale turn is never "stopped".
 (`updated_at` is kept as it is: bookkeeping is not activity.) The lease is the fallback: a turn also
 names its worker (`chat/workers.py`), whose liveness lock a dead process can't hold, so a turn of a
@@ -34,10 +35,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Boolean, bindparam, case, delete, insert, or_, select, true, update
+from sqlalchemy import Boolean, bindparam, case, delete, func, insert, or_, select, true, update
 from sqlalchemy.orm import Session
 
-from backend.agent.schemas import MessageExtras
+from backend.agent.schemas import MessageExtras, Resynced
 from backend.chat.log import RESERVE, Frame
 from backend.chat.notify import EVENTS, STATES, notify
 from backend.chat.turn import INTERRUPTED, LIVE, EndStatus, ResumeState, terminal_event
@@ -364,7 +365,9 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
                     workers: WorkerPresence | None = None) -> int:
     """Mark live turns whose worker no longer holds their lease, or is provably dead (`workers`), or that
     were suspended, as interrupted. Returns how many. Their assistant message keeps the progress its
-    worker saved. Each turn is taken with a conditional UPDATE, so two sweepers never both end it."""
+    worker saved, and their readers get a `resync` to it before the terminal event (none for a suspended
+    turn: it stored all it sent). Each turn is taken with a conditional UPDATE, so two sweepers never both
+    end it."""
     now = now or utcnow()
     query = (select(ChatTurn, Conversation).join(Conversation, Conversation.id == ChatTurn.conversation_id)
              .where(ChatTurn.status.in_(LIVE)))
@@ -387,14 +390,18 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
         if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
             continue
         ahead = 0 if turn.status == "suspended" else RESERVE  # ids its readers may hold (chat/log.py)
+        message = s.get(Message, turn.assistant_message_id) if turn.assistant_message_id else None
+        answering = message is not None and message.status == "running"
+        # A dead worker's readers may hold text it never stored (a suspended turn stored all it sent): its
+        # end opens with a `resync` to the stored answer, as a continuation does (`TurnRunner.start`).
+        resync = int(ahead > 0 and answering)
         seq = s.scalar(update(ChatTurn).where(ChatTurn.id == turn.id, ChatTurn.status == turn.status)
-                       .values(status="interrupted", last_event_id=ChatTurn.last_event_id + ahead + 1)
+                       .values(status="interrupted", last_event_id=ChatTurn.last_event_id + ahead + 1 + resync)
                        .returning(ChatTurn.last_event_id).execution_options(synchronize_session=False))
         if seq is None:
             continue  # another worker ended it meanwhile
         count += 1
-        message = s.get(Message, turn.assistant_message_id) if turn.assistant_message_id else None
-        if message is not None and message.status == "running":
+        if message is not None and answering:
             extras = MessageExtras.model_validate(message.extras or {})
             saved = ResumeState.load(turn.resume_state)
             if saved is not None and saved.through is not None and (tail := text_after(s, turn.id, saved.through)):
@@ -404,6 +411,10 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
             message.status = "interrupted"
             if extras.usage is not None:  # what the dead worker's turn had used, as of its last checkpoint
                 record_usage(s, turn.user_id, extras.usage.model_dump(), extras.model or "unrecorded")
+        if resync and message is not None:
+            stored = s.scalar(select(func.max(TurnEvent.seq)).where(TurnEvent.turn_id == turn.id)) or 0
+            lost = Resynced(after=stored, text=message.content)
+            s.add(TurnEvent(turn_id=turn.id, seq=seq - 1, type=lost.type, data=lost.to_data()))
         terminal = terminal_event(conv.id, turn.assistant_message_id, "interrupted", INTERRUPTED)
         s.add(TurnEvent(turn_id=turn.id, seq=seq, type=terminal.type, data=terminal.to_data()))
         notify(s, EVENTS, [turn.id])

@@ -190,6 +190,9 @@ def test_kill_9_across_the_turn_lifecycle(db_url: str, db: Database, fake_llm: F
             assert ids == sorted(set(ids)) and ids[0] > held  # after every id the reader holds, each once
             assert reader.events[-1].event == "error" and reader.events[-1].data["code"] == "interrupted", (
                 name, reader.types)
+            # what the reader held past the dead server's last save is voided: its answer is the stored one
+            assert reader.events[0].event == "resync", (name, reader.types)
+            assert assembled(text_seen(readers[name]), reader.events) == rows(db, conv[name])[1].content, name
             assert client.post(f"/api/conversations/{conv[name]}/stop").json() == {"stopped": False}
 
         for name, cid in conv.items():

@@ -104,9 +104,11 @@ def test_a_dead_workers_turn_frees_its_conversation_at_once(
         assert old is not None and old.status == "interrupted" and old.content == "Half an ans"
         assert old.extras["error"]["code"] == "interrupted"
         dead_turn = s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one()
-        # its end is numbered after any id its readers may hold (its worker sent them up to RESERVE ahead)
-        assert dead_turn.status == "interrupted" and dead_turn.last_event_id == 3 + RESERVE + 1
-        end = s.get(TurnEvent, (dead_turn.id, 3 + RESERVE + 1))
+        # its end is numbered after any id its readers may hold (its worker sent them up to RESERVE ahead),
+        # after a `resync` to the stored answer (they may hold text it never stored)
+        assert dead_turn.status == "interrupted" and dead_turn.last_event_id == 3 + RESERVE + 2
+        lost, end = s.get(TurnEvent, (dead_turn.id, 3 + RESERVE + 1)), s.get(TurnEvent, (dead_turn.id, 3 + RESERVE + 2))
+        assert lost is not None and lost.type == "resync" and lost.data["text"] == "Half an ans"
         assert end is not None and end.type == "error" and end.data["code"] == "interrupted"
     # the model saw a valid history: the interrupted answer, then the new question
     sent = fake_llm.requests[-1]["messages"]
@@ -244,7 +246,8 @@ def test_the_demo_models_turn_is_interrupted_after_kill_9_not_continued(
     try:
         conv_id, answer_id = killed_after(checkpointed_between, db, ghost)
         events = parse(client.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "4"}).text)
-        assert [e.event for e in events] == ["error"] and events[0].data["code"] == "interrupted"
+        assert [e.event for e in events] == ["resync", "error"] and events[1].data["code"] == "interrupted"
+        assert events[0].data == {"type": "resync", "after": 4, "text": "Half an ans"}
         assert int(events[0].id or 0) > 4 + RESERVE
         with db.session() as s:
             answer = s.get(Message, answer_id)
@@ -252,6 +255,39 @@ def test_the_demo_models_turn_is_interrupted_after_kill_9_not_continued(
             assert s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one().continued == 0
     finally:
         client.__exit__(None, None, None)
+
+
+def test_text_the_dead_worker_sent_but_never_stored_leaves_with_its_interrupted_turn(
+        alice: TestClient, db: Database, ghost: tuple[subprocess.Popen[str], str]) -> None:
+    """kill -9 after the worker sent its reader "wer, gi" (events 4 and 5) but stored only through "Half an
+    ans" (event 3); the turn is then ended, not continued (Stop here; the sweep, a new turn and the demo
+    model's turns alike). The stored answer is "Half an ans": the end opens with `resync` (after 3, the
+    stored text), so the reader's answer is the stored one, not text the conversation doesn't have."""
+    conv_id, answer_id = killed_after(checkpointed_at_3, db, ghost)
+    assert alice.post(f"/api/conversations/{conv_id}/stop").json() == {"stopped": True}
+    ahead = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "5"}).text)
+    assert [e.event for e in ahead] == ["resync", "error"] and ahead[1].data["code"] == "interrupted"
+    assert ahead[0].data == {"type": "resync", "after": 3, "text": "Half an ans"}
+    assert [int(e.id or 0) for e in ahead] == [3 + RESERVE + 1, 3 + RESERVE + 2]  # after the ids it held
+    behind = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
+    assert [(e.id, e.data) for e in behind] == [(e.id, e.data) for e in ahead]
+    with db.session() as s:
+        answer = s.get(Message, answer_id)
+        assert answer is not None and answer.status == "interrupted"
+        assert assembled("Half an answer, gi", ahead) == assembled("Half an ans", behind) == answer.content
+
+
+def test_a_suspended_turn_ended_as_interrupted_has_no_resync(alice: TestClient, db: Database) -> None:
+    """A turn its worker suspended at shutdown stored every event it sent: its readers hold nothing the
+    stored answer lacks, so its interrupted end is the terminal event alone, right after the last id."""
+    conv_id, answer_id = running_turn_of(db, user_id(db), worker_id="")
+    checkpointed_at_3(db, answer_id, conv_id)
+    with db.session() as s:
+        s.query(ChatTurn).filter_by(assistant_message_id=answer_id).one().status = "suspended"
+    with db.session() as s:
+        assert turns.interrupt_stale(s, conv_id) == 1
+    events = parse(alice.get(f"/api/conversations/{conv_id}/stream", headers={"Last-Event-ID": "3"}).text)
+    assert [(e.event, int(e.id or 0)) for e in events] == [("error", 4)]
 
 
 def checkpointed_between(db: Database, answer_id: int, conv_id: int) -> None:

@@ -2480,9 +2480,10 @@ export interface components {
         } & (unknown & unknown);
         /**
          * Resynced
-         * @description First from the worker that goes on with a turn whose worker died: the events after id `after` that a
-         *     client may hold were never stored, and the model goes on from what was, so their text would come
-         *     again. Void them: the answer's text so far is `text` (what the events through `after` say).
+         * @description A turn whose worker died, next: the events after id `after` that a client may hold were never stored.
+         *     Void them: the answer's text so far is `text` (what the events through `after` say). First from the
+         *     worker that goes on with the turn (the model goes on from what was stored, so their text would come
+         *     again), or right before the `error` of a turn ended `interrupted` instead (their text is in no answer).
          */
         Resynced: {
             /** After */

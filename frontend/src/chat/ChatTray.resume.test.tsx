@@ -158,6 +158,23 @@ describe("resume", () => {
     expect(screen.queryByTestId("chat-error")).toBeNull();
   });
 
+  it("a turn ended as interrupted after its server died shows the stored answer, not text it never stored", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    // The server sent " for PM" (event 4), died before storing it; the stream breaks without an end.
+    answer("POST /api/chat/stream", () => sse([...turn().slice(0, 3), { type: "text_delta", text: " for PM" }]));
+    const ended = [
+      { type: "resync", after: 3, text: "Try this query" },
+      { type: "error", message: "The answer was interrupted.", code: "interrupted", retryable: true },
+    ];
+    answer(NAMED, () => sse(ended, 1004));
+    setup();
+    sendMessage("Find EGFR papers");
+    await waitFor(() => expect(to(NAMED)).toHaveLength(1), { timeout: 5000 });
+    expect(await screen.findByTestId("message-interrupted")).toBeTruthy();
+    expect(answerText()).toBe("Try this query");
+    expect(to(NAMED)[0].headers["Last-Event-ID"]).toBe("4");
+  });
+
   it("after a reload, a running answer shows its text so far with Stop, and the replay finishes it without doubling", async () => {
     localStorage.setItem("colleague.conversation.tablizer", "5");
     answer("GET /api/conversations/5", () => json(stored("running", "Try this query")));

@@ -342,6 +342,20 @@ describe("a turn that outlives its connection", () => {
     expect(last(s).content).toBe("Half an answer, given in full.");
   });
 
+  it("resync before an interrupted end: the answer left is the stored one, without the text never stored", () => {
+    const s = run(
+      send(),
+      ev(replayed[0]),
+      ev({ type: "text_delta", text: "Half an ans" }),
+      ev({ type: "text_delta", text: "wer, gi" }), // sent, never stored: the worker that sent it died
+      ev({ type: "resync", after: 2, text: "Half an ans" }),
+      ev({ type: "error", message: "The answer was interrupted.", code: "interrupted", retryable: true, conversation_id: 1, message_id: 2 }),
+    );
+    expect(last(s)).toMatchObject({ content: "Half an ans", status: "interrupted" });
+    expect(s.streaming).toBe(false);
+    expect(s.error).toMatchObject({ code: "interrupted", retryable: true });
+  });
+
   it("resync during a replay keeps the saved text on screen and goes on from the stored part", () => {
     let s = run({ type: "loaded", conversation: { ...running, messages: [...running.messages.slice(0, 3), { ...running.messages[3], content: "Half an answer, gi" }] } });
     const shown = [last(s).content];

@@ -175,8 +175,9 @@ function applyEvent(state: ChatState, event: ChatEvent): ChatState {
         return { ...m, content: replay, replay: undefined };
       });
     case "resync":
-      // The worker that streamed this answer died and another goes on from what was stored: text received after
-      // the stored part comes again, so the answer so far is `text` (during a replay: the replay's text so far).
+      // The worker that streamed this answer died: text received after the stored part is in no answer (another
+      // worker goes on from what was stored, or the turn ends interrupted next), so the answer so far is `text`
+      // (during a replay: the replay's text so far).
       return updateStreaming(state, (m) => {
         const text = event.text ?? "";
         if (m.replay === undefined) return { ...m, content: text };
