@@ -151,15 +151,17 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
 
 # ---- sex and pregnancy ------------------------------------------------------------------------------
 
-_SEX_WORDS = re.compile(r"\b(?:males?|females?|men|women|man|woman|boys?|girls?|sex|sexes|gender|genders|both|either|"
-                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal|registered|"
-                        r"any|race|races|ethnic\w*|origin|eligible|are|is|will|be|included|enrolled|accepted)\b",
-                        re.I)
+# The words that name one sex, in a criterion ("women aged 18-65", "male patients").
+_WOMEN = r"females?|women|woman|girls?"
+_MEN = r"males?|men|man|boys?"
+_SEX_WORDS = re.compile(rf"\b(?:{_MEN}|{_WOMEN}|sex|sexes|gender|genders|both|either|and|or|all|patients?|"
+                        r"subjects?|participants?|only|of|postmenopausal|premenopausal|registered|any|race|races|"
+                        r"ethnic\w*|origin|eligible|are|is|will|be|included|enrolled|accepted)\b", re.I)
 # "both sexes", "either gender", "male or female": the criterion admits anyone, whatever the note says.
 _EITHER_SEX = re.compile(r"\b(?:(?:both|either|all|any) (?:sexes|sex|genders?)|(?:males?|men) (?:and|or|and/or) "
                          r"(?:females?|women)|(?:females?|women) (?:and|or|and/or) (?:males?|men))\b", re.I)
-_SEX_NAMED = (("female", re.compile(r"\b(?:females?|women|woman|girls?|postmenopausal|premenopausal)\b", re.I)),
-              ("male", re.compile(r"\b(?:males?|men|man|boys?)\b", re.I)))
+_SEX_NAMED = (("female", re.compile(rf"\b(?:{_WOMEN}|postmenopausal|premenopausal)\b", re.I)),
+              ("male", re.compile(rf"\b(?:{_MEN})\b", re.I)))
 
 _FEMALE_ONLY = re.compile(r"\b(?:pregnan\w*|lactat\w*|breast[- ]?feed\w*|nursing (?:women|mothers|a baby)|"
                           r"childbearing|child-bearing|contracepti\w*|hcg|birth control)", re.I)
@@ -232,14 +234,14 @@ def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
                                                 f"{'postmenopausal' if post else 'premenopausal'}.", [note.age[1]])
     lowered = re.sub(r"^\s*\d+[.)]\s*", "", lowered)  # a list's own numbering ("3. Gender: …")
     if _SEX_WORDS.sub(" ", lowered).strip(" .,;:-()") or not re.search(
-            r"\b(?:males?|females?|men|women|man|woman|boys?|girls?)\b", lowered) and not _EITHER_SEX.search(lowered):
+            rf"\b(?:{_MEN}|{_WOMEN})\b", lowered) and not _EITHER_SEX.search(lowered):
         return None
     if _EITHER_SEX.search(lowered):
         return Judged("yes", "The criterion admits either sex.", [sex[1]] if sex else [])
     if sex is None:
         return Judged("unknown", "The criterion concerns sex and the note does not state it.", [])
-    wants_f = bool(re.search(r"\b(?:females?|women|woman|girls?)\b", lowered))
-    wants_m = bool(re.search(r"\b(?:males?|men|man|boys?)\b", lowered))
+    wants_f = bool(re.search(rf"\b(?:{_WOMEN})\b", lowered))
+    wants_m = bool(re.search(rf"\b(?:{_MEN})\b", lowered))
     if wants_f and wants_m:
         return Judged("yes", f"The criterion admits either sex; the patient is {sex[0]}.", [sex[1]])
     ok = (sex[0] == "female") == wants_f
