@@ -104,6 +104,10 @@ _DURATION = re.compile(r"\b(?:period|time|interval|passed|elapsed|duration|expec
 _NUM = r"(\d{1,3}(?:\.\d+)?)"
 _OUTSIDE_BAND = re.compile(rf"(?:<|less than|under|younger than|below)\s*{_NUM}[^<>]*?\bor\b[^<>]*?"
                            rf"(?:>|greater than|more than|over|older than|above)\s*{_NUM}", re.I)
+# Who a criterion is about, said around an age or sex limit ("of either sex and any race", "male subjects"):
+# words that set no limit of their own.
+_DEMOGRAPHIC = (r"sex|sexes|gender|genders|either|both|any|race|races|ethnic\w*|origin|registered|patients?|subjects?|"
+                r"participants?")
 # "25-40 years, or >= 65 years"; "18 to 60 years of age and over 60": alternatives, the patient fits any.
 _AGE_ALTERNATIVE = re.compile(r"\bor\b(?=\s*(?:[<>]=?|≥|≤|aged?\b|\d))|\band\b(?=\s*(?:over|above|older than)\s*\d)",
                               re.I)
@@ -127,13 +131,11 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
         return None
     rest = re.sub(r"\b(?:age[sd]?|years?|yrs?|old|older|younger|of|or|and|at|least|over|under|above|below|between|"
                   r"than|to|the|time|signing|informed|consent|form|screening|enrollment|enrolment|inclusion|"
-                  r"male|female|males|females|men|women|both|sexes|patients?|subjects?|participants?|adults?|"
-                  r"children|must|be|is|are|who|with|in|a|an|greater|less|equal|more|up|from|inclusive|"
-                  r"aged|any|gender|sex|months?|visit|day|study|entry|date|registered|limits?|minimum|maximum|"
-                  # demographic boilerplate around an age limit ("of either sex and any race", "Patient
-                  # characteristics: Age: over 18", "< 75 years of age, but > 40")
-                  r"either|genders|sexes|race|races|ethnic\w*|origin|characteristics|demographics?|but|protocol)\b|"
-                  r"[\d\W_]+", " ", criterion.lower())
+                  r"male|female|males|females|men|women|adults?|children|must|be|is|are|who|with|in|a|an|greater|"
+                  r"less|equal|more|up|from|inclusive|aged|months?|visit|day|study|entry|date|limits?|minimum|maximum|"
+                  # boilerplate around an age limit ("Patient characteristics: Age: over 18", "< 75 years of
+                  # age, but > 40")
+                  rf"{_DEMOGRAPHIC}|characteristics|demographics?|but|protocol)\b|[\d\W_]+", " ", criterion.lower())
     if note.age is None:
         return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
     age, where = note.age
@@ -154,9 +156,8 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
 # The words that name one sex, in a criterion ("women aged 18-65", "male patients").
 _WOMEN = r"females?|women|woman|girls?"
 _MEN = r"males?|men|man|boys?"
-_SEX_WORDS = re.compile(rf"\b(?:{_MEN}|{_WOMEN}|sex|sexes|gender|genders|both|either|and|or|all|patients?|"
-                        r"subjects?|participants?|only|of|postmenopausal|premenopausal|registered|any|race|races|"
-                        r"ethnic\w*|origin|eligible|are|is|will|be|included|enrolled|accepted)\b", re.I)
+_SEX_WORDS = re.compile(rf"\b(?:{_MEN}|{_WOMEN}|{_DEMOGRAPHIC}|and|or|all|only|of|postmenopausal|premenopausal|"
+                        r"eligible|are|is|will|be|included|enrolled|accepted)\b", re.I)
 # "both sexes", "either gender", "male or female": the criterion admits anyone, whatever the note says.
 _EITHER_SEX = re.compile(r"\b(?:(?:both|either|all|any) (?:sexes|sex|genders?)|(?:males?|men) (?:and|or|and/or) "
                          r"(?:females?|women)|(?:females?|women) (?:and|or|and/or) (?:males?|men))\b", re.I)
