@@ -196,19 +196,19 @@ def signed_in_for_test(app: Any, db: Database, username: str, role: str = "user"
     client.__exit__(None, None, None)
 
 
-@pytest.fixture
-def alice(app: Any, db: Database) -> Iterator[TestClient]:
-    yield from signed_in_for_test(app, db, "alice")
+def signed_in_fixture(username: str, role: str = "user", app: str = "app") -> Any:
+    """A fixture: a client signed in as `username` to the app the fixture named `app` builds."""
+
+    @pytest.fixture
+    def signed_in_client(request: pytest.FixtureRequest, db: Database) -> Iterator[TestClient]:
+        yield from signed_in_for_test(request.getfixturevalue(app), db, username, role)
+
+    return signed_in_client
 
 
-@pytest.fixture
-def bob(app: Any, db: Database) -> Iterator[TestClient]:
-    yield from signed_in_for_test(app, db, "bob")
-
-
-@pytest.fixture
-def admin(app: Any, db: Database) -> Iterator[TestClient]:
-    yield from signed_in_for_test(app, db, "root", role="admin")
+alice = signed_in_fixture("alice")
+bob = signed_in_fixture("bob")
+admin = signed_in_fixture("root", role="admin")
 
 
 @pytest.fixture

@@ -13,10 +13,11 @@ import re
 from backend.demo.brain import DemoRequest, intent, marker_json
 from backend.demo.wire import Reply
 
+# What a request calls the rows it is about ("the trials that…", "of each article", "papers which…").
+RECORDS = r"trials?|articles?|papers?|studies"
 WANTS_COLUMN = re.compile(r"\bcolumns?\b|^\s*(?:please\s+)?(?:flag|mark|tag|label|highlight)\b|"
-                          r"\b(?:only|just)\s+(?:want\s+|keep\s+|show\s+)?(?:the\s+)?(?:trials?|articles?|papers?|"
-                          r"studies|ones)\s+(?:that|which|where|who)\s+(?!are\s+(?:in|from|phase|sponsored|recruiting))",
-                          re.I)
+                          rf"\b(?:only|just)\s+(?:want\s+|keep\s+|show\s+)?(?:the\s+)?(?:{RECORDS}|ones)\s+"
+                          r"(?:that|which|where|who)\s+(?!are\s+(?:in|from|phase|sponsored|recruiting))", re.I)
 BOOLEAN_CUES = re.compile(r"\b(whether|yes/no|yes or no|flag|flags|mark|tag|highlight|only|just|does|do|is it|"
                           r"are they|is each|is the|if (?:each|it|the|they))\b", re.I)
 TEXT_CUES = re.compile(r"\b(extract|list|what is|what are|which|noting|showing|with the|for the|of each|value)\b",
@@ -51,7 +52,7 @@ KNOWN: tuple[tuple[str, str, str, str], ...] = (
 )
 LEADS = (r"^(?:that|which)\s+", r"^(?:says|shows|tells(?: me)?|flags?|marks?|indicates?|notes?)\s+",
          r"^(?:whether|if)\s+", r"^(?:is it|are they|does it)\s+(?=about\b)",
-         r"^(?:the\s+)?(?:articles?|trials?|papers?|studies|ones|rows)\s+(?:(?:that|which)\s+(?:are\s+)?)?",
+         rf"^(?:the\s+)?(?:{RECORDS}|ones|rows)\s+(?:(?:that|which)\s+(?:are\s+)?)?",
          r"^(?:about|on|concerning|regarding)\s+")
 VERBS = {"exclude": "Excludes", "excludes": "Excludes", "excluding": "Excludes", "allow": "Allows",
          "allows": "Allows", "allowing": "Allows", "accept": "Allows", "accepts": "Allows", "permit": "Allows",
@@ -70,8 +71,8 @@ QUESTIONS = {"Excludes": "Do this {noun}'s eligibility criteria exclude patients
 def _clean(phrase: str) -> str:
     phrase = re.sub(r"\b(?:each|every|the|this|a|an)\s+(?:study|trial|article|paper|one|record)('s)?\b", " ", phrase,
                     flags=re.I)
-    phrase = re.sub(r"\b(?:of|for|in|per)\s+(?:each|every|all|the)?\s*(?:studies|study|trials?|articles?|papers?|"
-                    r"ones?|rows?)\b", " ", phrase, flags=re.I)
+    phrase = re.sub(rf"\b(?:of|for|in|per)\s+(?:each|every|all|the)?\s*(?:{RECORDS}|study|ones?|rows?)\b", " ", phrase,
+                    flags=re.I)
     phrase = re.sub(r"\binto a column\b|\bas a column\b|\bplease\b", " ", phrase, flags=re.I)
     return " ".join(phrase.strip(" ?.!:,").split())
 
@@ -82,7 +83,7 @@ def column_spec(text: str, noun: str) -> dict[str, str] | None:
         return None
     lowered = text.lower()
     boolean = bool(BOOLEAN_CUES.search(text) or text.rstrip().endswith("?"))
-    verb_match = re.search(r"\b(?:that|which|who|whether|if|to|trials?|articles?|papers?|stud(?:y|ies)|ones|it|they)\s+"
+    verb_match = re.search(rf"\b(?:that|which|who|whether|if|to|{RECORDS}|study|ones|it|they)\s+"
                            r"(?:each\s+\w+\s+)?"
                            rf"({'|'.join(VERBS)})\s+(.+)", text, re.I)
     excluding = re.search(r"\b(exclud\w*|allow\w*|accept\w*|permit\w*)\s+(?:patients\s+)?(?:with\s+)?(.+)", text, re.I)

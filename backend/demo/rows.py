@@ -21,11 +21,6 @@ from backend.demo.page_state import enum, read
 from backend.demo.vocabulary import phases_in, statuses_in
 from backend.demo.wire import Reply
 
-QUESTION = re.compile(r"\b(how many|number of|most common|most frequent|most often|the most|"
-                      r"which (?:\w+ )?(?:phase|year|"
-                      r"journal|status|sponsor)s?|breakdown|break (?:these|them|it|this) down|distribution|count|"
-                      r"largest|biggest|smallest|fewest|newest|latest|most recent|oldest|earliest|total|sum|average|"
-                      r"mean|median|top \d*|spread)\b", re.I)
 SUMMARY = re.compile(r"\b(summar\w+|overview|gist|tl;?dr|recap|sum up|patterns?|themes?|trends?|stand(?:s)? out|"
                      r"describe (?:these|them|the results)|"
                      r"what(?:'s| is| do i have) (?:in )?(?:the table|loaded|here))\b", re.I)
@@ -64,6 +59,11 @@ FIELDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "year": lambda i: str(i.get("year") or "not given"),
     "sponsor": lambda i: i.get("sponsor") or "not given",
 }
+# "Which phase…?", "which sponsors…?" ask for a count by one of the FIELDS.
+QUESTION = re.compile(r"\b(how many|number of|most common|most frequent|most often|the most|"
+                      rf"which (?:\w+ )?(?:{'|'.join(FIELDS)})s?|breakdown|break (?:these|them|it|this) down|"
+                      r"distribution|count|largest|biggest|smallest|fewest|newest|latest|most recent|oldest|earliest|"
+                      r"total|sum|average|mean|median|top \d*|spread)\b", re.I)
 
 
 def _field(text: str, kind: str) -> str:

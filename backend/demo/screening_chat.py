@@ -15,6 +15,9 @@ from backend.demo.brain import DemoRequest, intent, marker_json
 from backend.demo.screening_edits import profile_edits
 from backend.demo.screening_state import (
     NCT,
+    OBJECT,
+    PRONOUNS,
+    SUBJECT,
     Entry,
     ScreeningState,
     named_trial,
@@ -34,12 +37,12 @@ REPORT = re.compile(r"\b(?:make|build|create|generate|produce|write|prepare|put 
 SITES = re.compile(r"\b(near(?:by|est)?|close to|closest|nearest|around|within \d+|distance|far from|sites?|"
                    r"locations?|located|where (?:are|is|can))\b", re.I)
 NEW_SEARCH = re.compile(r"\b(find|search|look for|new trials|other trials)\b", re.I)
-SCREEN = re.compile(r"\b(re-?screen\w*|screen (?:her|him|them|the|these|those|this|all|against|again|also|too|more|"
+SCREEN = re.compile(rf"\b(re-?screen\w*|screen (?:{OBJECT}|the|these|those|this|all|against|again|also|too|more|"
                     r"recruiting|remaining|it|NCT\d{8})\b|(?:also|please|can you|could you|then|and) screen\b|"
-                    r"(?:run|start|do) (?:a |the |another |a new )?screening\b|check (?:her|him|them|the patient) "
-                    r"against|match (?:her|him|the patient) against)", re.I)
+                    rf"(?:run|start|do) (?:a |the |another |a new )?screening\b|check (?:{OBJECT}|the patient) against|"
+                    r"match (?:her|him|the patient) against)", re.I)
 WHAT_WOULD = re.compile(r"\bwhat (?:would|could|will|does it take|needs? to|has to|must)|\bhow (?:could|can|would|"
-                        r"might) (?:she|he|they|the patient|i)\b|\b(?:become|make \w+|be made) eligible\b|"
+                        rf"might) (?:{SUBJECT}|i)\b|\b(?:become|make \w+|be made) eligible\b|"
                         r"\bqualify\b|\bget (?:in|into|on)\b|\bto be eligible\b|\bwhat's missing\b|"
                         r"\bwhat is missing\b|\bchange to\b", re.I)
 EXPLAIN = re.compile(r"\b(why|explain|reason\w*|because|criteri\w*|eligib\w*|exclu\w*|ruled out|disqualif\w*|"
@@ -47,11 +50,11 @@ EXPLAIN = re.compile(r"\b(why|explain|reason\w*|because|criteri\w*|eligib\w*|exc
                      r"suit\w*|chances?|candidate|join|enrol+\w*|right for|a match)\b",
                      re.I)
 OVERVIEW = re.compile(r"\b(summar\w*|overview|results?|shortlist|best|top|how did|which (?:trials|ones|studies)|"
-                      r"what (?:trials|ones)|eligible for|can (?:she|he|they) join|options)\b", re.I)
+                      rf"what (?:trials|ones)|eligible for|can (?:{PRONOUNS}) join|options)\b", re.I)
 # "Which ones could she join?", "how many are excluded?", "show me the best matches": a question about the
 # screening's verdicts as a whole (a count, a list, the best), not about one trial.
 AGGREGATE = re.compile(r"\b(which|what (?:trials|ones|studies|are)|how many|list|show|any|all|best|top|count|number "
-                       r"of|options?|tally|so far|did (?:she|he|they|it) (?:get|find))\b", re.I)
+                       rf"of|options?|tally|so far|did (?:{PRONOUNS}|it) (?:get|find))\b", re.I)
 # A verdict word says the question is about the screening; words that also describe a trial's own criteria
 # ("which trials enrol over-65s?", "which match HER2+?") count only with the patient named.
 VERDICT_TALK = re.compile(r"\b((?:in)?eligible|excluded|uncertain|unclear|not relevant|irrelevant|"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from backend.demo.screening_state import SUBJECT
+
 EDIT_CUE = re.compile(r"\b(change|update|set|correct|edit|fix|actually|now|add|remove|delete|drop|record|note that|"
                       r"mark|put|include|should (?:be|say)|is wrong|isn't|not right|also (?:had|has|received|took|"
                       r"got|was)|instead)\b|\bprofile\b|\b(?:she|he|the patient)(?:'s| is) (?:actually |really |now )?"
@@ -52,7 +54,7 @@ def profile_edits(text: str) -> list[dict[str, Any]]:
         edits.append({"field": "performance_status", "mode": "set", "value": f"ECOG {m.group(1)}"})
     if m := re.search(r"\bstage\s+(iv|iii|ii|i|[1-4])([abc])?\b", low):
         edits.append({"field": "stage", "mode": "set", "value": f"{m.group(1).upper()}{(m.group(2) or '').upper()}"})
-    if m := re.search(r"\b(?:she|he|the patient|they)\s+(?:also\s+)?(?:had|received|took|got|was treated with|"
+    if m := re.search(rf"\b(?:{SUBJECT})\s+(?:also\s+)?(?:had|received|took|got|was treated with|"
                       r"has had|completed)\s+([\w\s-]+?)(?:\s+(?:in|last|before|until|for)\b|[.,;]|$)", text, re.I):
         if not any(e["field"] == "prior_therapies" for e in edits) and not re.search(r"\d", m.group(1)):
             edits.append({"field": "prior_therapies", "mode": "add", "value": [_clean(m.group(1))]})

@@ -20,6 +20,10 @@ _ENTRY = re.compile(r"^(\d+)\. (NCT\d{8}) \| (\w+) \| score (-?[\d.]+) \| met (\
 _OPEN = re.compile(r"^- Criteria view open: (NCT\d{8})")
 _FACT = re.compile(r"^- ([A-Z][\w ]+): (.*)$")
 NCT = re.compile(r"\bNCT\d{8}\b", re.I)
+# How a question names the patient: "can she join?", "what would the patient need?", "screen her too".
+PRONOUNS = r"she|he|they"
+SUBJECT = rf"{PRONOUNS}|the patient"
+OBJECT = r"her|him|them"
 ORDINALS = {"first": 1, "1st": 1, "top": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
             "fifth": 5, "5th": 5, "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8, "8th": 8,
             "ninth": 9, "9th": 9, "tenth": 10, "10th": 10}

@@ -104,6 +104,10 @@ _DURATION = re.compile(r"\b(?:period|time|interval|passed|elapsed|duration|expec
 _NUM = r"(\d{1,3}(?:\.\d+)?)"
 _OUTSIDE_BAND = re.compile(rf"(?:<|less than|under|younger than|below)\s*{_NUM}[^<>]*?\bor\b[^<>]*?"
                            rf"(?:>|greater than|more than|over|older than|above)\s*{_NUM}", re.I)
+# Who a criterion is about, said around an age or sex limit ("of either sex and any race", "male subjects"):
+# words that set no limit of their own.
+_DEMOGRAPHIC = (r"sex|sexes|gender|genders|either|both|any|race|races|ethnic\w*|origin|registered|patients?|subjects?|"
+                r"participants?")
 # "25-40 years, or >= 65 years"; "18 to 60 years of age and over 60": alternatives, the patient fits any.
 _AGE_ALTERNATIVE = re.compile(r"\bor\b(?=\s*(?:[<>]=?|≥|≤|aged?\b|\d))|\band\b(?=\s*(?:over|above|older than)\s*\d)",
                               re.I)
@@ -127,13 +131,11 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
         return None
     rest = re.sub(r"\b(?:age[sd]?|years?|yrs?|old|older|younger|of|or|and|at|least|over|under|above|below|between|"
                   r"than|to|the|time|signing|informed|consent|form|screening|enrollment|enrolment|inclusion|"
-                  r"male|female|males|females|men|women|both|sexes|patients?|subjects?|participants?|adults?|"
-                  r"children|must|be|is|are|who|with|in|a|an|greater|less|equal|more|up|from|inclusive|"
-                  r"aged|any|gender|sex|months?|visit|day|study|entry|date|registered|limits?|minimum|maximum|"
-                  # demographic boilerplate around an age limit ("of either sex and any race", "Patient
-                  # characteristics: Age: over 18", "< 75 years of age, but > 40")
-                  r"either|genders|sexes|race|races|ethnic\w*|origin|characteristics|demographics?|but|protocol)\b|"
-                  r"[\d\W_]+", " ", criterion.lower())
+                  r"male|female|males|females|men|women|adults?|children|must|be|is|are|who|with|in|a|an|greater|"
+                  r"less|equal|more|up|from|inclusive|aged|months?|visit|day|study|entry|date|limits?|minimum|maximum|"
+                  # boilerplate around an age limit ("Patient characteristics: Age: over 18", "< 75 years of
+                  # age, but > 40")
+                  rf"{_DEMOGRAPHIC}|characteristics|demographics?|but|protocol)\b|[\d\W_]+", " ", criterion.lower())
     if note.age is None:
         return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
     age, where = note.age
@@ -151,15 +153,16 @@ def _age(note: NoteText, criterion: str) -> Judged | None:
 
 # ---- sex and pregnancy ------------------------------------------------------------------------------
 
-_SEX_WORDS = re.compile(r"\b(?:males?|females?|men|women|man|woman|boys?|girls?|sex|sexes|gender|genders|both|either|"
-                        r"and|or|all|patients?|subjects?|participants?|only|of|postmenopausal|premenopausal|registered|"
-                        r"any|race|races|ethnic\w*|origin|eligible|are|is|will|be|included|enrolled|accepted)\b",
-                        re.I)
+# The words that name one sex, in a criterion ("women aged 18-65", "male patients").
+_WOMEN = r"females?|women|woman|girls?"
+_MEN = r"males?|men|man|boys?"
+_SEX_WORDS = re.compile(rf"\b(?:{_MEN}|{_WOMEN}|{_DEMOGRAPHIC}|and|or|all|only|of|postmenopausal|premenopausal|"
+                        r"eligible|are|is|will|be|included|enrolled|accepted)\b", re.I)
 # "both sexes", "either gender", "male or female": the criterion admits anyone, whatever the note says.
 _EITHER_SEX = re.compile(r"\b(?:(?:both|either|all|any) (?:sexes|sex|genders?)|(?:males?|men) (?:and|or|and/or) "
                          r"(?:females?|women)|(?:females?|women) (?:and|or|and/or) (?:males?|men))\b", re.I)
-_SEX_NAMED = (("female", re.compile(r"\b(?:females?|women|woman|girls?|postmenopausal|premenopausal)\b", re.I)),
-              ("male", re.compile(r"\b(?:males?|men|man|boys?)\b", re.I)))
+_SEX_NAMED = (("female", re.compile(rf"\b(?:{_WOMEN}|postmenopausal|premenopausal)\b", re.I)),
+              ("male", re.compile(rf"\b(?:{_MEN})\b", re.I)))
 
 _FEMALE_ONLY = re.compile(r"\b(?:pregnan\w*|lactat\w*|breast[- ]?feed\w*|nursing (?:women|mothers|a baby)|"
                           r"childbearing|child-bearing|contracepti\w*|hcg|birth control)", re.I)
@@ -232,14 +235,14 @@ def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
                                                 f"{'postmenopausal' if post else 'premenopausal'}.", [note.age[1]])
     lowered = re.sub(r"^\s*\d+[.)]\s*", "", lowered)  # a list's own numbering ("3. Gender: …")
     if _SEX_WORDS.sub(" ", lowered).strip(" .,;:-()") or not re.search(
-            r"\b(?:males?|females?|men|women|man|woman|boys?|girls?)\b", lowered) and not _EITHER_SEX.search(lowered):
+            rf"\b(?:{_MEN}|{_WOMEN})\b", lowered) and not _EITHER_SEX.search(lowered):
         return None
     if _EITHER_SEX.search(lowered):
         return Judged("yes", "The criterion admits either sex.", [sex[1]] if sex else [])
     if sex is None:
         return Judged("unknown", "The criterion concerns sex and the note does not state it.", [])
-    wants_f = bool(re.search(r"\b(?:females?|women|woman|girls?)\b", lowered))
-    wants_m = bool(re.search(r"\b(?:males?|men|man|boys?)\b", lowered))
+    wants_f = bool(re.search(rf"\b(?:{_WOMEN})\b", lowered))
+    wants_m = bool(re.search(rf"\b(?:{_MEN})\b", lowered))
     if wants_f and wants_m:
         return Judged("yes", f"The criterion admits either sex; the patient is {sex[0]}.", [sex[1]])
     ok = (sex[0] == "female") == wants_f

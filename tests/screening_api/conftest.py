@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from starlette.testclient import TestClient
 from backend.db.session import Database
 from backend.demo.wire import Reply
 from backend.main import create_app
-from tests.conftest import make_settings, signed_in_for_test
+from tests.conftest import make_settings, signed_in_fixture
 from tests.fakes.anthropic_server import FakeAnthropic, Script
 from tests.sse import Event, parse_lines
 
@@ -124,11 +123,5 @@ def demo_app(db_url: str) -> Any:
     return create_app(make_settings(db_url))
 
 
-@pytest.fixture
-def demo_alice(demo_app: Any, db: Database) -> Iterator[TestClient]:
-    yield from signed_in_for_test(demo_app, db, "alice")
-
-
-@pytest.fixture
-def demo_bob(demo_app: Any, db: Database) -> Iterator[TestClient]:
-    yield from signed_in_for_test(demo_app, db, "bob")
+demo_alice = signed_in_fixture("alice", app="demo_app")
+demo_bob = signed_in_fixture("bob", app="demo_app")
