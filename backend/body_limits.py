@@ -1,5 +1,5 @@
 """Request bodies bounded before they are read, and refused before they are read when nobody is signed in
-(pure ASGI, in front of every route).
+(in front of every route: a part of the app's one pure-ASGI middleware, `backend/asgi.py`).
 
 FastAPI reads and parses a body before it runs a route's dependencies, its authentication included, and
 no route capped a body's size: an anonymous 111 MB POST was parsed whole (8 s of a worker, 1 GB of memory)
@@ -24,7 +24,7 @@ from http import HTTPStatus
 
 import anyio
 from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from backend.auth.deps import authenticate, session_token
 from backend.errors import AppError, error_code
@@ -48,58 +48,57 @@ def limit_for(path: str) -> int:
     return next((size for prefix, size in LIMITS if path.startswith(prefix)), DEFAULT_LIMIT)
 
 
-class BodyLimit:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
-            await self.app(scope, receive, send)
-            return
-        path: str = scope["path"]
-        limit = limit_for(path)
-        request = Request(scope)
-        declared = request.headers.get("content-length")
-        size = int(declared) if declared and declared.isascii() and declared.isdigit() else None
-        if size is not None and size > limit:
+async def read_body(scope: Scope, receive: Receive, send: Send) -> bytes | None:
+    """The body of a request with one (`BODY_METHODS`), read under its route's limit; None when it was
+    answered here (413, 401) or the client left before sending it (nobody to answer)."""
+    path: str = scope["path"]
+    limit = limit_for(path)
+    request = Request(scope)
+    declared = request.headers.get("content-length")
+    size = int(declared) if declared and declared.isascii() and declared.isdigit() else None
+    if size is not None and size > limit:
+        await _refuse(send, 413, _too_large(limit))
+        return None
+    if path.startswith("/api/") and not path.startswith(PUBLIC):
+        token = session_token(request)
+        if not token:
+            await _refuse(send, 401, "Not signed in. Please sign in.")
+            return None
+        if size is None or size > CHECK_SESSION_ABOVE:
+            try:
+                await anyio.to_thread.run_sync(authenticate, scope["app"].state.db, token)
+            except AppError as exc:
+                await _refuse(send, exc.status_code, exc.detail)
+                return None
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        body += message.get("body", b"")
+        if len(body) > limit:
             await _refuse(send, 413, _too_large(limit))
-            return
-        if path.startswith("/api/") and not path.startswith(PUBLIC):
-            token = session_token(request)
-            if not token:
-                await _refuse(send, 401, "Not signed in. Please sign in.")
-                return
-            if size is None or size > CHECK_SESSION_ABOVE:
-                try:
-                    await anyio.to_thread.run_sync(authenticate, scope["app"].state.db, token)
-                except AppError as exc:
-                    await _refuse(send, exc.status_code, exc.detail)
-                    return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return  # the client left before sending its body: nobody to answer
-            body += message.get("body", b"")
-            if len(body) > limit:
-                await _refuse(send, 413, _too_large(limit))
-                return
-            if not message.get("more_body", False):
-                break
-        await self.app(scope, _replay(bytes(body), receive), send)
+            return None
+        if not message.get("more_body", False):
+            return bytes(body)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    sent = False
+class Replay:
+    """`receive` for the app: the body read here as one message, then the server's own (a streaming
+    response still hears the client disconnect). The body is let go once handed over: the app keeps its
+    own copy, and a stream's request lives as long as the stream."""
 
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
+    __slots__ = ("body", "receive")
+
+    def __init__(self, body: bytes, receive: Receive) -> None:
+        self.body: bytes | None = body
+        self.receive = receive
+
+    async def __call__(self) -> Message:
+        if (body := self.body) is not None:
+            self.body = None
             return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
+        return await self.receive()
 
 
 def _too_large(limit: int) -> str:

@@ -4,7 +4,7 @@ worker's liveness lock is lost (its turns would look dead to the others), or it 
 moment SIGTERM arrives (uvicorn's exit signal, as sse-starlette records it), before the streams end and
 the turns are saved. `/api/health` stays as the contract has it.
 
-From that moment the instance also refuses new requests (`RefuseWhileDraining`): one that reaches it anyway
+From that moment the instance also refuses new requests (`refuses`, in `backend/asgi.py`): one that reaches it anyway
 (in flight to it in the ~0.1 s before uvicorn closes its listener) is answered 503 before the app sees it,
 so a proxy passes it to another instance (deploy/nginx.conf: `proxy_next_upstream http_503`) instead of a
 chat turn starting here only to be cut by the drain.
@@ -18,9 +18,8 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from sse_starlette.sse import AppStatus
-from starlette.types import Receive, Scope, Send
+from starlette.types import Scope, Send
 
-from backend.asgi import HttpMiddleware
 from backend.errors import Draining
 
 STILL_SERVED = ("/api/health", "/metrics")  # a draining instance still reports on itself
@@ -46,15 +45,14 @@ def ready(request: Request) -> JSONResponse:
     return JSONResponse({"status": "ready" if ok else "unready", **checks}, status_code=200 if ok else 503)
 
 
-class RefuseWhileDraining(HttpMiddleware):
-    """503 (`Retry-After: 1`, `Connection: close`) for every new request once the instance drains, but its
-    own health and metrics."""
+def refuses(scope: Scope) -> bool:
+    """A new request while the instance drains, but for its own health and metrics."""
+    return AppStatus.should_exit and not scope["path"].startswith(STILL_SERVED)
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not AppStatus.should_exit or scope["path"].startswith(STILL_SERVED):
-            await self.app(scope, receive, send)
-            return
-        await send({"type": "http.response.start", "status": 503, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(DRAINING_BODY)).encode()),
-            (b"retry-after", b"1"), (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": DRAINING_BODY})
+
+async def refuse(send: Send) -> None:
+    """503 (`Retry-After: 1`, `Connection: close`)."""
+    await send({"type": "http.response.start", "status": 503, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(DRAINING_BODY)).encode()),
+        (b"retry-after", b"1"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": DRAINING_BODY})

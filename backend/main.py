@@ -24,8 +24,8 @@ from backend.agent.llm import LLM, LocalModel, make_llm
 from backend.agent.state import LoopLimits
 from backend.ai_columns.router import router as ai_columns_router
 from backend.articles.router import router as articles_router
+from backend.asgi import Edge
 from backend.auth.router import router as auth_router
-from backend.body_limits import BodyLimit
 from backend.chat.router import resume_router
 from backend.chat.router import router as chat_router
 from backend.chat.service import ChatService
@@ -36,7 +36,7 @@ from backend.demo.transport import DEMO_MODEL_ID, DemoTransport
 from backend.errors import AppError, ErrorBody, InvalidInput, error_code
 from backend.exports.router import router as exports_router
 from backend.exports.screening_reports import router as screening_reports_router
-from backend.health import RefuseWhileDraining, live, ready
+from backend.health import live, ready
 from backend.observability.setup import install as install_observability
 from backend.openapi import describe_event_streams, describe_models, describe_payloads
 from backend.pages.budget import set_context_budget
@@ -56,7 +56,6 @@ from backend.stats.router import router as stats_router
 from backend.streams.router import router as streams_router
 from backend.trials.router import router as trials_router
 from backend.views.router import router as views_router
-from backend.web_security import WebSecurity
 
 log = logging.getLogger(__name__)
 
@@ -122,9 +121,9 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     chat.supervisor.drain_seconds, chat.supervisor.graceful_seconds = settings.drain_deadline, settings.graceful_seconds
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)
-    app.add_middleware(RefuseWhileDraining)  # from SIGTERM on, new requests are 503: a proxy retries elsewhere
-    app.add_middleware(BodyLimit)  # bodies capped per route, and unread without a session (body_limits.py)
-    app.add_middleware(WebSecurity)  # CSP and friends on every response; cross-site writes refused
+    # Request ids and counts, CSP and friends, cross-site writes refused, bodies capped per route and unread
+    # without a session, new requests 503 from SIGTERM on: one pure-ASGI middleware (backend/asgi.py).
+    app.add_middleware(Edge)
     app.state.settings = settings
     app.state.db = db
     app.state.llm = llm

@@ -1,4 +1,5 @@
-"""Browser defences for every response and every state-changing request (pure ASGI, no request bodies read).
+"""Browser defences for every response and every state-changing request (a part of the app's one pure-ASGI
+middleware, `backend/asgi.py`; no request bodies read).
 
 Headers. Every HTTP response, SPA or API, carries a Content-Security-Policy that lets the page load
 scripts, styles, fonts and data only from its own origin (`default-src 'self'`), images from itself or
@@ -20,9 +21,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from starlette.types import Message, Receive, Scope, Send
-
-from backend.asgi import HttpMiddleware
+from starlette.types import Scope, Send
 
 CONTENT_SECURITY_POLICY = ("default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
                            "img-src 'self' data:; form-action 'self'")
@@ -31,7 +30,7 @@ DOCS_PATHS = ("/docs", "/redoc")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
-def _headers_for(path: str) -> list[tuple[bytes, bytes]]:
+def headers_for(path: str) -> list[tuple[bytes, bytes]]:
     policy = DOCS_POLICY if path.startswith(DOCS_PATHS) else CONTENT_SECURITY_POLICY
     return [(b"content-security-policy", policy.encode()),
             (b"x-content-type-options", b"nosniff"),
@@ -69,27 +68,23 @@ def cross_site_reason(method: str, headers: dict[bytes, bytes]) -> str | None:
     return None
 
 
-class WebSecurity(HttpMiddleware):
-    """ASGI middleware: security headers on every response; cross-site state-changing requests refused."""
+def forbidden_body(scope: Scope) -> bytes | None:
+    """The 403 body of a request refused as cross-site, or None when it may pass."""
+    headers = {name.lower(): value for name, value in scope.get("headers", [])}
+    reason = cross_site_reason(scope.get("method", "GET"), headers)
+    if reason is None:
+        return None
+    return json.dumps({"error": "forbidden",
+                       "detail": f"Refused a {scope.get('method')} request sent from {reason}."}).encode()
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        extra = _headers_for(scope.get("path", ""))
 
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                names = {name.lower() for name, _ in message.get("headers", [])}
-                message["headers"] = [*message.get("headers", []),
-                                      *((name, value) for name, value in extra if name not in names)]
-            await send(message)
+async def refuse(send: Send, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": 403,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
-        headers = {name.lower(): value for name, value in scope.get("headers", [])}
-        reason = cross_site_reason(scope.get("method", "GET"), headers)
-        if reason is None:
-            await self.app(scope, receive, send_with_headers)
-            return
-        body = json.dumps({"error": "forbidden",
-                           "detail": f"Refused a {scope.get('method')} request sent from {reason}."}).encode()
-        await send_with_headers({"type": "http.response.start", "status": 403,
-                                 "headers": [(b"content-type", b"application/json"),
-                                             (b"content-length", str(len(body)).encode())]})
-        await send_with_headers({"type": "http.response.body", "body": body})
+
+def with_headers(headers: list[tuple[bytes, bytes]], extra: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """A response's headers and those of `headers_for` it does not set itself."""
+    names = {name.lower() for name, _ in headers}
+    return [*headers, *((name, value) for name, value in extra if name not in names)]
