@@ -161,7 +161,14 @@ def _make_journey(request: pytest.FixtureRequest, browser: Browser, app: LiveApp
     page.on("pageerror", lambda error: journey.page_errors.append(str(error)))
     context.on("request", on_request)
     saving: set[Any] = set()  # the page's view saves in flight, so the state is forgotten after the last one
-    context.on("request", lambda req: saving.add(req) if req.method == "PUT" and "/api/views/" in req.url else None)
+    last_save = [0.0]  # when the latest one started: pagehide's keepalive save is reported a moment after unload
+
+    def on_save(req: Any) -> None:
+        if req.method == "PUT" and "/api/views/" in req.url:
+            saving.add(req)
+            last_save[0] = time.monotonic()
+
+    context.on("request", on_save)
     context.on("requestfinished", lambda req: saving.discard(req))
     context.on("requestfailed", lambda req: saving.discard(req))
     # Nothing leaves the machine: requests to any other host are recorded (above) and refused here.
@@ -179,8 +186,9 @@ def _make_journey(request: pytest.FixtureRequest, browser: Browser, app: LiveApp
         # flushes a pending save (pagehide), which must land before the delete, not after it.
         try:
             page.goto("about:blank")
-            deadline = time.monotonic() + 5
-            while saving and time.monotonic() < deadline:
+            left = time.monotonic()
+            deadline = left + 5
+            while (saving or time.monotonic() - max(last_save[0], left) < 0.3) and time.monotonic() < deadline:
                 page.wait_for_timeout(50)
         except Exception as exc:  # noqa: BLE001 - a page already closed has nothing pending
             print(f"page not left: {exc}")
