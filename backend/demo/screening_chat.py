@@ -136,14 +136,15 @@ def _verdicts(state: ScreeningState, text: str) -> Reply:
     running = " It is still running, so these are the verdicts so far." if state.status == "running" else ""
     head = (f"Of the {total} trials screened for {who} (screening {state.screening_id}, {state.status}), "
             f"**{counts[asked]} {'is' if counts[asked] == 1 else 'are'} {word}**{':' if listed else '.'}")
-    lines = [head + running, *(_line(e) for e in listed[:10])]
+    # Markdown blocks: a paragraph written right under a list would render inside its last item.
+    lines = [head + running, "\n".join(_line(e) for e in listed[:10])]
     if counts[asked] > len(listed[:10]):
         lines.append(f"…and {counts[asked] - len(listed[:10])} more {word} in the table.")
     if asked == "ELIGIBLE" and not listed:
         closest = state.by_verdict("UNCERTAIN")[:3]
         if closest:
             lines.append("The closest are UNCERTAIN: nothing rules them out, but the note leaves criteria open:")
-            lines += [_line(e) for e in closest]
+            lines.append("\n".join(_line(e) for e in closest))
     others = [f"{n} {v.replace('_', ' ')}" for v, n in counts.items() if v != asked and n]
     if others:
         lines.append(f"The rest: {', '.join(others)}.")
@@ -159,7 +160,7 @@ def _verdicts(state: ScreeningState, text: str) -> Reply:
         offer.append(f"what would make {({'she': 'her', 'he': 'him'}).get(state.pronoun, 'the patient')} eligible")
     if offer:
         lines.append(f"I can explain {' or '.join(offer)} from the stored criterion results.")
-    return Reply.text("\n".join(lines) + _verdict_chips(state, asked))
+    return Reply.text("\n\n".join(line for line in lines if line) + _verdict_chips(state, asked))
 
 
 def _verdict_chips(state: ScreeningState, asked: str) -> str:

@@ -7,6 +7,7 @@ about the loaded rows' own fields and new searches keep the answers they had."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -149,6 +150,9 @@ def test_a_question_about_the_verdicts_lists_them_from_the_screening(message: st
     others = {v for v in ("ELIGIBLE", "UNCERTAIN", "EXCLUDED") if v != verdict}
     assert all(f"{sum(e['verdict'] == v for e in SHORTLIST)} {v}" in said for v in others), said
     assert SUGGESTED_VALUES in text and "Why is" in text  # a way on: explain a verdict
+    # A paragraph right under the list would render inside its last item: the list ends at a blank line.
+    ends = [nxt for line, nxt in pairwise(said.splitlines()) if line.startswith("- ") and not nxt.startswith("- ")]
+    assert all(not nxt.strip() for nxt in ends), said
 
 
 def test_with_none_eligible_it_says_so_and_names_the_closest() -> None:
