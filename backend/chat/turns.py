@@ -375,19 +375,21 @@ def interrupt_stale(s: Session, conversation_id: int | None = None, now: datetim
         query = query.where(ChatTurn.conversation_id == conversation_id)
     found = s.execute(query).all()
     dead = workers.dead(s, {turn.worker_id for turn, _ in found}) if workers is not None and found else set()
+    def ends(turn: ChatTurn, holder: str | None, expires: datetime | None) -> bool:
+        """Suspended, its lease lapsed or held by another turn, or its worker dead."""
+        lapsed = holder != turn.id or expires is None or expires < now
+        return turn.status == "suspended" or lapsed or turn.worker_id in dead
+
     count = 0
     for turn, conv in found:
-        lapsed = (conv.active_turn_id != turn.id or conv.active_turn_expires_at is None
-                  or conv.active_turn_expires_at < now)
-        if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
+        if not ends(turn, conv.active_turn_id, conv.active_turn_expires_at):
             continue
         # The conversation's row first, as a begin's claim, a final save and forget take it (then the turn's):
         # a begin ending this turn and a sweep ending it too wait for each other instead of deadlocking. Read
         # under the lock, the lease is as it is now, not as it was when the rows above were read.
         held = s.execute(select(Conversation.active_turn_id, Conversation.active_turn_expires_at)
                          .where(Conversation.id == conv.id).with_for_update()).one_or_none()
-        lapsed = held is None or held[0] != turn.id or held[1] is None or held[1] < now
-        if not (turn.status == "suspended" or lapsed or turn.worker_id in dead):
+        if not ends(turn, *(held or (None, None))):
             continue
         ahead = 0 if turn.status == "suspended" else RESERVE  # ids its readers may hold (chat/log.py)
         message = s.get(Message, turn.assistant_message_id) if turn.assistant_message_id else None
