@@ -78,9 +78,7 @@ def _conditions(sentences: list[str]) -> list[str]:
                         if stripped == phrase:
                             break
                         phrase = stripped
-                    if phrase and not re.fullmatch(r"pain|mass|fever|cough|rash|lesion", phrase, re.I):
-                        found.append(phrase.lower())
-                    elif phrase:
+                    if phrase:
                         found.append(phrase.lower())
     return _dedupe(found, 10)
 
