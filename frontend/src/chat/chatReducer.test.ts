@@ -330,13 +330,18 @@ describe("a turn that outlives its connection", () => {
     expect(last(done)).toMatchObject({ id: 4, content: "Half an answer.", status: "complete" });
   });
 
+  // A worker died after storing "Half an ans" and sending "wer, gi": the `resync` voids what it never stored.
+  const diedAfterStoring = (): ChatAction[] => [
+    send(),
+    ev(replayed[0]),
+    ev({ type: "text_delta", text: "Half an ans" }),
+    ev({ type: "text_delta", text: "wer, gi" }), // sent, never stored
+    ev({ type: "resync", after: 2, text: "Half an ans" }),
+  ];
+
   it("resync after a dead worker: text received after the stored part is shown once, not twice", () => {
     const s = run(
-      send(),
-      ev(replayed[0]),
-      ev({ type: "text_delta", text: "Half an ans" }),
-      ev({ type: "text_delta", text: "wer, gi" }), // sent, never stored: the worker that sent it died
-      ev({ type: "resync", after: 2, text: "Half an ans" }),
+      ...diedAfterStoring(),
       ev({ type: "text_delta", text: "wer, given in full." }),
     );
     expect(last(s).content).toBe("Half an answer, given in full.");
@@ -344,11 +349,7 @@ describe("a turn that outlives its connection", () => {
 
   it("resync before an interrupted end: the answer left is the stored one, without the text never stored", () => {
     const s = run(
-      send(),
-      ev(replayed[0]),
-      ev({ type: "text_delta", text: "Half an ans" }),
-      ev({ type: "text_delta", text: "wer, gi" }), // sent, never stored: the worker that sent it died
-      ev({ type: "resync", after: 2, text: "Half an ans" }),
+      ...diedAfterStoring(),
       ev({ type: "error", message: "The answer was interrupted.", code: "interrupted", retryable: true, conversation_id: 1, message_id: 2 }),
     );
     expect(last(s)).toMatchObject({ content: "Half an ans", status: "interrupted" });
