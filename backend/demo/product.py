@@ -19,67 +19,10 @@ from backend.demo.vocabulary import phases_in, statuses_in
 from backend.demo.wire import Reply
 
 # The interface: a request naming one of these (or asking what the assistant can do) is about the product.
-INTERFACE = {
-    "page",
-    "pages",
-    "app",
-    "application",
-    "tool",
-    "tools",
-    "site",
-    "website",
-    "product",
-    "trialscout",
-    "tablizer",
-    "colleague",
-    "card",
-    "cards",
-    "column",
-    "columns",
-    "filter",
-    "filters",
-    "chip",
-    "chips",
-    "form",
-    "table",
-    "button",
-    "buttons",
-    "accept",
-    "dismiss",
-    "panel",
-    "tray",
-    "chat",
-    "feature",
-    "features",
-    "field",
-    "fields",
-    "value",
-    "values",
-    "box",
-    "snapshot",
-    "snapshots",
-    "chart",
-    "charts",
-    "interface",
-    "screen",
-    "tab",
-    "tabs",
-    "sidebar",
-    "menu",
-    "help",
-    "works",
-    "work",
-    "started",
-    "start",
-    "use",
-    "using",
-    "mean",
-    "means",
-    "meaning",
-    "stand",
-    "does",
-    "do",
-}
+INTERFACE = frozenset("""page pages app application tool tools site website product trialscout tablizer colleague
+card cards column columns filter filters chip chips form table button buttons accept dismiss panel tray chat
+feature features field fields value values box snapshot snapshots chart charts interface screen tab tabs sidebar
+menu help works work started start use using mean means meaning stand does do""".split())
 # Words that carry no subject: how a question is asked, what it is asked of, and the page's generic nouns.
 GENERIC = (
     set(
@@ -127,22 +70,8 @@ NAMED = re.compile(
 # A patient's screening in the page context: its verdicts and scores are the page's words then.
 SCREENED = re.compile(r"^SCREENING \d+ .*$", re.M)
 SCREENING_ENTRY = re.compile(r"^1\. (NCT\d{8}) \| (\w+) \| (score [\d.]+ \| met \d+, not met \d+, unknown \d+)", re.M)
-SCREENING_WORDS = {
-    "verdict",
-    "verdicts",
-    "score",
-    "scores",
-    "eligible",
-    "excluded",
-    "uncertain",
-    "relevant",
-    "met",
-    "unknown",
-    "screening",
-    "shortlist",
-    "rank",
-    "ranking",
-}
+SCREENING_WORDS = frozenset("""verdict verdicts score scores eligible excluded uncertain relevant met unknown screening
+shortlist rank ranking""".split())
 TOKEN = re.compile(r"[a-z0-9][a-z0-9'=_\-]*", re.I)
 CARD_LINE = re.compile(r"^([A-Z][A-Z_]+) - (.*)$", re.M)
 ACTION_LINE = re.compile(r"^- (\w+)(?: \(data: [^)]*\))?: (.*)$", re.M)
