@@ -143,21 +143,32 @@ async def turn(a: httpx.AsyncClient, b: httpx.AsyncClient | None, ids: list[int]
     return local, remote, attached, kinds
 
 
-Lag = tuple[float, str]  # B's reader's time minus A's for one event, and the event's type
+Lag = tuple[float, str, float]  # B's reader's time minus A's for one event, its type, when A's reader got it
 
 
 def lags(local: dict[str, float], remote: dict[str, float], attached: float, kinds: dict[str, str]) -> list[Lag]:
     """Events A's reader got after B's had caught up (its first answer replays what was before: not lag)."""
     caught_up = min(remote.values(), default=attached)
-    return [(remote[i] - t, kinds.get(i, "")) for i, t in local.items() if i in remote and t > caught_up + 0.05]
+    return [(remote[i] - t, kinds.get(i, ""), t) for i, t in local.items() if i in remote and t > caught_up + 0.05]
 
 
 def by_kind(found: list[Lag]) -> str:
     """The lags of every event, of the text deltas (the target is per delta) and of the others (mostly a
     turn's `usage` and `context_update`, at its end: here many turns end at once)."""
-    text = [lag for lag, kind in found if kind == "text_delta"]
-    rest = [lag for lag, kind in found if kind != "text_delta"]
-    return f"{ms([lag for lag, _ in found])}; text_delta {ms(text)}; others {ms(rest)}"
+    text = [lag for lag, kind, _ in found if kind == "text_delta"]
+    rest = [lag for lag, kind, _ in found if kind != "text_delta"]
+    return f"{ms([lag for lag, _, _ in found])}; text_delta {ms(text)}; others {ms(rest)}"
+
+
+def while_starting(found: list[Lag], done: list[tuple[dict[str, float], dict[str, float], float, dict[str, str]]]
+                   ) -> str:
+    """The text deltas' lag while the turns start (until the last of B's readers has its first event: a
+    burst of begins and attaches on both instances) and after it, as the turns run."""
+    begun = min(min(local.values()) for local, _, _, _ in done if local)
+    started = max(min(remote.values()) for _, remote, _, _ in done if remote) + 0.05
+    during = [lag for lag, kind, t in found if kind == "text_delta" and t <= started]
+    after = [lag for lag, kind, t in found if kind == "text_delta" and t > started]
+    return f"text_delta while the turns start ({started - begun:.1f} s) {ms(during)}; after {ms(after)}"
 
 
 def attach_times(done: list[tuple[dict[str, float], dict[str, float], float, dict[str, str]]]) -> list[float]:
@@ -208,9 +219,11 @@ async def under_load(a: httpx.AsyncClient, b: httpx.AsyncClient, pg: Pg, n: int,
         await asyncio.sleep(stagger / n)
     rate = await commits_per_second(pg, window, seen, caught_up, n)
     done = await asyncio.gather(*turns)
+    found = [lag for turned in done for lag in lags(*turned)]
     if remote:
         print(f"  B's readers attached (request to first event): {ms(attach_times(done))}")
-    return rate, [lag for turned in done for lag in lags(*turned)], seen
+        print(f"  {while_starting(found, done)}")
+    return rate, found, seen
 
 
 async def measure(args: argparse.Namespace, fake: Fake, a_url: str, b_url: str, pg: Pg) -> None:
