@@ -94,8 +94,10 @@ class Settings(BaseSettings):
     fanout_safety_poll_seconds: float = Field(default=2.0, gt=0, le=300, alias="COLLEAGUE_FANOUT_SAFETY_POLL_SECONDS")
     # Text deltas of one answer that come within this of the last text frame go out together as one frame
     # (backend/chat/coalesce.py): fewer events to number, store and send; a delta after a quiet spell goes
-    # out at once. 0 sends every delta as it comes.
+    # out at once. 0 sends every delta as it comes. The window scales with the turns running beside a turn
+    # on its worker: none for a turn alone, all of it from COALESCE_BUSY_TURNS on (0: all of it always).
     coalesce_ms: int = Field(default=30, ge=0, le=200, alias="COLLEAGUE_COALESCE_MS")
+    coalesce_busy_turns: int = Field(default=50, ge=0, le=100_000, alias="COLLEAGUE_COALESCE_BUSY_TURNS")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
 
     @property

@@ -117,7 +117,7 @@ def create_app(settings: Settings | None = None, llm: LLM | None = None) -> Fast
     chat = ChatService(db, llm, sources=sources, limits=LoopLimits(idle_timeout=settings.model_idle_timeout),
                        flush_seconds=settings.fanout_flush_ms / 1000,
                        safety_seconds=settings.fanout_safety_poll_seconds,
-                       coalesce_seconds=settings.coalesce_ms / 1000)
+                       coalesce_seconds=settings.coalesce_ms / 1000, busy_at=settings.coalesce_busy_turns)
     chat.supervisor.drain_seconds, chat.supervisor.graceful_seconds = settings.drain_deadline, settings.graceful_seconds
     app = FastAPI(title="Colleague", lifespan=lifespan)
     app.router.route_class = OneHopRoute  # `/api/health` and the SPA's routes too (backend/routing.py)

@@ -4,9 +4,14 @@ It sits where a turn's events are numbered (`TurnRunner._append`, before the log
 fewer frames is fewer ids, stored rows, SSE writes and wake-ups of every reader, and a reader on this
 worker, one on another instance (the stored events, `chat/fanout.py`) and one resuming with
 Last-Event-ID all read the same frames, so the text they put together is the same. A delta that comes
-at least `window` after the last text frame goes out at once (the first of a turn, and a lone one, are
-never delayed); one that comes sooner waits until `window` after that frame, with any that join it.
+at least the window after the last text frame goes out at once (the first of a turn, and a lone one, are
+never delayed); one that comes sooner waits until the window after that frame, with any that join it.
 Whatever else the turn logs, its end and Stop flush the waiting text first (`flush`), so order holds.
+
+The window follows the worker's load: `window` times `load()`, the share of the worker's capacity its
+running turns take (`Supervisor.load`). An idle server sends every delta as it comes, where each frame
+costs it nothing it needs; a busy one holds them up to the whole window, where each frame saved is event
+loop time the other streams and requests wait for (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from backend.agent.schemas import TextDelta
 
 
 class Coalescer:
-    def __init__(self, window: float, emit: Callable[[TextDelta], None]) -> None:
-        self.window = window  # seconds; 0 sends every delta as it comes
+    def __init__(self, window: float, emit: Callable[[TextDelta], None],
+                 load: Callable[[], float] | None = None) -> None:
+        self.window = window  # seconds at full load; 0 sends every delta as it comes
         self.emit = emit
+        self.load = load  # 0 (idle) to 1 (busy): the share of `window` that applies now (None: all of it)
         self._pending: list[str] = []
         self._sent_at = -math.inf  # the loop's time of the last text frame
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -33,12 +40,13 @@ class Coalescer:
             return
         loop = self._loop = self._loop or asyncio.get_running_loop()
         now = loop.time()
-        if now - self._sent_at >= self.window:
+        window = self.window * self.load() if self.load else self.window
+        if now - self._sent_at >= window:
             self._sent_at = now
             self.emit(delta)
             return
         self._pending.append(delta.text)
-        self._timer = loop.call_at(self._sent_at + self.window, self.flush)
+        self._timer = loop.call_at(self._sent_at + window, self.flush)
 
     def flush(self) -> None:
         """Send the waiting text now (before another event, at the end, on Stop)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -61,14 +62,15 @@ SHUTDOWN = ApiFailure(message="The server restarted while answering; what was wr
 
 class TurnRunner:
     def __init__(self, db: Database, llm: LLM, limits: LoopLimits, turn: Turn, saves: ProgressWriter,
-                 coalesce: float = 0.0) -> None:
+                 coalesce: float = 0.0, load: Callable[[], float] | None = None) -> None:
         self.db = db
         self.saves = saves
         self.llm = llm
         self.limits = replace(limits, max_tokens=turn.config.max_tokens, context_window=turn.config.context_window)
         self.turn = turn
         self.log = TurnLog(turn.turn_id, stored=self._stored)  # (its saved frames no reader needs: dropped)
-        self.coalescer = Coalescer(coalesce, self._log)  # text deltas faster than `coalesce` s share a frame
+        # Text deltas faster than `coalesce` s (scaled by the worker's `load`) share a frame.
+        self.coalescer = Coalescer(coalesce, self._log, load)
         self.state = TurnState()
         self.visible = ""  # the answer's text as the user saw it (markers hidden)
         self.tool_at: dict[int, int] = {}  # tool call index → len(self.visible) when it started

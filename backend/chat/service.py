@@ -35,7 +35,7 @@ from backend.sources import Sources
 class ChatService:
     def __init__(self, db: Database, llm: LLM, sources: Sources | None = None,
                  limits: LoopLimits | None = None, *, flush_seconds: float = 0.025,
-                 safety_seconds: float = 2.0, coalesce_seconds: float = 0.0) -> None:
+                 safety_seconds: float = 2.0, coalesce_seconds: float = 0.0, busy_at: int = 50) -> None:
         self.db = db
         self.llm = llm
         self.sources = sources
@@ -43,7 +43,7 @@ class ChatService:
         # The supervisor's, named here for who holds the service (the lifespan, tests' tuning).
         self.limits, self.saves, self.presence = self.supervisor.limits, self.supervisor.saves, self.supervisor.presence
         self.saves.flush_every = flush_seconds
-        self.supervisor.coalesce = coalesce_seconds
+        self.supervisor.coalesce, self.supervisor.busy_at = coalesce_seconds, busy_at
         # This process's readers of turns that run elsewhere (chat/fanout.py).
         self.fanout = Fanout(db, self.presence, on_stale=self._gone, on_readers=self.saves.watch,
                              safety_seconds=safety_seconds)

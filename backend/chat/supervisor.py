@@ -56,7 +56,8 @@ class Supervisor:
         self.limits = limits
         self.runners: dict[int, TurnRunner] = {}  # this worker's running turns, by conversation
         self.saves = ProgressWriter(db)  # their checkpoints: each turn's every half second, batched
-        self.coalesce = 0.0  # seconds within which a turn's text deltas share a frame (`chat/coalesce.py`)
+        self.coalesce = 0.0  # seconds within which a turn's text deltas share a frame at full load (`chat/coalesce.py`)
+        self.busy_at = 50  # turns running beside one at which this worker counts as fully loaded (`load`)
         self.presence = WorkerPresence(db)  # this worker's liveness lock (held from start-up: `hold`)
         self.poll_seconds = 0.5  # how often the watcher looks for Stop asked on another worker
         self.screenings: object | None = None  # the screening tools' store reader (`ToolContext.screenings`)
@@ -67,13 +68,20 @@ class Supervisor:
         self._watcher: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
+    def load(self) -> float:
+        """How busy this worker is, 0 to 1: the turns running beside any one of them against `busy_at`
+        (a turn alone: 0, its frames cost no one else a wait; `busy_at` 0: always 1)."""
+        if not self.busy_at:
+            return 1.0
+        return min(1.0, max(0, len(self.runners) - 1) / self.busy_at)
+
     def running(self, turn_id: str) -> TurnRunner | None:
         return next((r for r in self.runners.values() if r.turn.turn_id == turn_id), None)
 
     def launch(self, turn: Turn, checkpoint: Checkpoint | None = None) -> TurnRunner:
         """Start generating `turn` on this worker (from `checkpoint` when another worker began it)."""
         turn.tool_ctx.screenings = self.screenings
-        runner = TurnRunner(self.db, self.llm, self.limits, turn, self.saves, self.coalesce)
+        runner = TurnRunner(self.db, self.llm, self.limits, turn, self.saves, self.coalesce, self.load)
         if checkpoint is not None:
             runner.from_checkpoint(checkpoint.frames, checkpoint.visible, checkpoint.saved, checkpoint.floor)
         self.runners[turn.conversation_id] = runner

@@ -1,20 +1,24 @@
 """Coalesced frames: text deltas that come faster than the window go out as one `text_delta`, numbered
 and stored as such, so a live reader, a resumed one and the stored events agree; the first delta is never
-held; anything else, the end and Stop send the held text first."""
+held; anything else, the end and Stop send the held text first; the window follows the worker's load."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from starlette.testclient import TestClient
 
+from backend.agent.llm import LLM
 from backend.agent.schemas import TextDelta
+from backend.agent.state import LoopLimits
 from backend.chat.coalesce import Coalescer
+from backend.chat.supervisor import Supervisor
 from backend.config import Settings
 from backend.demo.wire import chunk_text
-from tests.conftest import make_settings
+from backend.main import create_app
+from tests.conftest import make_settings, signed_in
 from tests.fakes.anthropic_server import FakeAnthropic, Script, tool_reply
 from tests.fakes.fake_page import CONTEXT, chat
 from tests.sse import Event, parse, parse_lines, stream_acting_midway, text_of
@@ -26,8 +30,9 @@ ANSWER = ("Both trials enrol adults with metastatic disease after one prior line
 
 @pytest.fixture
 def settings(db_url: str, fake_llm: FakeAnthropic) -> Settings:
+    # The whole window for a turn alone: these tests are about what a held delta does.
     return make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url,
-                         COLLEAGUE_COALESCE_MS=WINDOW_MS)
+                         COLLEAGUE_COALESCE_MS=WINDOW_MS, COLLEAGUE_COALESCE_BUSY_TURNS=0)
 
 
 def numbered(events: list[Event]) -> list[int]:
@@ -61,6 +66,43 @@ async def test_a_delta_after_quiet_goes_at_once_and_a_burst_waits_for_the_window
     for piece in "xyz":
         off.add(TextDelta(text=piece))
     assert sent[-3:] == ["x", "y", "z"]
+
+
+async def test_the_window_follows_the_load() -> None:
+    sent: list[str] = []
+    load = 0.0
+    text = Coalescer(10.0, lambda d: sent.append(d.text), lambda: load)
+    for piece in "abc":
+        text.add(TextDelta(text=piece))
+    assert sent == ["a", "b", "c"]  # idle: nothing held, however close together
+    load = 0.5
+    text.add(TextDelta(text="d"))  # half of ten seconds since "c": held
+    assert sent == ["a", "b", "c"]
+    text.flush()
+    assert sent == ["a", "b", "c", "d"]
+
+
+def test_a_worker_is_as_busy_as_the_turns_running_beside_one(db: Any) -> None:
+    supervisor = Supervisor(db, cast(LLM, None), None, LoopLimits())
+    supervisor.busy_at = 50
+    for running, load in ((0, 0.0), (1, 0.0), (26, 0.5), (51, 1.0), (400, 1.0)):
+        supervisor.runners = dict.fromkeys(range(running))  # type: ignore[assignment]
+        assert supervisor.load() == load
+    supervisor.busy_at = 0  # the whole window always
+    assert supervisor.load() == 1.0
+
+
+def test_an_idle_worker_sends_each_delta_as_it_comes(db_url: str, db: Any, fake_llm: FakeAnthropic) -> None:
+    app = create_app(make_settings(db_url, ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL=fake_llm.url,
+                                   COLLEAGUE_COALESCE_MS=WINDOW_MS))  # a turn alone on its worker
+    client = signed_in(app, db, "carol")
+    try:
+        upstream = chunk_text(ANSWER)
+        fake_llm.script(Script.text(ANSWER))
+        events = chat(client, "how do they differ?")
+        assert [e.data["text"] for e in events if e.event == "text_delta"] == upstream
+    finally:
+        client.__exit__(None, None, None)
 
 
 def test_a_burst_is_one_frame_after_the_first_and_a_resume_reads_the_same(
