@@ -96,7 +96,7 @@ class Settings(BaseSettings):
     # (backend/chat/coalesce.py): fewer events to number, store and send; a delta after a quiet spell goes
     # out at once. 0 sends every delta as it comes. The window scales with the turns running beside a turn
     # on its worker: none for a turn alone, all of it from COALESCE_BUSY_TURNS on (0: all of it always).
-    coalesce_ms: int = Field(default=30, ge=0, le=200, alias="COLLEAGUE_COALESCE_MS")
+    coalesce_ms: int = Field(default=100, ge=0, le=200, alias="COLLEAGUE_COALESCE_MS")
     coalesce_busy_turns: int = Field(default=50, ge=0, le=100_000, alias="COLLEAGUE_COALESCE_BUSY_TURNS")
     frontend_dist: Path = Field(default=PROJECT_ROOT / "frontend" / "dist", alias="COLLEAGUE_FRONTEND_DIST")
 
