@@ -306,8 +306,10 @@ async def drive(server: Server, n: int, ramp: float, profile: Path | None = None
     await asyncio.gather(*(one_stream(server, f"warmup {i}") for i in range(5)))
     await asyncio.sleep(0.5)
     spy = None
-    if profile is not None:  # py-spy (pip install py-spy): collapsed stacks of the server's processes
-        spy = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--subprocesses", "--nonblocking",
+    # py-spy (pip install py-spy): collapsed stacks of the server's processes, sampled only while a thread
+    # holds the interpreter (`--gil`): Python's CPU, not a database thread's wait for its answer.
+    if profile is not None:
+        spy = subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--gil",
                                 "--rate", "200", "--format", "raw", "--output", str(profile)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rss0, (cpu0, loop0) = rss_kb(pid), cpu_seconds(pid)
