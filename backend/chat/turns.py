@@ -30,12 +30,13 @@ parameters: built per call as ORM statements, each is compiled and cache-keyed a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Boolean, bindparam, case, delete, func, insert, or_, select, true, update
+from sqlalchemy import Boolean, bindparam, case, delete, func, insert, or_, select, text, true, update
 from sqlalchemy.orm import Session
 
 from backend.agent.schemas import MessageExtras, Resynced
@@ -54,6 +55,12 @@ RENEW_EVERY = timedelta(seconds=2)
 FROM_START = ResumeState(through=0).dump()  # nothing answered yet; every text event after 0 is the answer's
 _MESSAGES, _TURNS, _CONVERSATIONS = table_of(Message), table_of(ChatTurn), table_of(Conversation)
 _EVENTS = insert(table_of(TurnEvent))
+# PostgreSQL: a batch's rows as four arrays in one statement. As an executemany, psycopg sends one INSERT
+# per row down its pipeline, each bound and encoded in Python: the largest database cost per streamed
+# delta (benchmarks/README.md).
+_EVENTS_UNNESTED = text(
+    "INSERT INTO turn_events (turn_id, seq, type, data) SELECT * FROM unnest(CAST(:turn_ids AS varchar[]), "
+    "CAST(:seqs AS integer[]), CAST(:types AS varchar[]), CAST(:datas AS json[]))")
 # Both of a turn's messages in one INSERT: each comes back with its role (asked to keep the rows' order, SQLite
 # would run one INSERT per row).
 _NEW_MESSAGES = insert(_MESSAGES).returning(_MESSAGES.c.id, _MESSAGES.c.role)
@@ -194,10 +201,17 @@ def latest(s: Session, conversation_id: int) -> ChatTurn | None:
 def save_frames(s: Session, turns: Iterable[tuple[str, list[Frame]]]) -> None:
     """The frames of one turn or of many ((turn_id, frames) pairs) in one executemany INSERT."""
     pairs = [(turn_id, frames) for turn_id, frames in turns if frames]
-    if pairs:
+    if not pairs:
+        return
+    if s.get_bind().dialect.name == "postgresql":
+        rows = [(turn_id, f) for turn_id, frames in pairs for f in frames]
+        s.execute(_EVENTS_UNNESTED, {"turn_ids": [turn_id for turn_id, _ in rows], "seqs": [f.id for _, f in rows],
+                                     "types": [f.type for _, f in rows],
+                                     "datas": [json.dumps(f.data) for _, f in rows]})
+    else:  # (SQLite's executemany runs the rows in C)
         s.execute(_EVENTS, [{"turn_id": turn_id, "seq": f.id, "type": f.type, "data": f.data}
                             for turn_id, frames in pairs for f in frames])
-        notify(s, EVENTS, (turn_id for turn_id, _ in pairs))  # their readers on other instances (chat/fanout.py)
+    notify(s, EVENTS, (turn_id for turn_id, _ in pairs))  # their readers on other instances (chat/fanout.py)
 
 
 def stored_frames(s: Session, turn_id: str, after: int, limit: int = 500) -> list[Frame]:

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select
 from starlette.testclient import TestClient
 
+from backend.chat import turns
 from backend.chat.log import Frame, TurnLog
 from backend.chat.progress import SLICES, Progress, ProgressWriter
 from backend.db.models import ChatTurn, Message, TurnEvent
@@ -52,6 +53,28 @@ def test_one_turn_in_conflict_does_not_cost_the_others_their_checkpoint(alice: T
         last, content, seqs = stored(conflicted)
         assert last == conflicted.frames[0].id - 1 and content != "so far"
         assert seqs[-1] == conflicted.frames[0].id  # only the event that was there before
+
+
+def test_the_frames_of_many_turns_written_together_read_back_as_they_were(alice: TestClient, fake_llm: FakeAnthropic,
+                                                                         db: Database) -> None:
+    """One batch of several turns' frames (PostgreSQL: one statement of arrays; SQLite: an executemany)
+    comes back per turn in order, each frame's data as it was: text beyond ASCII, quotes and backslashes,
+    nested payloads."""
+    written: dict[str, list[Frame]] = {}
+    for turn_id, _, last in _running_again(alice, fake_llm, db, 3):
+        written[turn_id] = [
+            Frame(id=last + 1, type="text_delta",
+                  data={"text": f"Ménière's «{turn_id[:4]}» \\ \"q\" 😀 ", "type": "text_delta"}),
+            Frame(id=last + 2, type="tool_start", data={"tool": "search", "input": {"q": ["a", {"b": None}], "n": 2.5},
+                                                        "index": 0, "type": "tool_start"}),
+            Frame(id=last + 3, type="text_delta", data={"text": "", "type": "text_delta"})]
+    with db.session() as s:
+        turns.save_frames(s, written.items())
+    with db.session() as s:
+        for turn_id, frames in written.items():
+            after = frames[0].id - 1
+            assert [(f.id, f.type, f.data) for f in turns.stored_frames(s, turn_id, after)] == [
+                (f.id, f.type, f.data) for f in frames]
 
 
 def test_checkpoints_write_every_event_and_the_answer_only_when_it_has_doubled(
