@@ -8,10 +8,10 @@ at least the window after the last text frame goes out at once (the first of a t
 never delayed); one that comes sooner waits until the window after that frame, with any that join it.
 Whatever else the turn logs, its end and Stop flush the waiting text first (`flush`), so order holds.
 
-The window follows the worker's load: `window` times `load()`, the share of the worker's capacity its
-running turns take (`Supervisor.load`). An idle server sends every delta as it comes, where each frame
-costs it nothing it needs; a busy one holds them up to the whole window, where each frame saved is event
-loop time the other streams and requests wait for (benchmarks/README.md).
+The window follows the worker's load: `window` times `load()`, 0 to 1 (`Supervisor.load`: the turns
+running beside this one against COLLEAGUE_COALESCE_BUSY_TURNS). A turn alone sends every delta as it
+comes, where a frame costs no one a wait; on a busy worker they are held up to the whole window, where
+each frame saved is event-loop time the other streams and requests wait for (benchmarks/README.md).
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ def latest(s: Session, conversation_id: int) -> ChatTurn | None:
 
 # -- events ------------------------------------------------------------------------------------------
 def save_frames(s: Session, turns: Iterable[tuple[str, list[Frame]]]) -> None:
-    """The frames of one turn or of many ((turn_id, frames) pairs) in one executemany INSERT."""
+    """The frames of one turn or of many ((turn_id, frames) pairs) in one INSERT statement."""
     pairs = [(turn_id, frames) for turn_id, frames in turns if frames]
     if not pairs:
         return
