@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import gc
+import io
 import os
 import subprocess
 import sys
@@ -305,6 +307,10 @@ def main() -> None:
             kept = sum(len(r.log.frames) for r in runners) / max(1, len(runners))
             types1 = live_types()
             during = snapshot()
+            with contextlib.redirect_stdout(io.StringIO()) as holding:
+                held(runners)
+            shown = len(runners)
+            del runners  # this list would keep the turns' runners alive after they end
         proc.wait()
         time.sleep(1.5)  # the last final saves
         if args.memory:
@@ -322,10 +328,10 @@ def main() -> None:
         for kind in ("begin", "checkpoint", "final", "other"):
             print(f"  {kind}: " + "; ".join(f"{k} ×{v / n:.2f}" for k, v in counts.texts[kind].most_common()))
         if args.memory:
-            print(f"\nwith {len(runners)} streams open against none (each had logged {logged:.0f} frames and held "
+            print(f"\nwith {shown} streams open against none (each had logged {logged:.0f} frames and held "
                   f"{kept:.0f} of them in memory):")
             by_origin(during.compare_to(before, "traceback"), open_n)
-            held(runners)
+            print(holding.getvalue(), end="")
             grown = types1 - types0
             print("  live objects per stream by type: " + ", ".join(
                 f"{t} {c / open_n:.1f}" for t, c in grown.most_common(14)))
