@@ -16,7 +16,7 @@ import anthropic
 
 from backend.criteria.evaluator import extract_json_object
 from backend.screening.models import KeyFacts, PatientProfile, Usage
-from backend.screening.note_reader import NEGATION, RELATIVE, any_of, join_named_non, read_note
+from backend.screening.note_reader import NEGATION, RELATIVE, any_of, read_note, reword
 from backend.screening.prompts import INGEST_SYSTEM, profile_from_json
 from backend.screening.usage import usage_of
 from backend.screening.whereabouts import LANGUAGE_NAMES, note_location
@@ -27,22 +27,32 @@ _DISEASE_WORD = (r"\w*(?:itis|oma|omas|emia|aemia|osis|pathy|plasia|algia|cele|u
                  r"megaly|sclerosis|penia|cytosis|rrhea|rrhoea|plegia|paresis)")
 _DISEASE_HEAD = any_of("""cancer carcinoma tumou?r disease syndrome disorder infection failure fracture injury
 insufficiency deficiency stenosis obstruction hypertension diabetes(?:_mellitus)? asthma pneumonia stroke infarction
-embolism thrombosis fibrillation arrest hemorrhage haemorrhage bleed(?:ing)? abscess ulcer lesion mass nodule effusion
-aneurysm malformation palsy dementia depression schizophrenia autism anemia anaemia sepsis shock edema oedema dyspnea
-pain fever cough rash seizures? epilepsy migraine headache obesity lymphoma leukemia leukaemia melanoma sarcoma
-myeloma glioma glioblastoma hepatitis cirrhosis copd hiv aids tuberculosis malaria covid-19 influenza""")
+embolism thrombosis fibrillation arrest hemorrhage haemorrhage bleed(?:ing)? abscess ulcer lesion mass nodule
+effusion aneurysm malformation palsy dementia depression schizophrenia autism anemia anaemia sepsis shock edema
+oedema dyspnea pain fever cough rash seizures? epilepsy migraine headache obesity lymphoma leukemia leukaemia
+melanoma sarcoma myeloma glioma glioblastoma hepatitis(?-i:_[A-E](?![A-Za-z0-9]))? cirrhosis copd hiv aids
+tuberculosis malaria covid-19 influenza(?-i:_[AB](?![A-Za-z0-9]))? anorexia_nervosa bulimia_nervosa insomnia apnea
+apnoea gout eczema acne infertility incontinence delirium pre-?eclampsia eclampsia hemophilia haemophilia lupus adhd
+ptsd hearing_loss""")
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
 _STOP_LEAD = re.compile("^" + any_of(r"""a an the he she his her their of with and or no history h/o has had had_a known
-presents? presented presenting complains? diagnosed was is for to in on at from by recent new prior previous severe
-mild acute chronic significant worsening progressive who which that also patient pt denies developed s/p status post
-due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be found mri ct x-ray
-cxr echo tte imaging exam symptoms?_of signs?_of sudden large small underlying spontaneous possible probable
-suspected likely \d+""") + r"\s+", re.I)
+presents? presented presenting complains? complaining_of diagnosed was is for to in on at from by recent new prior
+previous severe mild acute chronic significant worsening progressive who which that also patient pt denies developed
+s/p status post due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be
+found mri ct x-ray cxr echo tte imaging exam symptoms?_of signs?_of sudden large small underlying spontaneous
+possible probable suspected likely stopped discontinued treated started
+(?:hours?|days?|weeks?|months?|years?)_(?:of|history_of) \d+""") + r"\s+", re.I)
+# "acute myeloid leukemia", "chronic kidney disease": before a name of two words or more, the word is the name's
+_NAMED_COURSE = re.compile(r"^(?:acute|chronic)\s+\S+\s+\S+", re.I)
+# A clause ends where a cause or a new subject begins: "stopped due to lymphopenia", "… which worsened"
+_CONDITION_CLAUSES = re.compile(r"\b(?:and|with|who|which|due to|secondary to|because of|caused by)\b", re.I)
 _STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|advanced|recurrent|relapsed|"
                     r"refractory|early[- ]stage)\b", re.I)
 _BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|MSI-H|HLA-B27|"
-                        r"JAK2|BCR-ABL|FLT3|IDH[12]?|MGMT|CD20|CD19|PSA)\b[\s-]*(?:positive|negative|\+|-|mutant|"
-                        r"mutation|mutated|amplified|amplification|fusion|rearrangement|V600E|high|low)?)", re.I)
+                        r"JAK2|BCR-ABL|FLT3|IDH[12]?|MGMT|CD20|CD19|PSA)\b(?:[\s-]*(?:(?:positive|negative|mutant|"
+                        r"mutation|mutated|amplified|amplification|fusion|rearrangement|V600E|ITD|TKD|wild[- ]type|"
+                        r"high|low)\b|[+-](?!\w)))?|(?:hormone[- ])?receptor[- ](?:positive|negative)\b|"
+                        r"HR[+-](?!\w)|HR-(?:positive|negative)\b)", re.I)
 _ECOG = re.compile(r"\b((?:ECOG|Karnofsky|KPS|WHO)\s*(?:performance status|PS)?\s*(?:of\s*)?[:=]?\s*\d{1,3}%?)", re.I)
 _LAB = re.compile(r"\b((?:hemoglobin|hgb|hb|wbc|platelets?|creatinine|bilirubin|ast|alt|inr|glucose|hba1c|"
                   r"sodium|potassium|troponin|bnp|albumin|egfr|gfr|psa|ldl|crp|esr|ef|ejection fraction|"
@@ -68,12 +78,12 @@ def _conditions(sentences: list[str]) -> list[str]:
         for piece in re.split(r"[,;:.()]", clean):
             # "Her husband was diagnosed with colon cancer": what follows a relative is the relative's
             piece = piece[:relative.start()] if (relative := RELATIVE.search(piece)) else piece
-            for clause in re.split(r"\band\b|\bwith\b|\bwho\b", piece, flags=re.I):
-                if NEGATION.search(join_named_non(clause)):
+            for clause in _CONDITION_CLAUSES.split(piece):
+                if NEGATION.search(reword(clause)):
                     continue
                 for m in _CONDITION.finditer(clause):
                     phrase = m.group(1).strip()
-                    while True:
+                    while not _NAMED_COURSE.match(phrase):
                         stripped = _STOP_LEAD.sub("", phrase)
                         if stripped == phrase:
                             break
@@ -86,8 +96,8 @@ def _conditions(sentences: list[str]) -> list[str]:
 def _core(condition: str) -> str:
     """The condition without its stage and biomarker words: 'her2-positive metastatic breast cancer' →
     'breast cancer' (stage and biomarkers are key facts of their own)."""
-    core = _BIOMARKER.sub(" ", _STAGE.sub(" ", condition))
-    return " ".join(core.split()).strip(" -,")
+    core = " ".join(_BIOMARKER.sub(" ", _STAGE.sub(" ", condition)).split()).strip(" -,")
+    return re.sub(r"^(?:positive|negative)\s+", "", core, flags=re.I)  # what "ER/PR positive" leaves
 
 
 def local_profile(note: str) -> PatientProfile:

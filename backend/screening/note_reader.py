@@ -115,14 +115,32 @@ _NAMED_NON = re.compile(r"\bnon-(?=[a-z0-9]+(?:[\s-]+[a-z0-9]+){0,3}?[\s-]+(?:ca
                         r"syndrome|infarction|diabetes|leuka?emia|\w+omas?|\w+itis|\w+osis|\w+pathy)\b)", re.I)
 
 
-def join_named_non(text: str) -> str:
-    """"non-small cell lung cancer" as "nonsmall cell lung cancer": one word that no negation cue reads."""
+# A marker's status names a kind of the disease ("triple negative breast cancer", "HER2-negative"): it denies nothing.
+# (An infection's "HIV negative" does deny it, so only tumour markers are read this way.)
+_STATUS = re.compile(r"\b(HER-?2|ER|PR|HR|hormone[\s-]receptor|estrogen[\s-]receptor|progesterone[\s-]receptor|triple|"
+                     r"EGFR|ALK|ROS-?1|KRAS|BRAF|BRCA-?[12]?|PD-?L-?1)[\s-]+(negative|positive)\b", re.I)
+
+
+# An infection's or a test's result after its name ("HIV negative", "pregnancy test negative") denies it as
+# "negative for HIV" does: the cue is read before what it denies.
+_RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|hepatitis\s+[ABC]|hep\s+[BC]|COVID(?:-19)?|SARS-CoV-2|"
+                           r"tuberculosis|TB|syphilis|pregnancy|(?:beta[\s-]?|β-?)?hcg|quantiferon|PPD)"
+                           r"(?:\s+(?:antibody|antibodies|antigen|serology|status|test|screen|PCR))?)[\s-]+negative\b",
+                           re.I)
+
+
+def reword(text: str) -> str:
+    """The note's or criterion's text with what would mislead the negation cues reworded: names that read like
+    a negation as one word no cue reads ("non-small cell lung cancer" as "nonsmall cell lung cancer", "triple
+    negative" and "HER2-negative" as "triplenegative", "her2negative"), and a result after its name before it."""
+    text = _STATUS.sub(lambda m: re.sub(r"[\s-]", "", m.group(1)) + m.group(2), text)
+    text = _RESULT_AFTER.sub(r"negative for \1", text)
     return _NAMED_NON.sub("non", text)
 
 
 def fold(text: str) -> str:
     """Text with every known name of a concept replaced by its token."""
-    return _CONCEPT.sub(lambda m: " " + (m.lastgroup or "").rsplit("_", 1)[0] + " ", join_named_non(text))
+    return _CONCEPT.sub(lambda m: " " + (m.lastgroup or "").rsplit("_", 1)[0] + " ", reword(text))
 
 
 def norm(word: str) -> str:
@@ -142,17 +160,23 @@ parents? son daughter aunt uncle grand\w* cousin wife husband relatives? fh""") 
 
 # ---- treatments: what the patient had (prior) or takes (current) -------------------------------------
 
+# Drugs by their stems' endings (the INN stems: -mab, -tinib, -lutamide, -xaban, …), then names and kinds of treatment.
 _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|"
-                      r"olimus|parib|ciclib|tinib|zumab|ximab|mumab)|" + any_of("""chemotherapy chemo
-radiation(?:_therapy)? radiotherapy xrt immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)?
-tamoxifen letrozole anastrozole temozolomide avastin herceptin prednisone insulin metformin warfarin aspirin steroids?
-dialysis hemodialysis""") + r")\b", re.I)
+                      r"olimus|parib|ciclib|tinib|zumab|ximab|mumab|imod|lutamide|sone|olone|prine|purine|"
+                      r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
+                      r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine)|"
+                      r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
+immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone tamoxifen letrozole anastrozole
+exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids? dialysis hemodialysis
+(?:peg)?interferon ribavirin levothyroxine lithium hydroxychloroquine mycophenolate cyclosporine ciclosporin
+androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b", re.I)
 # Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
 # a planned therapy is not a prior one).
 _PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior received underwent treated_with
 completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after was_(?:given|started)
 had followed_by then""") + r"\b", re.I)
-_CURRENT_CUE = re.compile(r"\b" + any_of("currently is_on on taking receiving maintained_on continues?") + r"\b", re.I)
+_CURRENT_CUE = re.compile(r"\b" + any_of("currently current is_on on taking using receiving maintained_on continues? "
+                                                   "medications?_include") + r"\b", re.I)
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
 offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)
 CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|temozolomide",
@@ -231,11 +255,12 @@ _AGE = (
     (re.compile(r"^\s*(?:a\s+|an\s+)?(\d{1,3})\s*(?:M|F|m|f)\b"), 1.0),  # "48 M with …"
     (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b(?=\s+(?:with|who|presents|presenting|patient|pt|admitted|here))"), 1.0),
 )
-_FEMALE = re.compile(r"\b(?:woman|women|female|girl|lady|mrs|ms|she|her|herself|mother of|pregnant|"
-                     r"postmenopausal|premenopausal|\d+\s*F|\d+-year-old F)\b", re.I)
-_MALE = re.compile(r"\b(?:man|men|male|boy|gentleman|mr|he|his|him|himself|\d+\s*M)\b", re.I)
-_FEMALE_NOUN = re.compile(r"\b(?:woman|female|girl|lady|\d+\s*F)\b", re.I)
-_MALE_NOUN = re.compile(r"\b(?:man|male|boy|gentleman|\d+\s*M)\b", re.I)
+_AGED = r"\d+[\s-]*(?:(?:yo|y/o|y\.o\.|yrs?|years?[- ]old)[\s-]*)?"  # "58M", "58 yo M", "58-year-old F"
+_FEMALE = re.compile(rf"\b(?:woman|women|female|girl|lady|mrs|ms|she|her|herself|mother of|pregnant|"
+                     rf"postmenopausal|premenopausal|{_AGED}F)\b", re.I)
+_MALE = re.compile(rf"\b(?:man|men|male|boy|gentleman|mr|he|his|him|himself|{_AGED}M)\b", re.I)
+_FEMALE_NOUN = re.compile(rf"\b(?:woman|female|girl|lady|{_AGED}F)\b", re.I)
+_MALE_NOUN = re.compile(rf"\b(?:man|male|boy|gentleman|{_AGED}M)\b", re.I)
 
 
 def _find_age(sentences: list[str]) -> tuple[float, int] | None:

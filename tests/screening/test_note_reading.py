@@ -1,5 +1,6 @@
-"""What the offline reader takes from a note beyond conditions: where the patient lives, the note's language
-(flagged, not read as silence), treatment history, stages, performance status and unit-pinned values."""
+"""What the offline reader takes from a note: its conditions as a clinician names them, where the patient lives,
+the note's language (flagged, not read as silence), treatment history, stages, performance status, unit-pinned
+values, and negations read by what they follow."""
 
 from __future__ import annotations
 
@@ -131,4 +132,68 @@ def test_a_disease_named_with_non_or_a_biomarker_s_letters_is_kept_whole(note: s
 def test_non_names_a_disease_but_denies_a_habit(criterion: str, kind: str, answer: str) -> None:
     note = ("0. A 61-year-old non-smoker with stage IV non-small cell lung cancer.\n"
             "1. EGFR exon 19 deletion; progressed after osimertinib.")
+    assert judge(note, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "condition"), [
+    ("71-year-old woman with newly diagnosed acute myeloid leukemia, FLT3-ITD mutation.", "acute myeloid leukemia"),
+    ("73-year-old man with chronic lymphocytic leukemia, 17p deletion.", "chronic lymphocytic leukemia"),
+    ("52-year-old woman with chronic hepatitis C genotype 1a, never treated.", "chronic hepatitis c"),
+    ("19-year-old woman with anorexia nervosa, BMI 15.8, amenorrhea for 8 months.", "anorexia nervosa"),
+    ("62 year old woman with hormone receptor positive metastatic breast cancer to bone.", "breast cancer"),
+    ("This is a 48 yo F with triple negative breast cancer, BRCA1 mutation carrier.", "triple negative breast cancer"),
+    ("A 40-year-old man presents with 3 days of fever and a productive cough.", "fever"),
+    ("An 80-year-old man with chronic pain and insomnia.", "pain"),  # "chronic" before one word is no name
+])
+def test_the_main_condition_is_named_as_a_clinician_names_it(note: str, condition: str) -> None:
+    # The main condition is what the search looks for first and what the relevance weighs most: "acute"
+    # and "chronic" belong to a disease's name, a letter to hepatitis', "triple negative" to a kind of cancer.
+    assert local_profile(note).conditions[0] == condition
+
+
+def test_a_cause_is_a_condition_of_its_own_and_a_denial_does_not_hide_it() -> None:
+    profile = local_profile("71-year-old female with acute myeloid leukemia. Not a candidate for intensive "
+                            "chemotherapy due to heart failure. Fingolimod was stopped due to lymphopenia.")
+    assert "heart failure" in profile.conditions
+    assert "lymphopenia" in profile.conditions
+    assert not any("stopped" in c or "candidate" in c for c in profile.conditions)
+
+
+@pytest.mark.parametrize(("note", "sex"), [
+    ("58 yo M with stage IIIA squamous non-small cell lung cancer.", "male"),
+    ("67 y/o F with diffuse large B-cell lymphoma.", "female"),
+    ("38M with HIV, viral load undetectable.", "male"),
+    ("A 45-year-old F, G2P2, with endometriosis.", "female"),
+])
+def test_sex_is_read_from_a_clinicians_shorthand(note: str, sex: str) -> None:
+    assert local_profile(note).sex == sex
+
+
+def test_treatments_are_read_by_their_drug_stems_with_when_they_were_given() -> None:
+    facts = local_profile(
+        "The patient is a 45-year-old man with multiple sclerosis, previously treated with interferon beta-1a and "
+        "then fingolimod. A 66-year-old man with prostate cancer after docetaxel and enzalutamide. Currently on "
+        "azathioprine and apixaban. He was never given rituximab.").key_facts
+    assert {"interferon", "fingolimod", "docetaxel", "enzalutamide"} <= set(facts.prior_therapies)
+    assert {"azathioprine", "apixaban"} <= set(facts.current_therapies)
+    assert "rituximab" not in facts.prior_therapies + facts.current_therapies
+
+
+def test_biomarker_statuses_are_kept_whole() -> None:
+    facts = local_profile("62 year old woman with HER2-negative, hormone receptor positive breast cancer. "
+                          "AML with FLT3-ITD mutation; EGFR wild type.").key_facts
+    assert {"HER2-negative", "hormone receptor positive", "FLT3-ITD", "EGFR wild type"} <= set(facts.biomarkers)
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    # a tumour marker's status names a kind of the disease: it denies nothing
+    ("0. A 48-year-old woman with triple negative breast cancer.", "Histologically confirmed breast cancer",
+     "inclusion", "yes"),
+    ("0. A 48-year-old woman with triple negative breast cancer.", "Triple-negative breast cancer", "inclusion", "yes"),
+    # an infection's or a test's result after its name denies it
+    ("0. A 50-year-old man with lymphoma. HIV negative.", "HIV", "exclusion", "no"),
+    ("0. A 50-year-old man with lymphoma, hepatitis B antigen negative.", "Hepatitis B", "exclusion", "no"),
+    ("0. A 50-year-old man with lymphoma and HIV.", "HIV", "exclusion", "yes"),
+])
+def test_negative_after_a_name_is_read_by_what_it_follows(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
