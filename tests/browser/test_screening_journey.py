@@ -90,6 +90,10 @@ def test_screen_a_patient_in_trialscout(look: Journey, browser: Browser, size: d
     page.get_by_test_id("patient-find").click()
     expect(page.get_by_text("version 2 (edited)")).to_be_visible()
     expect(page.get_by_test_id("trial-condition")).to_have_value("anaplastic astrocytoma")
+    # the search keeps the patient's age: trials that would take a 45-year-old man; no past drug as the wanted one
+    expect(page.get_by_test_id("trial-min-age")).to_have_value("45")
+    expect(page.get_by_test_id("trial-max-age")).to_have_value("45")
+    expect(page.get_by_test_id("trial-intervention")).to_have_value("")
     rows = page.get_by_test_id("result-row")
     expect(rows.first).to_be_visible()
     loaded = rows.count()

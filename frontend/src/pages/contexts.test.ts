@@ -3,7 +3,7 @@ import type { AIColumn } from "./common/aiColumns";
 import { applyAIFilters, columnFromPayload } from "./common/aiColumns";
 import { idleRun } from "./common/aiColumnState";
 import { buildTablizerContext, compareSnapshots, dateInputValue, type Snapshot } from "./tablizer/tablizerContext";
-import { buildTrialScoutContext, emptyTrialForm, formFromSuggestion, sortTrials, trialSearchParams } from "./trialscout/trialscoutContext";
+import { buildTrialScoutContext, emptyTrialForm, formFromSuggestion, patientTrialForm, sortTrials, trialSearchParams } from "./trialscout/trialscoutContext";
 
 const done = (value: string) => ({ status: "done" as const, value, display: value, reasoning: "", evidence: [], sections: [], qualifier: null, cached: false, model: "m", parseError: null });
 const column: AIColumn = {
@@ -111,6 +111,14 @@ describe("TrialScout context and form", () => {
   it("a suggestion fills the whole form, normalising enums and dropping unknown values", () => {
     const form = formFromSuggestion({ condition: " melanoma ", phase: ["phase 2", "PHASE3", "PHASE9"], status: "RECRUITING", sex: "female", min_age: 18, max_age: "75 Years", explanation: "x" });
     expect(form).toEqual({ ...emptyTrialForm, condition: "melanoma", phase: ["PHASE2", "PHASE3"], status: ["RECRUITING"], sex: "FEMALE", min_age: "18", max_age: "75" });
+  });
+
+  it("a patient's search keeps the age: trials whose age range admits the patient, as PRESCREEN searches", () => {
+    const form = patientTrialForm({ conditions: ["breast cancer", "hypertension"], sex: "female", age: 62 });
+    expect(form).toEqual({ ...emptyTrialForm, condition: "breast cancer", sex: "FEMALE", min_age: "62", max_age: "62" });
+    expect(trialSearchParams(form, 25, null)).toMatchObject({ min_age: "62", max_age: "62" });
+    expect(patientTrialForm({ conditions: ["bronchiolitis"], sex: null, age: 0.667 })).toMatchObject({ min_age: "0", max_age: "0", sex: "ALL" });
+    expect(patientTrialForm({ conditions: [], sex: null, age: null })).toEqual(emptyTrialForm);
   });
 
   it("a study type in a suggestion reaches the form, the search params and the context", () => {

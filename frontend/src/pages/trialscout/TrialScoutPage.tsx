@@ -24,6 +24,7 @@ import {
   buildTrialScoutContext,
   emptyTrialForm,
   formFromSuggestion,
+  patientTrialForm,
   trialSearchParams,
   type TrialForm,
   type TrialSort,
@@ -135,9 +136,9 @@ export function TrialScoutPage() {
   const patient = usePatientPage({
     loaded: loadedTrials,
     viewerId: viewer?.id ?? null,
-    // "Find trials for this patient": the search form from the profile (main condition, sex), run.
+    // "Find trials for this patient": the search form from the profile (main condition, sex, age), run.
     onFindTrials: (p) => {
-      const next = formFromSuggestion({ condition: p.conditions?.[0] ?? "", sex: p.sex ?? "" });
+      const next = patientTrialForm(p);
       setForm(next);
       void search(next);
     },

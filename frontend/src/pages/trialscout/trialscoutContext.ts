@@ -3,6 +3,7 @@
  * context built from live state.
  */
 import { PHASES, SEXES, STATUSES, STUDY_TYPES } from "../../api/trialVocabulary";
+import type { PatientProfile } from "../../api/screening";
 import type { TrialSummary } from "../../api/types";
 import { aiColumnsContext, type AIColumn } from "../common/aiColumns";
 import type { ResultsContextState } from "../common/screenContext";
@@ -79,6 +80,13 @@ export function formFromSuggestion(data: Record<string, unknown>): TrialForm {
     max_age: years(data.max_age),
     eligibility_keywords: text(data.eligibility_keywords),
   };
+}
+
+/** "Find trials for this patient": the trials that would take this patient, as PRESCREEN searches them: the main
+ * condition (not a past treatment), the patient's sex, and the age both ends of a trial's age range must admit. */
+export function patientTrialForm(profile: Pick<PatientProfile, "conditions" | "sex" | "age">): TrialForm {
+  const age = profile.age == null ? "" : Math.floor(profile.age);
+  return formFromSuggestion({ condition: profile.conditions?.[0] ?? "", sex: profile.sex ?? "", min_age: age, max_age: age });
 }
 
 export function isFormEmpty(form: TrialForm): boolean {
