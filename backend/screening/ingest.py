@@ -32,16 +32,31 @@ effusion aneurysm malformation palsy dementia depression schizophrenia autism an
 oedema dyspnea pain fever cough rash seizures? epilepsy migraine headache obesity lymphoma leukemia leukaemia
 melanoma sarcoma myeloma glioma glioblastoma hepatitis(?-i:_[A-E](?![A-Za-z0-9]))? cirrhosis copd hiv aids
 tuberculosis malaria covid-19 influenza(?-i:_[AB](?![A-Za-z0-9]))? anorexia_nervosa bulimia_nervosa insomnia apnea
-apnoea gout eczema acne infertility incontinence delirium pre-?eclampsia eclampsia hemophilia haemophilia lupus adhd
+apnoea gout eczema acne infertility incontinence delirium pre-?eclampsia eclampsia hemophilia haemophilia
+lupus(?:_erythematosus)? adhd
 ptsd hearing_loss""")
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
 _STOP_LEAD = re.compile("^" + any_of(r"""a an the he she his her their of with and or no history h/o has had had_a known
 presents? presented presenting complains? complaining_of diagnosed was is for to in on at from by recent new prior
 previous severe mild acute chronic significant worsening progressive who which that also patient pt denies developed
-s/p status post due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be
+s/p status post newly due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be
 found mri ct x-ray cxr echo tte imaging exam symptoms?_of signs?_of sudden large small underlying spontaneous
 possible probable suspected likely stopped discontinued treated started
 (?:hours?|days?|weeks?|months?|years?)_(?:of|history_of) \d+""") + r"\s+", re.I)
+# Clinicians' abbreviations for conditions, as a registry names them; upper case only ("ALL" is not "all").
+_ABBREVIATIONS = {
+    "HTN": "hypertension", "HLD": "hyperlipidemia", "T2DM": "type 2 diabetes", "DM2": "type 2 diabetes",
+    "T1DM": "type 1 diabetes", "DM1": "type 1 diabetes", "DM": "diabetes", "CAD": "coronary artery disease",
+    "CHF": "heart failure", "HFrEF": "heart failure", "HFpEF": "heart failure", "CKD": "chronic kidney disease",
+    "ESRD": "end-stage renal disease", "AFib": "atrial fibrillation", "OSA": "obstructive sleep apnea",
+    "GERD": "gastroesophageal reflux disease", "DVT": "deep vein thrombosis", "MI": "myocardial infarction",
+    "CVA": "stroke", "TIA": "transient ischemic attack", "PAD": "peripheral artery disease",
+    "BPH": "benign prostatic hyperplasia", "UTI": "urinary tract infection", "SLE": "systemic lupus erythematosus",
+    "NSCLC": "non-small cell lung cancer", "SCLC": "small cell lung cancer", "HCC": "hepatocellular carcinoma",
+    "AML": "acute myeloid leukemia", "CLL": "chronic lymphocytic leukemia", "CML": "chronic myeloid leukemia",
+    "DLBCL": "diffuse large b-cell lymphoma", "TNBC": "triple negative breast cancer",
+    "MDD": "major depressive disorder", "IBD": "inflammatory bowel disease"}
+_ABBREVIATION = re.compile(r"(?<![\w-])(" + "|".join(sorted(_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w-])")
 # "acute myeloid leukemia", "chronic kidney disease": before a name of two words or more, the word is the name's
 _NAMED_COURSE = re.compile(r"^(?:acute|chronic)\s+\S+\s+\S+", re.I)
 # A clause ends where a cause or a new subject begins: "stopped due to lymphopenia", "… which worsened"
@@ -50,7 +65,8 @@ _STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|adva
                     r"refractory|early[- ]stage)\b", re.I)
 _BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|MSI-H|HLA-B27|"
                         r"JAK2|BCR-ABL|FLT3|IDH[12]?|MGMT|CD20|CD19|PSA)\b(?:[\s-]*(?:(?:positive|negative|mutant|"
-                        r"mutation|mutated|amplified|amplification|fusion|rearrangement|V600E|ITD|TKD|wild[- ]type|"
+                        r"mutation|mutated|amplified|amplification|fusion|rearrangement|V600E|ITD|TKD|wild[- ]?type|"
+                        r"(?:un)?methylated|"
                         r"high|low)\b|[+-](?!\w)))?|(?:hormone[- ])?receptor[- ](?:positive|negative)\b|"
                         r"HR[+-](?!\w)|HR-(?:positive|negative)\b)", re.I)
 _ECOG = re.compile(r"\b((?:ECOG|Karnofsky|KPS|WHO)\s*(?:performance status|PS)?\s*(?:of\s*)?[:=]?\s*\d{1,3}%?)", re.I)
@@ -72,15 +88,20 @@ def _dedupe(items: list[str], limit: int = 8) -> list[str]:
 
 
 def _conditions(sentences: list[str]) -> list[str]:
+    """The conditions the note affirms for the patient, in the order it names them; those it names only by an
+    abbreviation ("PMH: HTN, CAD") after the others: a note spells out what it is about, and lists the rest."""
     found: list[str] = []
+    abbreviated: list[str] = []
     for sentence in sentences:
         clean = re.sub(r"\[\*\*[^\]]*\*\*\]", " ", sentence)
+        clean = re.sub(r"\bw/o\b", "without ", re.sub(r"\bw/(?!o\b)", "with ", clean, flags=re.I), flags=re.I)
         for piece in re.split(r"[,;:.()]", clean):
             # "Her husband was diagnosed with colon cancer": what follows a relative is the relative's
             piece = piece[:relative.start()] if (relative := RELATIVE.search(piece)) else piece
             for clause in _CONDITION_CLAUSES.split(piece):
                 if NEGATION.search(reword(clause)):
                     continue
+                abbreviated.extend(_ABBREVIATIONS[m.group(1)] for m in _ABBREVIATION.finditer(clause))
                 for m in _CONDITION.finditer(clause):
                     phrase = m.group(1).strip()
                     while not _NAMED_COURSE.match(phrase):
@@ -90,7 +111,7 @@ def _conditions(sentences: list[str]) -> list[str]:
                         phrase = stripped
                     if phrase:
                         found.append(phrase.lower())
-    return _dedupe(found, 10)
+    return _dedupe([*found, *abbreviated], 10)
 
 
 def _core(condition: str) -> str:

@@ -164,7 +164,8 @@ parents? son daughter aunt uncle grand\w* cousin wife husband relatives? fh""") 
 _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|"
                       r"olimus|parib|ciclib|tinib|zumab|ximab|mumab|imod|lutamide|sone|olone|prine|purine|"
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
-                      r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine)|"
+                      r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
+                      r"pram|oxetine|traline|faxine|dopa|cept)|"
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone tamoxifen letrozole anastrozole
 exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids? dialysis hemodialysis
@@ -175,8 +176,8 @@ androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b"
 _PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior received underwent treated_with
 completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after was_(?:given|started)
 had followed_by then""") + r"\b", re.I)
-_CURRENT_CUE = re.compile(r"\b" + any_of("currently current is_on on taking using receiving maintained_on continues? "
-                                                   "medications?_include") + r"\b", re.I)
+_CURRENT_CUE = re.compile(r"\b" + any_of("currently current now is_on on taking using receiving maintained_on "
+                                           "continues? medications?_include") + r"\b|\b(?:meds|medications):", re.I)
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
 offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)
 CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|temozolomide",
@@ -199,11 +200,13 @@ def _therapies(sentences: list[str]) -> list[Therapy]:
     out = []
     for i, sentence in enumerate(sentences):
         for m in _THERAPY.finditer(sentence):
-            before = sentence[max(0, m.start() - 60): m.start()]
-            if _THERAPY_DENIED.search(before):
+            before = sentence[: m.start()].rsplit(";", 1)[-1]
+            if _THERAPY_DENIED.search(before[-60:]):
                 continue
-            when = "prior" if _PRIOR_CUE.search(before) or not _CURRENT_CUE.search(before) else "current"
-            out.append(Therapy(m.group(1).lower(), when, i))
+            # The nearest cue decides ("previously on methotrexate, now on secukinumab"); none: taken as prior.
+            prior = max((c.end() for c in _PRIOR_CUE.finditer(before)), default=-1)
+            current = max((c.end() for c in _CURRENT_CUE.finditer(before)), default=-1)
+            out.append(Therapy(m.group(1).lower(), "current" if current > prior else "prior", i))
     return out
 
 
@@ -252,8 +255,8 @@ _AGE = (
     (re.compile(r"\b(\d{1,3})[- ]?(?:month)s?[- ]?old\b", re.I), 1 / 12),
     (re.compile(r"\b(\d{1,3})[- ]?(?:week)s?[- ]?old\b", re.I), 1 / 52),
     (re.compile(r"\b(\d{1,3})[- ]?(?:day)s?[- ]?old\b", re.I), 1 / 365),
-    (re.compile(r"^\s*(?:a\s+|an\s+)?(\d{1,3})\s*(?:M|F|m|f)\b"), 1.0),  # "48 M with …"
-    (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b(?=\s+(?:with|who|presents|presenting|patient|pt|admitted|here))"), 1.0),
+    (re.compile(r"^\s*(?:[A-Z]{2,5}:\s*)?(?:a\s+|an\s+)?(\d{1,3})\s*(?:M|F|m|f)\b"), 1.0),  # "48 M with …", "HPI: 64M"
+    (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b(?=\s+(?:with|w/|who|presents|presenting|patient|pt|admitted|here))"), 1.0),
 )
 _AGED = r"\d+[\s-]*(?:(?:yo|y/o|y\.o\.|yrs?|years?[- ]old)[\s-]*)?"  # "58M", "58 yo M", "58-year-old F"
 _FEMALE = re.compile(rf"\b(?:woman|women|female|girl|lady|mrs|ms|she|her|herself|mother of|pregnant|"

@@ -197,3 +197,32 @@ def test_biomarker_statuses_are_kept_whole() -> None:
 ])
 def test_negative_after_a_name_is_read_by_what_it_follows(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+def test_a_clinicians_abbreviations_are_conditions_after_what_the_note_spells_out() -> None:
+    profile = local_profile("HPI: 64M w/ PMH of HTN, HLD, T2DM, CAD s/p CABG presenting with worsening dyspnea. "
+                            "No h/o CVA or DVT. His father had AML.")
+    assert (profile.age, profile.sex) == (64, "male")
+    assert profile.conditions[0] == "dyspnea"  # the presenting problem, not the history's first abbreviation
+    assert {"hypertension", "hyperlipidemia", "type 2 diabetes", "coronary artery disease"} <= set(profile.conditions)
+    assert not {"stroke", "deep vein thrombosis", "acute myeloid leukemia"} & set(profile.conditions)
+
+
+@pytest.mark.parametrize(("note", "condition"), [
+    ("74 yo man w/ Parkinson's disease x 8 yrs, on carbidopa-levodopa.", "parkinson's disease"),
+    ("Pt is a 27 y/o female with systemic lupus erythematosus and lupus nephritis class IV.",
+     "systemic lupus erythematosus"),
+    ("A 59-year-old woman with newly diagnosed glioblastoma, IDH-wildtype, MGMT unmethylated.", "glioblastoma"),
+])
+def test_shorthand_and_course_words_do_not_hide_the_name(note: str, condition: str) -> None:
+    assert local_profile(note).conditions[0] == condition
+
+
+def test_the_nearest_cue_says_whether_a_treatment_is_past_or_current() -> None:
+    facts = local_profile(
+        "A 60-year-old woman with psoriasis; previously on methotrexate, now on secukinumab with partial response. "
+        "She is currently in a maintenance phase of her chemotherapy, with low-dose mercaptopurine. "
+        "Meds: lisinopril, metoprolol. He failed sertraline and escitalopram; prior etanercept.").key_facts
+    assert {"secukinumab", "mercaptopurine", "lisinopril", "metoprolol"} <= set(facts.current_therapies)
+    assert {"sertraline", "escitalopram", "etanercept"} <= set(facts.prior_therapies)
+    assert "secukinumab" not in facts.prior_therapies
