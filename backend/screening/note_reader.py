@@ -165,12 +165,13 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"olimus|parib|ciclib|tinib|zumab|ximab|mumab|imod|lutamide|sone|olone|prine|purine|"
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
                       r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
-                      r"pram|oxetine|traline|faxine|dopa|cept)|"
+                      r"pram|oxetine|traline|faxine|dopa)|"
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
-immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone tamoxifen letrozole anastrozole
-exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids? dialysis hemodialysis
-(?:peg)?interferon ribavirin levothyroxine lithium hydroxychloroquine mycophenolate cyclosporine ciclosporin
-androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b", re.I)
+immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone tamoxifen letrozole
+anastrozole exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids?
+dialysis hemodialysis etanercept abatacept aflibercept (?:peg)?interferon ribavirin levothyroxine lithium
+hydroxychloroquine mycophenolate cyclosporine ciclosporin androgen_deprivation(?:_therapy)? hormone_therapy
+endocrine_therapy""") + r")\b", re.I)
 # Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
 # a planned therapy is not a prior one).
 _PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior received underwent treated_with
@@ -201,8 +202,8 @@ def _therapies(sentences: list[str]) -> list[Therapy]:
     for i, sentence in enumerate(sentences):
         for m in _THERAPY.finditer(sentence):
             before = sentence[: m.start()].rsplit(";", 1)[-1]
-            if _THERAPY_DENIED.search(before[-60:]):
-                continue
+            if _THERAPY_DENIED.search(before[-60:]) or RELATIVE.search(re.split(r"[,;]", before)[-1]):
+                continue  # denied or planned; or a relative's ("her husband takes warfarin")
             # The nearest cue decides ("previously on methotrexate, now on secukinumab"); none: taken as prior.
             prior = max((c.end() for c in _PRIOR_CUE.finditer(before)), default=-1)
             current = max((c.end() for c in _CURRENT_CUE.finditer(before)), default=-1)

@@ -226,3 +226,11 @@ def test_the_nearest_cue_says_whether_a_treatment_is_past_or_current() -> None:
     assert {"secukinumab", "mercaptopurine", "lisinopril", "metoprolol"} <= set(facts.current_therapies)
     assert {"sertraline", "escitalopram", "etanercept"} <= set(facts.prior_therapies)
     assert "secukinumab" not in facts.prior_therapies
+
+
+def test_a_relatives_treatment_is_not_the_patients() -> None:
+    facts = local_profile("A 60-year-old woman with atrial fibrillation; her husband takes warfarin. She is on "
+                          "apixaban. Her daughter is on chemotherapy. She received radiation, and her brother had "
+                          "surgery.").key_facts
+    assert facts.current_therapies == ["apixaban"]
+    assert facts.prior_therapies == ["radiation"]
