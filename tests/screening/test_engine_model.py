@@ -182,7 +182,11 @@ async def test_stop_cancels_pending_model_calls(fake_llm: FakeAnthropic) -> None
         assert (await gen.__anext__()).type == "profile"
         assert (await gen.__anext__()).type == "candidates"
         waiting = asyncio.ensure_future(gen.__anext__())
-        await asyncio.sleep(0.3)
+        for _ in range(100):  # every call in flight (a fixed pause was too short on a loaded machine)
+            if len(fake_llm.requests) >= 3:
+                break
+            await asyncio.sleep(0.05)
+        assert len(fake_llm.requests) >= 3
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
             await waiting
