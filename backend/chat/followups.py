@@ -16,23 +16,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from backend.agent.schemas import SuggestedValue
+from backend.diseases import ABBREVIATIONS
 
 _FENCED = re.compile(r"<page_context\b.*?</page_context>", re.S | re.I)
 _WORD = re.compile(r"[^\w\s]+")
 _CLAUSE = re.compile(r"[,;:.!?()\[\]/|]+")
 
-# Abbreviations a chat uses for a disease, with the name its long form is found under.
-ABBREVIATIONS = {
-    "nsclc": "non-small cell lung cancer", "sclc": "small cell lung cancer", "hnscc": "head and neck cancer",
-    "crc": "colorectal cancer", "hcc": "hepatocellular carcinoma", "rcc": "renal cell carcinoma",
-    "tnbc": "triple negative breast cancer", "aml": "acute myeloid leukemia", "cll": "chronic lymphocytic leukemia",
-    "cml": "chronic myeloid leukemia", "mds": "myelodysplastic syndrome", "dlbcl": "diffuse large b-cell lymphoma",
-    "gbm": "glioblastoma", "copd": "chronic obstructive pulmonary disease", "ipf": "idiopathic pulmonary fibrosis",
-    "ild": "interstitial lung disease", "als": "amyotrophic lateral sclerosis", "t2d": "type 2 diabetes",
-    "t1d": "type 1 diabetes", "nash": "nonalcoholic steatohepatitis", "ibd": "inflammatory bowel disease",
-    "ra": "rheumatoid arthritis", "sle": "systemic lupus erythematosus", "hiv": "hiv infection",
-    "covid": "covid 19", "pdac": "pancreatic cancer",
-}
 _HEADS = (r"cancers?|carcinomas?|diseases?|syndromes?|disorders?|tumou?rs?|neoplasms?|leuka?emias?|lymphomas?|"
           r"failure|fibrosis|diabetes|sclerosis|dystroph(?:y|ies)")
 _HEAD = re.compile(rf"\b(?:{_HEADS})\b")

@@ -15,6 +15,7 @@ import time
 import anthropic
 
 from backend.criteria.evaluator import extract_json_object
+from backend.diseases import ABBREVIATIONS
 from backend.screening.models import KeyFacts, PatientProfile, Usage
 from backend.screening.note_reader import NEGATION, RELATIVE, any_of, read_note, reword
 from backend.screening.prompts import INGEST_SYSTEM, profile_from_json
@@ -43,19 +44,18 @@ s/p status post newly due right left bilateral some any revealed reveals showing
 found mri ct x-ray cxr echo tte imaging exam symptoms?_of signs?_of sudden large small underlying spontaneous
 possible probable suspected likely stopped discontinued treated started
 (?:hours?|days?|weeks?|months?|years?)_(?:of|history_of) \d+""") + r"\s+", re.I)
-# Clinicians' abbreviations for conditions, as a registry names them; upper case only ("ALL" is not "all").
+# Clinicians' abbreviations for conditions, as a registry names them: the chat's table, less the ones a note uses
+# for other things ("RA" room air, "ALS" advanced life support) or reads as words of their own ("HIV", "COPD"), and
+# the history lists'.
 _ABBREVIATIONS = {
+    **{k.upper(): v for k, v in ABBREVIATIONS.items() if k not in ("ra", "als", "hiv", "copd", "covid")},
     "HTN": "hypertension", "HLD": "hyperlipidemia", "T2DM": "type 2 diabetes", "DM2": "type 2 diabetes",
     "T1DM": "type 1 diabetes", "DM1": "type 1 diabetes", "DM": "diabetes", "CAD": "coronary artery disease",
     "CHF": "heart failure", "HFrEF": "heart failure", "HFpEF": "heart failure", "CKD": "chronic kidney disease",
     "ESRD": "end-stage renal disease", "AFib": "atrial fibrillation", "OSA": "obstructive sleep apnea",
     "GERD": "gastroesophageal reflux disease", "DVT": "deep vein thrombosis", "MI": "myocardial infarction",
     "CVA": "stroke", "TIA": "transient ischemic attack", "PAD": "peripheral artery disease",
-    "BPH": "benign prostatic hyperplasia", "UTI": "urinary tract infection", "SLE": "systemic lupus erythematosus",
-    "NSCLC": "non-small cell lung cancer", "SCLC": "small cell lung cancer", "HCC": "hepatocellular carcinoma",
-    "AML": "acute myeloid leukemia", "CLL": "chronic lymphocytic leukemia", "CML": "chronic myeloid leukemia",
-    "DLBCL": "diffuse large b-cell lymphoma", "TNBC": "triple negative breast cancer",
-    "MDD": "major depressive disorder", "IBD": "inflammatory bowel disease"}
+    "BPH": "benign prostatic hyperplasia", "UTI": "urinary tract infection", "MDD": "major depressive disorder"}
 _ABBREVIATION = re.compile(r"(?<![\w-])(" + "|".join(sorted(_ABBREVIATIONS, key=len, reverse=True)) + r")(?![\w-])")
 # "acute myeloid leukemia", "chronic kidney disease": before a name of two words or more, the word is the name's
 _NAMED_COURSE = re.compile(r"^(?:acute|chronic)\s+\S+\s+\S+", re.I)
