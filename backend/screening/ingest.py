@@ -34,7 +34,7 @@ oedema dyspnea pain fever cough rash seizures? epilepsy migraine headache obesit
 melanoma sarcoma myeloma glioma glioblastoma hepatitis(?-i:_[A-E](?![A-Za-z0-9]))? cirrhosis copd hiv aids
 tuberculosis malaria covid-19 influenza(?-i:_[AB](?![A-Za-z0-9]))? anorexia_nervosa bulimia_nervosa insomnia apnea
 apnoea gout eczema acne infertility incontinence delirium pre-?eclampsia eclampsia hemophilia haemophilia
-lupus(?:_erythematosus)? adhd
+lupus(?:_erythematosus)? adhd degeneration hyperemesis_gravidarum
 ptsd hearing_loss""")
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
 _STOP_LEAD = re.compile("^" + any_of(r"""a an the he she his her their of with and or no history h/o has had had_a known
@@ -60,15 +60,17 @@ _ABBREVIATION = re.compile(r"(?<![\w-])(" + "|".join(sorted(_ABBREVIATIONS, key=
 # "acute myeloid leukemia", "chronic kidney disease": before a name of two words or more, the word is the name's
 _NAMED_COURSE = re.compile(r"^(?:acute|chronic)\s+\S+\s+\S+", re.I)
 # A clause ends where a cause or a new subject begins: "stopped due to lymphopenia", "… which worsened"
-_CONDITION_CLAUSES = re.compile(r"\b(?:and|with|who|which|due to|secondary to|because of|caused by)\b", re.I)
+_CONDITION_CLAUSES = re.compile(r"\b(?:and|with|who|which|for|due to|secondary to|because of|caused by)\b", re.I)
 _STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|advanced|recurrent|relapsed|"
                     r"refractory|early[- ]stage)\b", re.I)
-_BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|MSI-H|HLA-B27|"
-                        r"JAK2|BCR-ABL|FLT3|IDH[12]?|MGMT|CD20|CD19|PSA)\b(?:[\s-]*(?:(?:positive|negative|mutant|"
-                        r"mutation|mutated|amplified|amplification|fusion|rearrangement|V600E|ITD|TKD|wild[- ]?type|"
-                        r"(?:un)?methylated|"
-                        r"high|low)\b|[+-](?!\w)))?|(?:hormone[- ])?receptor[- ](?:positive|negative)\b|"
-                        r"HR[+-](?!\w)|HR-(?:positive|negative)\b)", re.I)
+_STATUS_WORD = (r"(?:positive|negative|mutant|mutation|mutated|amplified|amplification|fusion|rearrangement|ITD|TKD|"
+                r"wild[- ]?type|(?:un)?methylated|high|low)\b|[+-](?!\w)")
+_BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|HLA-B27|JAK2|BCR-ABL|FLT3|"
+                        r"IDH[12]?|MGMT|CD20|CD19|PSA)\b"
+                        # a status, or a variant ("V600E", "G12D") and its status
+                        rf"(?:[\s-]*(?:(?-i:[A-Z]\d{{1,4}}[A-Z])\b(?:\s+{_STATUS_WORD})?|{_STATUS_WORD}))?"
+                        r"|(?:hormone[- ])?receptor[- ](?:positive|negative)\b|HR[+-](?!\w)|HR-(?:positive|negative)\b|"
+                        r"MSI-(?:H|high|L|low|stable)\b|MSS\b)", re.I)
 _ECOG = re.compile(r"\b((?:ECOG|Karnofsky|KPS|WHO)\s*(?:performance status|PS)?\s*(?:of\s*)?[:=]?\s*\d{1,3}%?)", re.I)
 _LAB = re.compile(r"\b((?:hemoglobin|hgb|hb|wbc|platelets?|creatinine|bilirubin|ast|alt|inr|glucose|hba1c|"
                   r"sodium|potassium|troponin|bnp|albumin|egfr|gfr|psa|ldl|crp|esr|ef|ejection fraction|"

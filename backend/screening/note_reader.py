@@ -169,7 +169,8 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone tamoxifen letrozole
 anastrozole exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids?
-dialysis hemodialysis etanercept abatacept aflibercept (?:peg)?interferon ribavirin levothyroxine lithium
+dialysis hemodialysis etanercept abatacept aflibercept hydroxyurea folfox folfiri folfirinox capox xelox
+r-chop abvd (?:peg)?interferon ribavirin levothyroxine lithium
 hydroxychloroquine mycophenolate cyclosporine ciclosporin androgen_deprivation(?:_therapy)? hormone_therapy
 endocrine_therapy""") + r")\b", re.I)
 # Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
@@ -177,7 +178,7 @@ endocrine_therapy""") + r")\b", re.I)
 _PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior received underwent treated_with
 completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after was_(?:given|started)
 had followed_by then""") + r"\b", re.I)
-_CURRENT_CUE = re.compile(r"\b" + any_of("currently current now is_on on taking using receiving maintained_on "
+_CURRENT_CUE = re.compile(r"\b" + any_of("currently current now is_on on takes? taking using receiving maintained_on "
                                            "continues? medications?_include") + r"\b|\b(?:meds|medications):", re.I)
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
 offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)

@@ -234,3 +234,24 @@ def test_a_relatives_treatment_is_not_the_patients() -> None:
                           "surgery.").key_facts
     assert facts.current_therapies == ["apixaban"]
     assert facts.prior_therapies == ["radiation"]
+
+
+@pytest.mark.parametrize(("note", "condition"), [
+    ("A 61-year-old man, 3 years after a kidney transplant for IgA nephropathy, now with BK viremia.",
+     "iga nephropathy"),
+    ("A 70-year-old woman with wet age-related macular degeneration in the left eye.",
+     "wet age-related macular degeneration"),
+    ("A 35-year-old woman at 10 weeks of pregnancy with hyperemesis gravidarum.", "hyperemesis gravidarum"),
+])
+def test_what_a_treatment_was_for_is_the_condition(note: str, condition: str) -> None:
+    assert local_profile(note).conditions[0] == condition
+
+
+def test_variants_regimens_and_what_a_patient_takes() -> None:
+    profile = local_profile("67M with metastatic colorectal cancer, KRAS G12D mutated, MSI-stable, BRAF V600E, after "
+                            "FOLFOX and bevacizumab. Takes warfarin for atrial fibrillation. On hydroxyurea.")
+    facts = profile.key_facts
+    assert {"KRAS G12D mutated", "MSI-stable", "BRAF V600E"} <= set(facts.biomarkers)
+    assert {"folfox", "bevacizumab"} <= set(facts.prior_therapies)
+    assert {"warfarin", "hydroxyurea"} <= set(facts.current_therapies)
+    assert "atrial fibrillation" in profile.conditions
