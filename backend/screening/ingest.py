@@ -60,7 +60,10 @@ _ABBREVIATION = re.compile(r"(?<![\w-])(" + "|".join(sorted(_ABBREVIATIONS, key=
 # "acute myeloid leukemia", "chronic kidney disease": before a name of two words or more, the word is the name's
 _NAMED_COURSE = re.compile(r"^(?:acute|chronic)\s+\S+\s+\S+", re.I)
 # A clause ends where a cause or a new subject begins: "stopped due to lymphopenia", "… which worsened"
-_CONDITION_CLAUSES = re.compile(r"\b(?:and|with|who|which|for|due to|secondary to|because of|caused by)\b", re.I)
+_CONDITION_CLAUSES = re.compile(r"\b(?:and|with|who|which|due to|secondary to|because of|caused by)\b", re.I)
+# Looked for, not found: "screened for tuberculosis", "tested for hepatitis C"
+_SOUGHT = re.compile(r"\b(?:screen(?:ed|ing)?|test(?:ed|ing)?|evaluat(?:ed|ion)|work(?:ed)?[- ]up|checked|"
+                     r"assess(?:ed|ment)|rule[ds]?[- ]out)\s+for\b", re.I)
 _STAGE = re.compile(r"\b(stage\s+[0-4IV]+[A-C]?|metastatic|locally advanced|advanced|recurrent|relapsed|"
                     r"refractory|early[- ]stage)\b", re.I)
 _STATUS_WORD = (r"(?:positive|negative|mutant|mutation|mutated|amplified|amplification|fusion|rearrangement|ITD|TKD|"
@@ -106,6 +109,10 @@ def _conditions(sentences: list[str]) -> list[str]:
                 abbreviated.extend(_ABBREVIATIONS[m.group(1)] for m in _ABBREVIATION.finditer(clause))
                 for m in _CONDITION.finditer(clause):
                     phrase = m.group(1).strip()
+                    if _SOUGHT.search(phrase):
+                        continue
+                    # what a lead-in was for or of: "transplant for IgA nephropathy", "complaining of myalgia"
+                    phrase = re.sub(r"^.*\b(?:for|of|to)\s+", "", phrase, flags=re.I)
                     while not _NAMED_COURSE.match(phrase):
                         stripped = _STOP_LEAD.sub("", phrase)
                         if stripped == phrase:

@@ -255,3 +255,9 @@ def test_variants_regimens_and_what_a_patient_takes() -> None:
     assert {"folfox", "bevacizumab"} <= set(facts.prior_therapies)
     assert {"warfarin", "hydroxyurea"} <= set(facts.current_therapies)
     assert "atrial fibrillation" in profile.conditions
+
+
+def test_what_was_looked_for_or_ruled_out_is_no_condition() -> None:
+    conditions = local_profile("A 50-year-old man with asthma. Chest X-ray negative for pneumonia. HIV negative. "
+                               "He was screened for tuberculosis and tested for hepatitis C.").conditions
+    assert conditions == ["asthma"]
