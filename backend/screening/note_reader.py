@@ -119,8 +119,6 @@ _NAMED_NON = re.compile(r"\bnon-(?=[a-z0-9]+(?:[\s-]+[a-z0-9]+){0,3}?[\s-]+(?:ca
 # (An infection's "HIV negative" does deny it, so only tumour markers are read this way.)
 _STATUS = re.compile(r"\b(HER-?2|ER|PR|HR|hormone[\s-]receptor|estrogen[\s-]receptor|progesterone[\s-]receptor|triple|"
                      r"EGFR|ALK|ROS-?1|KRAS|BRAF|BRCA-?[12]?|PD-?L-?1)[\s-]+(negative|positive)\b", re.I)
-
-
 # An infection's or a test's result after its name ("HIV negative", "pregnancy test negative") denies it as
 # "negative for HIV" does: the cue is read before what it denies.
 _RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|hepatitis\s+[ABC]|hep\s+[BC]|COVID(?:-19)?|SARS-CoV-2|"
@@ -169,10 +167,9 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone tamoxifen letrozole
 anastrozole exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids?
-dialysis hemodialysis etanercept abatacept aflibercept hydroxyurea folfox folfiri folfirinox capox xelox
-r-chop abvd (?:peg)?interferon ribavirin levothyroxine lithium
-hydroxychloroquine mycophenolate cyclosporine ciclosporin androgen_deprivation(?:_therapy)? hormone_therapy
-endocrine_therapy""") + r")\b", re.I)
+dialysis hemodialysis etanercept abatacept aflibercept hydroxyurea folfox folfiri folfirinox capox xelox r-chop abvd
+(?:peg)?interferon ribavirin levothyroxine lithium hydroxychloroquine mycophenolate cyclosporine ciclosporin
+androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b", re.I)
 # Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
 # a planned therapy is not a prior one).
 _PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior received underwent treated_with
@@ -203,7 +200,7 @@ def _therapies(sentences: list[str]) -> list[Therapy]:
     for i, sentence in enumerate(sentences):
         for m in _THERAPY.finditer(sentence):
             before = sentence[: m.start()].rsplit(";", 1)[-1]
-            if _THERAPY_DENIED.search(before[-60:]) or RELATIVE.search(re.split(r"[,;]", before)[-1]):
+            if _THERAPY_DENIED.search(before[-60:]) or RELATIVE.search(before.rsplit(",", 1)[-1]):
                 continue  # denied or planned; or a relative's ("her husband takes warfarin")
             # The nearest cue decides ("previously on methotrexate, now on secukinumab"); none: taken as prior.
             prior = max((c.end() for c in _PRIOR_CUE.finditer(before)), default=-1)
@@ -260,7 +257,10 @@ _AGE = (
     (re.compile(r"^\s*(?:[A-Z]{2,5}:\s*)?(?:a\s+|an\s+)?(\d{1,3})\s*(?:M|F|m|f)\b"), 1.0),  # "48 M with …", "HPI: 64M"
     (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b(?=\s+(?:with|w/|who|presents|presenting|patient|pt|admitted|here))"), 1.0),
 )
-_AGED = r"\d+[\s-]*(?:(?:yo|y/o|y\.o\.|yrs?|years?[- ]old)[\s-]*)?"  # "58M", "58 yo M", "58-year-old F"
+# An age before a sex letter: "58M", "58 yo M", "58-year-old F", or a bare "48 F" opening the sentence; not a
+# temperature ("T 101 F", "101.5F").
+_AGED = (r"(?:(?<![\d.°])\d{1,3}(?:[\s-]*(?:yo|y/o|y\.o\.|yrs?|years?[- ]old)[\s-]*)?|"
+         r"^(?:[A-Z]{2,5}:\s*)?(?:an?\s+)?\d{1,3}\s+)")
 _FEMALE = re.compile(rf"\b(?:woman|women|female|girl|lady|mrs|ms|she|her|herself|mother of|pregnant|"
                      rf"postmenopausal|premenopausal|{_AGED}F)\b", re.I)
 _MALE = re.compile(rf"\b(?:man|men|male|boy|gentleman|mr|he|his|him|himself|{_AGED}M)\b", re.I)

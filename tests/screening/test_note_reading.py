@@ -164,8 +164,9 @@ def test_a_cause_is_a_condition_of_its_own_and_a_denial_does_not_hide_it() -> No
     ("67 y/o F with diffuse large B-cell lymphoma.", "female"),
     ("38M with HIV, viral load undetectable.", "male"),
     ("A 45-year-old F, G2P2, with endometriosis.", "female"),
+    ("Asthma flare. Temp 101 F, HR 110.", None),  # a temperature, not a sex
 ])
-def test_sex_is_read_from_a_clinicians_shorthand(note: str, sex: str) -> None:
+def test_sex_is_read_from_a_clinicians_shorthand(note: str, sex: str | None) -> None:
     assert local_profile(note).sex == sex
 
 
