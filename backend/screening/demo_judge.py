@@ -73,8 +73,11 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
                       before) and not re.search(r"\bage", before)) or \
                 re.match(r"\s*(?:ago|prior|before|after|since|post|of (?:follow|treatment|disease|history))", after):
             continue  # a duration, not an age
-        if _YOUNGER_AFTER.match(after):
+        lead = t[m.start(): m.start(2)] if m.group(2) else ""  # "age < 65": the comparison is inside the match
+        if _YOUNGER_AFTER.match(after) or re.search(rf"(?:{AT_MOST}|younger than)\W*$", lead):
             high = value
+        elif re.search(rf"(?:{AT_LEAST}|older than)\W*$", lead):
+            low = value
         elif _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
             low = value
         elif _HIGH_CUE.search(before):

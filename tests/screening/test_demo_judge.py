@@ -56,6 +56,12 @@ def test_age_bounds() -> None:
     assert age_bounds("Patients < 18 or > 90 years") is None  # outside a band: not a band
     assert age_bounds("Disease duration of at least 5 years") is None
     assert age_bounds("FVC > 80% predicted for age") is None
+    # the comparison between "age" and its number sets which end it is (each was a lower limit)
+    assert age_bounds("Age under 65") == (None, 65)
+    assert age_bounds("age < 65") == (None, 65)
+    assert age_bounds("aged under 75 years") == (None, 75)
+    assert age_bounds("age younger than 40") == (None, 40)
+    assert age_bounds("age of at least 18") == (18, None)
 
 
 @pytest.mark.parametrize(("age", "criterion", "kind", "answer"), [
@@ -66,6 +72,8 @@ def test_age_bounds() -> None:
     (50, "Aged 25-40 years, or 65 years or older.", "inclusion", "no"),
     (57, "Progressive lymphocytosis with a doubling time of less than 6 months", "inclusion", "unknown"),  # a period
     (67, "Age 18 to 60", "inclusion", "no"),
+    (45, "Age less than 18 years", "exclusion", "no"),  # an adult is not excluded by a child's limit
+    (70, "Age: Under 65", "inclusion", "no"),
 ])
 def test_age_limits_read_as_a_screener_reads_them(age: int, criterion: str, kind: str, answer: str) -> None:
     assert judge(f"0. A {age}-year-old man with asthma.", criterion, kind).answer == answer
