@@ -26,7 +26,17 @@ import re
 from typing import Literal, NamedTuple
 
 from backend.screening.measures import AT_LEAST, AT_MOST, compare
-from backend.screening.note_reader import ANTICANCER, CHEMOTHERAPY, RADIOTHERAPY, WORD, NoteText, fold, norm, read_note
+from backend.screening.note_reader import (
+    ANTICANCER,
+    CHEMOTHERAPY,
+    MARKER_STATUS,
+    RADIOTHERAPY,
+    WORD,
+    NoteText,
+    fold,
+    norm,
+    read_note,
+)
 
 Answer = Literal["yes", "no", "unknown", "not_applicable"]
 
@@ -330,11 +340,88 @@ _PRIOR_KIND = re.compile(r"\b(?:prior|previous|preceding|history of|received)\s+
                          r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
                          r"radiation(?: therapy)?|therapy|treatment)\b(\s+(?:for|of)\b)?", re.I)
 
+# Classes of drugs a criterion names, and the names (or INN stems) of their members as the note reader finds them.
+_DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named, members in (
+    (r"\btaxanes?\b", r"taxel"),
+    (r"\bplatinum\b|\bplatin-based\b", r"platin"),
+    (r"\banthracyclines?\b", r"rubicin"),
+    (r"\bfluoropyrimidines?\b", r"uracil|capecitabine"),
+    (r"\b(?:anti-?)?PD-?L?1\b|\bimmune checkpoint inhibitors?\b|\bcheckpoint inhibitors?\b",
+     r"(?:pembro|nivo|atezo|durva|ave|cemip|ipili|tisle|dostar|toripa|sinti|camreli)\w*mab"),
+    (r"\bCDK\s?4/6\b", r"ciclib"),
+    (r"\bPARP\b", r"parib"),
+    (r"\baromatase inhibitors?\b", r"letrozole|anastrozole|exemestane"),
+    (r"\banti-?HER-?2\b|\bHER-?2[- ](?:targeted|directed)\b",
+     r"trastuzumab|pertuzumab|herceptin|lapatinib|neratinib|tucatinib|margetuximab"),
+    (r"\btyrosine kinase inhibitors?\b|\bTKIs?\b", r"tinib$"),
+    (r"\banti-?TNF\b|\bTNF(?:-?alpha)?[- ](?:inhibitors?|antagonists?|blockers?)\b",
+     r"adalimumab|infliximab|etanercept|certolizumab|golimumab"),
+    (r"\banti-?VEGF\b", r"bevacizumab|avastin|aflibercept|ranibizumab"),
+    (r"\banti-?CD20\b", r"rituximab|obinutuzumab|ofatumumab|ocrelizumab"),
+    (r"\banticoagula", r"warfarin|xaban$|gatran$|parin$"),
+    (r"\bstatins?\b", r"vastatin$"),
+    (r"\bSSRIs?\b|\bselective serotonin reuptake", r"pram$|oxetine$|traline$"),
+    (r"\b(?:cortico)?steroids?\b", r"sone$|olone$|steroid"),
+)]
+_HAD = re.compile(r"\b(?:prior|previous(?:ly)?|received|history of|treated with|exposure to|exposed to|pre-?treated|"
+                  r"progress\w* (?:on|after)|refractory to|failed|after|current(?:ly)?|taking|use of)\b", re.I)
+_CLASS_NAIVE = re.compile(r"na[iï]ve\b", re.I)
+
+
+def _marker(name: str) -> str:
+    """One spelling per tumour marker: "HER-2" and "her2" are HER2, "hormone receptor" is HR."""
+    key = re.sub(r"[\s-]", "", name).upper()
+    return {"HORMONERECEPTOR": "HR", "ESTROGENRECEPTOR": "ER", "PROGESTERONERECEPTOR": "PR"}.get(key, key)
+
+
+def _marker_status(note: NoteText, text: str, negated: bool) -> Judged | None:
+    """A criterion naming a tumour marker's status ("HER2-negative", "triple negative") against the status the
+    note gives the same marker; "triple negative" is contradicted by any of ER, PR, HER2 or HR positive."""
+    wanted = {(_marker(m.group(1)), m.group(2).lower()) for m in MARKER_STATUS.finditer(text)}
+    if not wanted:
+        return None
+    for i, sentence in enumerate(note.sentences):
+        for m in MARKER_STATUS.finditer(sentence):
+            marker, status = _marker(m.group(1)), m.group(2).lower()
+            for want_marker, want_status in wanted:
+                receptors = ("ER", "PR", "HER2", "HR")
+                if want_marker == "TRIPLE" and marker in receptors:  # one receptor positive: not triple negative
+                    if status == "positive":
+                        return Judged("yes" if negated else "no", f"The note gives the patient's {m.group(0)} status.",
+                                      [i])
+                    continue
+                if marker == "TRIPLE" and want_marker in receptors:  # triple negative: each receptor negative
+                    marker = want_marker
+                if want_marker == marker:
+                    same = want_status == status
+                    return Judged("yes" if same != negated else "no",
+                                  f"The note gives the patient's {m.group(0)} status.", [i])
+    return None
+
+
+def _treated_with_class(note: NoteText, text: str, negated: bool) -> Judged | None:
+    """A criterion about a class of drugs ("prior taxane", "no previous PD-1 inhibitor") against the drugs the
+    note reports: only a member the note names decides; a note silent on the class leaves it open."""
+    naive = bool(_CLASS_NAIVE.search(text))
+    if not (naive or _HAD.search(text)):
+        return None
+    for named, members in _DRUG_CLASSES:
+        if named.search(text):
+            had = [t for t in note.therapies if members.search(t.name)]
+            if had:
+                answer: Answer = "yes" if (not naive) != negated else "no"
+                return Judged(answer, f"The note reports {had[0].name}, one of the drugs the criterion names.",
+                              [had[0].sentence])
+            return None
+    return None
+
 
 def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
     """A criterion about having been treated before, against the treatments the note reports."""
     if _MEASURE.search(text) and re.search(r"\bwithin\b|\d+\s*(?:days?|weeks?|months?)", text, re.I):
         return None  # a time window: the note rarely dates a treatment
+    if (by_class := _treated_with_class(note, text, negated)) is not None:
+        return by_class
     wanted, holds = ANTICANCER, True
     if _NAIVE.search(text):
         holds = False
@@ -369,7 +456,7 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
                              "screened; the note says nothing against them.", [])
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
-    treated = _treated(read, body, negated)
+    treated = _treated(read, body, negated) or _marker_status(read, body, negated)
     if treated is not None:
         return treated
     reading = compare(read.sentences, body)

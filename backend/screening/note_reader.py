@@ -117,8 +117,8 @@ _NAMED_NON = re.compile(r"\bnon-(?=[a-z0-9]+(?:[\s-]+[a-z0-9]+){0,3}?[\s-]+(?:ca
 
 # A marker's status names a kind of the disease ("triple negative breast cancer", "HER2-negative"): it denies nothing.
 # (An infection's "HIV negative" does deny it, so only tumour markers are read this way.)
-_STATUS = re.compile(r"\b(HER-?2|ER|PR|HR|hormone[\s-]receptor|estrogen[\s-]receptor|progesterone[\s-]receptor|triple|"
-                     r"EGFR|ALK|ROS-?1|KRAS|BRAF|BRCA-?[12]?|PD-?L-?1)[\s-]+(negative|positive)\b", re.I)
+MARKER_STATUS = re.compile(r"\b(HER-?2|ER|PR|HR|hormone[\s-]receptor|estrogen[\s-]receptor|progesterone[\s-]receptor|"
+                           r"triple|EGFR|ALK|ROS-?1|KRAS|BRAF|BRCA-?[12]?|PD-?L-?1)[\s-]+(negative|positive)\b", re.I)
 # An infection's or a test's result after its name ("HIV negative", "pregnancy test negative") denies it as
 # "negative for HIV" does: the cue is read before what it denies.
 _RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|hepatitis\s+[ABC]|hep\s+[BC]|COVID(?:-19)?|SARS-CoV-2|"
@@ -131,7 +131,7 @@ def reword(text: str) -> str:
     """The note's or criterion's text with what would mislead the negation cues reworded: names that read like
     a negation as one word no cue reads ("non-small cell lung cancer" as "nonsmall cell lung cancer", "triple
     negative" and "HER2-negative" as "triplenegative", "her2negative"), and a result after its name before it."""
-    text = _STATUS.sub(lambda m: re.sub(r"[\s-]", "", m.group(1)) + m.group(2), text)
+    text = MARKER_STATUS.sub(lambda m: re.sub(r"[\s-]", "", m.group(1)) + m.group(2), text)
     text = _RESULT_AFTER.sub(r"negative for \1", text)
     return _NAMED_NON.sub("non", text)
 

@@ -224,3 +224,23 @@ def test_women_of_childbearing_potential_alone_is_not_met_by_a_postmenopausal_wo
     note = "0. A 58-year-old postmenopausal woman with breast cancer."
     assert judge(note, "Women of childbearing potential", "inclusion").answer != "yes"
     assert judge(note, "Women of childbearing potential must use contraception", "inclusion").answer == "yes"
+
+
+BREAST = ("0. A 62-year-old woman with HER2-positive metastatic breast cancer.\n"
+          "1. She progressed after trastuzumab and pertuzumab with docetaxel.")
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    (BREAST, "Prior treatment with a taxane", "inclusion", "yes"),  # docetaxel is one
+    (BREAST, "No prior taxane therapy", "inclusion", "no"),
+    (BREAST, "Taxane-naive", "inclusion", "no"),
+    (BREAST, "Prior anti-HER2 therapy", "inclusion", "yes"),
+    (BREAST, "Prior treatment with an anthracycline", "inclusion", "unknown"),  # the note names none: open
+    (BREAST, "HER2-negative breast cancer", "inclusion", "no"),  # a marker's status against the note's
+    (BREAST, "HER2-positive disease", "exclusion", "yes"),
+    (BREAST, "Triple-negative breast cancer", "inclusion", "no"),
+    ("0. A 48-year-old woman with triple negative breast cancer.", "Hormone receptor positive", "inclusion", "no"),
+    ("0. A 48-year-old woman with triple negative breast cancer.", "HER2-positive disease", "exclusion", "no"),
+])
+def test_drug_classes_and_marker_statuses(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
