@@ -34,8 +34,7 @@ oedema dyspnea pain fever cough rash seizures? epilepsy migraine headache obesit
 melanoma sarcoma myeloma glioma glioblastoma hepatitis(?-i:_[A-E](?![A-Za-z0-9]))? cirrhosis copd hiv aids
 tuberculosis malaria covid-19 influenza(?-i:_[AB](?![A-Za-z0-9]))? anorexia_nervosa bulimia_nervosa insomnia apnea
 apnoea gout eczema acne infertility incontinence delirium pre-?eclampsia eclampsia hemophilia haemophilia
-lupus(?:_erythematosus)? adhd degeneration hyperemesis_gravidarum
-ptsd hearing_loss""")
+lupus(?:_erythematosus)? adhd degeneration hyperemesis_gravidarum ptsd hearing_loss""")
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
 _STOP_LEAD = re.compile("^" + any_of(r"""a an the he she his her their of with and or no history h/o has had had_a known
 presents? presented presenting complains? complaining_of diagnosed was is for to in on at from by recent new prior
