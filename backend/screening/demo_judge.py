@@ -374,9 +374,22 @@ def _marker(name: str) -> str:
     return {"HORMONERECEPTOR": "HR", "ESTROGENRECEPTOR": "ER", "PROGESTERONERECEPTOR": "PR"}.get(key, key)
 
 
+_RECEPTORS = ("ER", "PR", "HER2", "HR")
+
+
+def _stated(marker: str, status: str, wanted: str, wanted_status: str) -> str | None:
+    """The status the note's `marker status` gives the `wanted` marker, if it gives one: "triple negative" (or
+    positive) is each receptor's status, and one receptor positive contradicts "triple negative"."""
+    if marker == wanted or (marker == "TRIPLE" and wanted in _RECEPTORS):
+        return status
+    if wanted == "TRIPLE" and wanted_status == "negative" and marker in _RECEPTORS and status == "positive":
+        return "positive"
+    return None
+
+
 def _marker_status(note: NoteText, text: str, negated: bool) -> Judged | None:
     """A criterion naming a tumour marker's status ("HER2-negative", "triple negative") against the status the
-    note gives the same marker; "triple negative" is contradicted by any of ER, PR, HER2 or HR positive."""
+    note gives the same marker."""
     wanted = {(_marker(m.group(1)), m.group(2).lower()) for m in MARKER_STATUS.finditer(text)}
     if not wanted:
         return None
@@ -384,17 +397,8 @@ def _marker_status(note: NoteText, text: str, negated: bool) -> Judged | None:
         for m in MARKER_STATUS.finditer(sentence):
             marker, status = _marker(m.group(1)), m.group(2).lower()
             for want_marker, want_status in wanted:
-                receptors = ("ER", "PR", "HER2", "HR")
-                if want_marker == "TRIPLE" and marker in receptors:  # one receptor positive: not triple negative
-                    if status == "positive":
-                        return Judged("yes" if negated else "no", f"The note gives the patient's {m.group(0)} status.",
-                                      [i])
-                    continue
-                if marker == "TRIPLE" and want_marker in receptors:  # triple negative: each receptor negative
-                    marker = want_marker
-                if want_marker == marker:
-                    same = want_status == status
-                    return Judged("yes" if same != negated else "no",
+                if (stated := _stated(marker, status, want_marker, want_status)) is not None:
+                    return Judged("yes" if (stated == want_status) != negated else "no",
                                   f"The note gives the patient's {m.group(0)} status.", [i])
     return None
 
