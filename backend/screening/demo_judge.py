@@ -29,14 +29,16 @@ from backend.screening.measures import AT_LEAST, AT_MOST, compare
 from backend.screening.note_reader import (
     ANTICANCER,
     CHEMOTHERAPY,
+    CONCEPT_TOKENS,
     MARKER_STATUS,
     RADIOTHERAPY,
     WORD,
     NoteText,
     fold,
-    norm,
+    key_stems,
     read_note,
 )
+from backend.screening.qualifiers import state
 
 Answer = Literal["yes", "no", "unknown", "not_applicable"]
 
@@ -280,38 +282,28 @@ _MEASURE = re.compile(r"\bwithin (?:the )?(?:last |past |previous |preceding )?\
 _ALLERGY = re.compile(r"\b(?:hypersensitiv\w*|allerg\w*|intoleran\w*|anaphyla\w*|contraindicat\w*)", re.I)
 _UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|participat\w* in (?:another|other|any)|"
                          r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
-_NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:(?:patients?|subjects?|participants?|individuals?|those)\s+"
+# A criterion that rules something out ("No X", "Patients who have not had X"), after a number and section
+# headings ("Chemotherapy: No prior chemotherapy"); a count ("no more than 2") or "Not specified" rules out nothing.
+_NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:[a-z][a-z/ -]{0,40}:\s+)*"
+                                r"(?:(?:patients?|subjects?|participants?|individuals?|those)\s+"
                                 r"(?:who|that)\s+)?(?:(?:must|should|have|has|had|did|does|do|are|is|was|were)\s+"
                                 r"(?:not|never)"
-                                r"(?:\s+been)?(?:\s+previously)?|no|not|without|absence of|free of|never|lack of|"
+                                r"(?:\s+been)?(?:\s+previously)?|no(?! more than| greater than| longer than)|"
+                                r"not(?! specified| applicable)|without|absence of|free of|never|lack of|"
                                 r"non(?!-)|none)\b\s*", re.I)
-_GENERIC = frozenset(norm(w) for w in """
-a an the of in on at to for with and or by from as is are be been being has have had any all other such
-patient patients subject subjects participant participants individual individuals people person persons
-history known prior previous previously documented diagnosis diagnosed diagnostic evidence presence present
-clinical clinically confirmed established who which that this these those must should will would able
-willing capable ability can may signed sign written study trial protocol its their his her disease
-diseases disorder disorders condition conditions including include includes defined definition following
-current currently active acute chronic significant severe mild moderate serious major minor recent
-recently within past last months month weeks week years year days day time at least than more less
-medical medically treatment treated therapy therapies use used using require requiring required need
-based criteria criterion eligible enrolment enrollment entry screening visit investigator opinion
-judgment judgement per due also not no without e g i e etc ie eg like type one two both either
-suspected suspicion likely possible probable other new newly untreated uncontrolled stable
-drug drugs medication medications medicine medicines agent agents product products procedure procedures
-mri ct pet scan scans imaging radiologic radiological radiographic biopsy biopsies test tests testing assessed
-positive negative result results finding findings sign signs function functions center centre site sites
-""".split())  # the last lines: how a finding is shown ("by CT or MRI", "on biopsy"), not a finding
-
-
-def key_stems(text: str) -> list[str]:
-    words = [norm(w) for w in WORD.findall(fold(text)) if not w.isdigit()]
-    return list(dict.fromkeys(w for w in words if w not in _GENERIC and len(w) >= 3 or w in ("hiv", "tia")))
-
-
 def _alternatives(text: str) -> list[list[str]]:
+    # "mucosa-associated lymphoid tissue (MALT) lymphoma" is one thing, and "MALT" another name of it
+    text = " / ".join([_ABBREVIATION.sub(" ", text), *(m.group(1) for m in _ABBREVIATION.finditer(text))])
     parts = re.split(r"\bor\b|,|/|;|\band/or\b|\(|\)", fold(text), flags=re.I)
     return [a for a in (key_stems(p) for p in parts) if a]
+
+
+_ABBREVIATION = re.compile(r"\s\(((?-i:[A-Z][A-Za-z0-9-]{1,7}))\)(?=\s+\w)")
+_PERMITS = re.compile(r"\b(?:(?:is|are)?\s*(?:allowed|permitted)|not specified)\W*$", re.I)
+_TREATMENT_FOR = re.compile(r"\b(?:treatment|therapy|therapies|regimens?)\s+(?:for|of)\b", re.I)
+_OTHER = re.compile(r"\b(?:other|another|second|additional)\b", re.I)  # "No other malignancy": not the one studied
+# "hepatitis B infection" is "hepatitis B" in a note that says only that
+_KIND_WORDS = frozenset({"infection", "infect"})
 
 
 def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, list[int]] | None:
@@ -320,6 +312,9 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
     present: list[int] = []
     absent: list[int] = []
     for alternative in _alternatives(text)[:12]:
+        named = [w for w in alternative if w not in _KIND_WORDS or w in note.stems]
+        if named and all(w in CONCEPT_TOKENS for w in named):
+            alternative = named
         if len(alternative) > 6 or any(w.startswith("non") and w not in note.stems for w in alternative):
             continue  # "non-small cell" is not "small cell" with a word missing
         need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
@@ -336,6 +331,11 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
 # Treatment history: "newly diagnosed", "no prior chemotherapy", "prior systemic therapy for myeloma".
 _NAIVE = re.compile(r"\b(?:newly diagnosed|previously untreated|treatment[- ]na[iï]ve|chemo(?:therapy)?[- ]na[iï]ve|"
                     r"therapy[- ]na[iï]ve)\b", re.I)
+_SITE = re.compile(r"\s+to\s+(?:the\s+)?([a-z][a-z/ -]{2,40}?)"
+                   r"(?=[,;.(]|\s+(?:for|with|that|which|resulting|unless)\b|$)", re.I)
+_COUNT = re.compile(r"\b(?:no more than|not more than|at least|at most|up to|a maximum of|fewer than|less than|"
+                    r"more than)\s+"
+                    r"(?:\d+|one|two|three|four|five)\b|[<>≤≥]\s*\d+\s+(?:prior|previous|lines?|regimens?)", re.I)
 _PRIOR_KIND = re.compile(r"\b(?:prior|previous|preceding|history of|received)\s+(?:or (?:current|concurrent)\s+)?"
                          r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
                          r"radiation(?: therapy)?|therapy|treatment)\b(\s+(?:for|of)\b)?", re.I)
@@ -350,6 +350,8 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
      r"(?:pembro|nivo|atezo|durva|ave|cemip|ipili|tisle|dostar|toripa|sinti|camreli)\w*mab"),
     (r"\bCDK\s?4/6\b", r"ciclib"),
     (r"\bPARP\b", r"parib"),
+    (r"\bproteasome inhibitors?\b", r"zomib$"),
+    (r"\bimmunomodulatory (?:drugs?|agents?)\b|\bIMiDs?\b", r"lidomide$"),
     (r"\baromatase inhibitors?\b", r"letrozole|anastrozole|exemestane"),
     (r"\banti-?HER-?2\b|\bHER-?2[- ](?:targeted|directed)\b",
      r"trastuzumab|pertuzumab|herceptin|lapatinib|neratinib|tucatinib|margetuximab"),
@@ -366,6 +368,9 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
 _HAD = re.compile(r"\b(?:prior|previous(?:ly)?|received|history of|treated with|exposure to|exposed to|pre-?treated|"
                   r"progress\w* (?:on|after)|refractory to|failed|after|current(?:ly)?|taking|use of)\b", re.I)
 _CLASS_NAIVE = re.compile(r"na[iï]ve\b", re.I)
+_EVER = re.compile(r"\b(?:prior|previous(?:ly)?|history)\b", re.I)  # "prior or current": either counts
+_ALLOWED = re.compile(r"\b(?:allowed|permitted|acceptable|either)\b", re.I)  # what a trial lets be, not asks
+_NOW = re.compile(r"\b(?:current(?:ly)?|concurrent|concomitant|ongoing|taking|receiving|on (?:a )?stable)\b", re.I)
 
 
 def _marker(name: str) -> str:
@@ -407,12 +412,17 @@ def _treated_with_class(note: NoteText, text: str, negated: bool) -> Judged | No
     """A criterion about a class of drugs ("prior taxane", "no previous PD-1 inhibitor") against the drugs the
     note reports: only a member the note names decides; a note silent on the class leaves it open."""
     naive = bool(_CLASS_NAIVE.search(text))
-    if not (naive or _HAD.search(text)):
-        return None
+    now = bool(_NOW.search(text)) and not naive and not _EVER.search(text)
+    if not (naive or now or _HAD.search(text)) or _ALLOWED.search(text):
+        return None  # the class alone ("steroid therapy") says nothing of the patient's having had it
     for named, members in _DRUG_CLASSES:
-        if named.search(text):
+        if (m := named.search(text)) and len(WORD.findall(text[: m.start()])) <= 10:
             had = [t for t in note.therapies if members.search(t.name)]
-            if had:
+            taking = [t for t in had if t.when == "current"]
+            if now and had and not taking:
+                return Judged("yes" if negated else "no", f"The note reports {had[0].name} as a past treatment, "
+                                                          "not a current one.", [had[0].sentence])
+            if had := (taking if now else had):
                 answer: Answer = "yes" if (not naive) != negated else "no"
                 return Judged(answer, f"The note reports {had[0].name}, one of the drugs the criterion names.",
                               [had[0].sentence])
@@ -424,6 +434,8 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
     """A criterion about having been treated before, against the treatments the note reports."""
     if _MEASURE.search(text) and re.search(r"\bwithin\b|\d+\s*(?:days?|weeks?|months?)", text, re.I):
         return None  # a time window: the note rarely dates a treatment
+    if _COUNT.search(text):
+        return None  # "no more than 2 prior regimens": a count the note rarely gives
     if (by_class := _treated_with_class(note, text, negated)) is not None:
         return by_class
     wanted, holds = ANTICANCER, True
@@ -435,6 +447,12 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
             return None  # "prior treatment" alone names nothing
         kind = m.group(2).lower()
         wanted = CHEMOTHERAPY if kind.startswith("chemo") else RADIOTHERAPY if kind.startswith("radi") else ANTICANCER
+        if site := _SITE.match(text[m.end():]):  # "prior radiotherapy to the head or neck": there, not anywhere
+            where = set(key_stems(site.group(1)))
+            had = [t for t in note.therapies
+                   if wanted.search(t.name) and where & set(key_stems(note.sentences[t.sentence]))]
+            return Judged("yes" if holds != negated else "no", f"The note reports {had[0].name} there.",
+                          [had[0].sentence]) if had else None
     had = [t for t in note.therapies if wanted.search(t.name)]
     if not had:
         return None
@@ -468,10 +486,26 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
         holds = (reading.place == "inside") != negated
         return Judged("yes" if holds else "no", f"The note states {reading.what}, "
                                                 f"{reading.place} what the criterion asks.", [reading.sentence])
-    hit = _mentioned(read, body, partial=kind != "exclusion")
+    said = state(read, body)
+    if said is not None:
+        evidence = [] if said.sentence is None else [said.sentence]
+        if said.holds is None:  # named, its state unsaid: what the kind of criterion makes of silence
+            if kind == "exclusion":
+                return Judged("no", f"{said.reason} An exclusion the note does not show is taken not to apply.",
+                              evidence)
+            return Judged("unknown", said.reason, evidence)
+        return Judged("yes" if said.holds != negated else "no", said.reason, evidence)
+    if kind != "exclusion" and _PERMITS.search(body):
+        return Judged("yes", "The criterion permits it; it asks nothing of the patient.", [])
+    # "No X" rules out as an exclusion does; "no prior treatment for X" is about the treatment, not X
+    about_treatment = (kind == "exclusion" or negated) and _TREATMENT_FOR.search(body)
+    hit = None if about_treatment else _mentioned(read, body, partial=kind != "exclusion" and not negated)
     measured = bool(_MEASURE.search(body))
-    if kind == "exclusion" and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
-        return Judged("no", "The note reports no allergy or intolerance.", [])
+    if (kind == "exclusion" or negated) and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
+        return Judged("yes" if negated else "no", "The note reports no allergy or intolerance.", [])
+    if hit is not None and hit[0] == "present" and negated and _OTHER.search(body):
+        return Judged("unknown", "The note names it, but the criterion rules out another one besides the patient's.",
+                      hit[1])
     if hit is not None and hit[0] == "present" and not measured:
         answer: Answer = "no" if negated else "yes"
         return Judged(answer, "The note mentions "

@@ -89,6 +89,8 @@ AT_LEAST = any_of(">= => ≥ > at_least greater_than_or_equal_to greater_than mo
 AT_MOST = any_of("<= =< ≤ < at_most no_more_than not_more_than no_greater_than less_than_or_equal_to less_than under "
                  "below up_to lower_than")
 _CMP = rf"(?P<cmp>{AT_LEAST}|{AT_MOST}|=|of|between|from)?"
+# a comparison after the unit: "40% or less"
+_CMP_AFTER = r"(?:\s*or\s+(?:(?P<down>less|lower|fewer|below|under)|(?P<up>more|greater|higher|above|over))\b)?"
 
 
 def _same(value: float) -> float:
@@ -115,7 +117,7 @@ def _measure(name: str, words: str, unit: str, plausible: Callable[[float], bool
     number = r"(?P<a>\d+(?:\.\d+)?)(?:\s*(?:-|–|to|and|or|,)\s*(?:\d+(?:\.\d+)?\s*(?:,|or)\s*)?(?P<b>\d+(?:\.\d+)?))?"
     return _Measure(
         name,
-        re.compile(rf"\b(?:{words})\b[^\d<>≤≥.;]{{0,25}}?{_CMP}\s*{number}(?!\d|\.\d)\s*{unit}", re.I),
+        re.compile(rf"\b(?:{words})\b[^\d<>≤≥.;]{{0,25}}?{_CMP}\s*{number}(?!\d|\.\d)\s*{unit}{_CMP_AFTER}", re.I),
         re.compile(rf"\b(?:{note_words or words})\b[^\d.;]{{0,20}}?(?P<a>\d+(?:\.\d+)?)(?!\d|\.\d)\s*"
                    rf"{unit if note_unit is None else note_unit}", re.I),
         plausible, convert)
@@ -172,6 +174,8 @@ def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
             a = m.convert(float(wanted.group("a")))
             b = m.convert(float(wanted.group("b"))) if wanted.group("b") else None
             cmp = wanted.group("cmp") or ""
+            if not cmp and (wanted.group("down") or wanted.group("up")):
+                cmp = "<=" if wanted.group("down") else ">="
             strict = cmp in ("<", ">") or cmp.lower() in ("less than", "more than", "greater than", "under",
                                                            "over", "above", "below", "higher than", "lower than",
                                                            "exceeding", "exceeds")

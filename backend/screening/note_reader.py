@@ -123,7 +123,7 @@ MARKER_STATUS = re.compile(r"\b(HER-?2|ER|PR|HR|hormone[\s-]receptor|estrogen[\s
 # "negative for HIV" does: the cue is read before what it denies.
 _RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|hepatitis\s+[ABC]|hep\s+[BC]|COVID(?:-19)?|SARS-CoV-2|"
                            r"tuberculosis|TB|syphilis|pregnancy|(?:beta[\s-]?|β-?)?hcg|quantiferon|PPD)"
-                           r"(?:\s+(?:antibody|antibodies|antigen|serology|status|test|screen|PCR))?)[\s-]+negative\b",
+                           r"(?:\s+(?:antibody|antibodies|antigen|serology|status|test(?:ing)?|screen(?:ing)?|PCR))?)[\s-]+negative\b",
                            re.I)
 
 
@@ -136,9 +136,19 @@ def reword(text: str) -> str:
     return _NAMED_NON.sub("non", text)
 
 
+def _token(m: re.Match[str]) -> str:
+    concept = (m.lastgroup or "").rsplit("_", 1)[0]
+    if m.group(0).lower().startswith("metasta"):  # a cancer, and one that has spread: "no metastatic disease"
+        return " cancer metastasis "
+    return f" {concept} "
+
+
 def fold(text: str) -> str:
     """Text with every known name of a concept replaced by its token."""
-    return _CONCEPT.sub(lambda m: " " + (m.lastgroup or "").rsplit("_", 1)[0] + " ", reword(text))
+    return _CONCEPT.sub(_token, reword(text))
+
+
+CONCEPT_TOKENS = frozenset(_CONCEPTS)
 
 
 def norm(word: str) -> str:
@@ -146,6 +156,32 @@ def norm(word: str) -> str:
     if "-" in w and not w[0].isdigit():  # "anti-depressants" is "antidepressants"; "18-year" stays apart
         w = w.replace("-", "")
     return w if w in _CONCEPTS else stem(w)
+
+
+# Words a criterion uses around what it names: they name nothing themselves.
+_GENERIC = frozenset(norm(w) for w in """
+a an the of in on at to for with and or by from as is are be been being has have had any all other such
+patient patients subject subjects participant participants individual individuals people person persons
+history known prior previous previously documented diagnosis diagnosed diagnostic evidence presence present
+clinical clinically confirmed established who which that this these those must should will would able
+willing capable ability can may signed sign written study trial protocol its their his her disease
+diseases disorder disorders condition conditions including include includes defined definition following
+current currently active acute chronic significant severe mild moderate serious major minor recent
+recently within past last months month weeks week years year days day time at least than more less
+medical medically treatment treated therapy therapies use used using require requiring required need
+based criteria criterion eligible enrolment enrollment entry screening visit investigator opinion
+judgment judgement per due also not no without e g i e etc ie eg like type one two both either
+suspected suspicion likely possible probable other new newly untreated uncontrolled stable
+drug drugs medication medications medicine medicines agent agents product products procedure procedures
+mri ct pet scan scans imaging radiologic radiological radiographic biopsy biopsies test tests testing assessed
+positive negative result results finding findings sign signs function functions center centre site sites
+""".split())  # the last lines: how a finding is shown ("by CT or MRI", "on biopsy"), not a finding
+
+
+def key_stems(text: str) -> list[str]:
+    """The stems of what a criterion names, in order, without the words around it."""
+    words = [norm(w) for w in WORD.findall(fold(text)) if not w.isdigit()]
+    return list(dict.fromkeys(w for w in words if w not in _GENERIC and len(w) >= 3 or w in ("hiv", "tia")))
 
 
 NEGATION = re.compile(r"\b" + any_of("""no not denies denied denying without negative free_of absence_of absent never
@@ -163,27 +199,29 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"olimus|parib|ciclib|tinib|zumab|ximab|mumab|imod|lutamide|sone|olone|prine|purine|"
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
                       r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
-                      r"pram|oxetine|traline|faxine|dopa)|"
+                      r"pram|oxetine|traline|faxine|dopa|zomib|lidomide)|"
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
-immunotherapy surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone tamoxifen letrozole
+immunotherapy chemoradi(?:ation|otherapy) surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone
+tamoxifen letrozole
 anastrozole exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids?
 dialysis hemodialysis etanercept abatacept aflibercept hydroxyurea folfox folfiri folfirinox capox xelox r-chop abvd
 (?:peg)?interferon ribavirin levothyroxine lithium hydroxychloroquine mycophenolate cyclosporine ciclosporin
 androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b", re.I)
 # Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
 # a planned therapy is not a prior one).
-_PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior received underwent treated_with
+_PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior(?!_to) received underwent treated_with
 completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after was_(?:given|started)
 had followed_by then""") + r"\b", re.I)
 _CURRENT_CUE = re.compile(r"\b" + any_of("currently current now is_on on takes? taking using receiving maintained_on "
                                            "continues? medications?_include") + r"\b|\b(?:meds|medications):", re.I)
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
+prior_to
 offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)
 CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|tecan|citabine|uracil|trexate|temozolomide",
                           re.I)
 RADIOTHERAPY = re.compile(r"radiation|radiotherapy|xrt", re.I)
 ANTICANCER = re.compile(rf"{CHEMOTHERAPY.pattern}|{RADIOTHERAPY.pattern}|mab$|nib$|immunotherapy|transplant|tamoxifen|"
-                        r"letrozole|anastrozole|avastin|herceptin", re.I)
+                        r"letrozole|anastrozole|avastin|herceptin|zomib$|lidomide$", re.I)
 
 
 @dataclass(frozen=True)
@@ -229,8 +267,8 @@ class NoteText:
 
     def mention(self, wanted: list[str], need: int | None = None) -> tuple[str, int] | None:
         """('present'|'absent', sentence) for the first clause holding `need` of the wanted stems (all by
-        default); a clause that holds them after a negation cue reads 'absent'. None: the note never names
-        them together."""
+        default); a clause that holds them after a negation cue, or one of them just after it, reads
+        'absent'. None: the note never names them together."""
         need = len(wanted) if need is None else need
         if not wanted or len(set(wanted) & self.stems) < need:
             return None
@@ -239,7 +277,8 @@ class NoteText:
             positions = [clause.words.index(w) for w in wanted if w in clause.words]
             if len(positions) < need or clause.relative:
                 continue
-            if min(positions) >= clause.negated_from:
+            # after the cue, or one of them right after it ("MRI showed no metastases" denies brain metastases)
+            if min(positions) >= clause.negated_from or any(0 <= p - clause.negated_from < 3 for p in positions):
                 absent = absent or ("absent", clause.sentence)
                 continue
             return "present", clause.sentence

@@ -244,3 +244,77 @@ BREAST = ("0. A 62-year-old woman with HER2-positive metastatic breast cancer.\n
 ])
 def test_drug_classes_and_marker_statuses(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+LUNG = ("0. A 52-year-old woman with stage IIIA non-small cell lung cancer, adenocarcinoma, EGFR exon 19 deletion.\n"
+        "1. She completed concurrent chemoradiation with carboplatin and pemetrexed 3 months ago.\n"
+        "2. Brain MRI showed no metastases.\n"
+        "3. She has a 30 pack-year smoking history and quit 5 years ago.\n"
+        "4. She is a candidate for resection of a new nodule prior to chemotherapy.")
+MOOD = ("0. A 24-year-old man with treatment-resistant major depressive disorder who failed sertraline.\n"
+        "1. Currently on venlafaxine 150 mg daily.")
+CHEST = ("0. A 63-year-old former smoker with severe COPD on home oxygen.\n"
+         "1. He has had moderate persistent asthma since childhood.\n"
+         "2. Hypertension controlled with lisinopril.")
+SKIN = ("0. A 58-year-old man with metastatic melanoma, BRAF V600E mutated.\n"
+        "1. He progressed on pembrolizumab after 8 months.\n"
+        "2. History of prostate cancer treated with radical prostatectomy 10 years ago, in remission.")
+HEART = ("0. A 76-year-old man with heart failure with reduced ejection fraction (EF 30%).\n"
+         "1. He has poorly controlled type 2 diabetes.\n"
+         "2. Hypertension treated with amlodipine.\n"
+         "3. Chronic hepatitis B.")
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    # the state the note gives what it names: severity, control, remission, smoking now, a gene's alteration
+    (CHEST, "Mild to moderate COPD", "inclusion", "no"),
+    (CHEST, "Severe or very severe COPD", "inclusion", "yes"),
+    (CHEST, "Mild asthma", "inclusion", "no"),
+    (CHEST, "Uncontrolled hypertension", "exclusion", "no"),
+    (HEART, "Uncontrolled diabetes mellitus", "exclusion", "yes"),
+    (HEART, "Uncontrolled hypertension", "exclusion", "no"),  # named, control unsaid: not shown, so no exclusion
+    (HEART, "Uncontrolled hypertension", "inclusion", "unknown"),
+    (SKIN, "Active malignancy", "exclusion", "yes"),  # the melanoma is
+    (CHEST, "Current smokers", "exclusion", "no"),
+    (CHEST, "Ex-smoker", "inclusion", "yes"),
+    (LUNG, "Current or former smokers", "inclusion", "yes"),
+    (LUNG, "EGFR mutation", "inclusion", "yes"),
+    (LUNG, "EGFR wild-type", "inclusion", "no"),
+    (SKIN, "BRAF V600 mutation", "inclusion", "yes"),
+    (SKIN, "BRAF wild-type melanoma", "inclusion", "no"),
+    (SKIN, "KRAS mutation", "inclusion", "unknown"),  # a gene the note does not test
+    # a denial shortly after what it denies: "Brain MRI showed no metastases"
+    (LUNG, "Known brain metastases", "exclusion", "no"),
+    # treatments: chemoradiation is radiotherapy; the site asked for; current against past; "prior to" is planned
+    (LUNG, "Prior radiotherapy", "inclusion", "yes"),
+    (LUNG, "Prior radiotherapy to the head or neck", "inclusion", "unknown"),
+    (LUNG, "Prior platinum-based chemotherapy", "inclusion", "yes"),
+    (MOOD, "Current treatment with an SSRI", "exclusion", "no"),  # sertraline failed: past
+    (MOOD, "Prior treatment with an SSRI", "inclusion", "yes"),
+    (SKIN, "Currently receiving anti-PD-1 therapy", "exclusion", "no"),
+    (SKIN, "Prior or current anti-PD-1 therapy", "exclusion", "yes"),
+    (HEART, "Chronic hepatitis B infection", "inclusion", "yes"),
+    (HEART, "Ejection fraction 40% or less", "inclusion", "yes"),
+    (HEART, "Ejection fraction 50% or more", "inclusion", "no"),
+    ("0. A 70-year-old woman with relapsed myeloma after lenalidomide and bortezomib.", "Prior proteasome inhibitor",
+     "inclusion", "yes"),
+])
+def test_states_treatments_and_limits(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "criterion", "answer"), [
+    # a section's heading before a negated inclusion: the negation still reads
+    (SKIN, "Chemotherapy: No prior chemotherapy", "yes"),
+    (LUNG, "Chemotherapy: No prior chemotherapy", "no"),
+    (LUNG, "PRIOR CONCURRENT THERAPY: Radiotherapy: No prior radiotherapy", "no"),
+    (SKIN, "Surgery: Not specified", "yes"),
+    (LUNG, "Chemotherapy: No more than 2 prior chemotherapy regimens", "unknown"),  # a count, not a denial
+    (SKIN, "Endocrine therapy: Prior corticosteroids allowed", "yes"),  # permits, asks nothing
+    (SKIN, "No other malignancy", "unknown"),  # besides the patient's, which the note names
+    (HEART, "No previous treatment for hepatitis B", "yes"),  # about its treatment, which the note does not report
+    (SKIN, "No mucosa-associated lymphoid tissue (MALT) lymphoma", "yes"),  # one disease, not "lymphoma"
+    (SKIN, "Other: No known hypersensitivity to pembrolizumab", "yes"),
+])
+def test_negated_inclusions_under_a_heading(note: str, criterion: str, answer: str) -> None:
+    assert judge(note, criterion, "inclusion").answer == answer

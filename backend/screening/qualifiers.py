@@ -1,0 +1,199 @@
+"""What a criterion asks about the *state* of something the note names, read against the state the note gives
+it: how severe a condition is ("severe Alzheimer's disease" against "moderate Alzheimer's disease"), whether it
+is controlled ("uncontrolled diabetes" against "well controlled on metformin"), whether a cancer is active
+("active malignancy" against "in remission"), whether the patient smokes now ("current smoker" against "quit 5
+years ago"), and whether a gene is altered ("EGFR mutation" against "EGFR exon 19 deletion").
+
+`state(note, criterion)` answers with a `State`: `holds` True or False when the note gives the state, None when
+the note names the thing but not its state (the judge then decides by the criterion's kind: an exclusion the
+note does not show does not apply). None overall: the criterion asks no such state, or the note does not name
+the thing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from backend.screening.note_reader import WORD, NoteText, fold, key_stems, norm
+
+
+class State(NamedTuple):
+    holds: bool | None
+    reason: str
+    sentence: int | None
+
+
+def _stems(text: str) -> list[str]:
+    return [norm(w) for w in WORD.findall(fold(text)) if not w.isdigit()]
+
+
+def _near(sentence: str, cue: re.Pattern[str], stems: list[str], reach: int = 4) -> re.Match[str] | None:
+    """The cue in `sentence` with all of `stems` among the `reach` words after it, or all before it."""
+    for m in cue.finditer(sentence):
+        after = _stems(sentence[m.end():])[:reach]
+        before = _stems(sentence[: m.start()])[-reach:]
+        if all(s in after for s in stems) or all(s in before for s in stems):
+            return m
+    return None
+
+
+def _leads(criterion: str, m: re.Match[str]) -> bool:
+    """The qualifier opens what the criterion is about ("Severe asthma", "Patients with uncontrolled
+    hypertension"), not one item of a longer list ("…obstruction, such as severe abdominal pain")."""
+    before = criterion[: m.start()]
+    return len(WORD.findall(before)) <= 5 and not re.search(r"[,;(]|\b(?:or|and|such as|including|e\.g|other than|"
+                                                            r"except)\b", before)
+
+
+def _named(note: NoteText, stems: list[str]) -> int | None:
+    """The first sentence whose clause names all of `stems` and does not deny them."""
+    hit = note.mention(stems)
+    return hit[1] if hit and hit[0] == "present" else None
+
+
+# ---- severity and control of a condition --------------------------------------------------------------
+
+_SEVERITY = ("mild", "moderate", "severe")
+_CRITERION_SEVERITY = re.compile(r"\b(mild|moderate|severe)(?:ly)?(?:\s*(?:to|-|–|or|and/or)\s*(?:very\s+)?"
+                                 r"(mild|moderate|severe)(?:ly)?)?\s+((?:[\w'-]+\s*){1,4})", re.I)
+_NOTE_SEVERITY = re.compile(r"\b(mild|moderate|severe)(?:ly)?\b", re.I)
+_CRITERION_CONTROL = re.compile(r"\b(?:uncontrolled|poorly[- ]controlled|not (?:well |adequately )?controlled|"
+                                r"inadequately[- ]controlled|badly[- ]controlled)\s+((?:[\w'-]+\s*){1,4})", re.I)
+_UNCONTROLLED = re.compile(r"\b(?:uncontrolled|poorly[- ]controlled|not (?:well |adequately )?controlled|"
+                           r"inadequately[- ]controlled|badly[- ]controlled|refractory)\b", re.I)
+_CONTROLLED = re.compile(r"\b(?:well[- ]controlled|(?:is |was |remains )?controlled (?:on|with|by)|stable on|"
+                         r"under (?:good )?control|well[- ]managed|optimally controlled)\b", re.I)
+_CRITERION_ACTIVE = re.compile(r"\bactive\s+((?:[\w'-]+\s*){1,4})", re.I)
+_INACTIVE = re.compile(r"\b(?:in (?:complete |partial )?remission|cured|no evidence of (?:active )?disease|ned|"
+                       r"disease[- ]free|no recurrence)\b", re.I)
+_ENDS = re.compile(r"[,;:(]|\b(?:or|and|with|requiring|that|which|who|defined|as|including|e\.g|despite)\b", re.I)
+
+
+def _condition(tail: str) -> list[str]:
+    """The stems of the condition a qualifier is put before, up to where the criterion goes on."""
+    return key_stems(_ENDS.split(tail, 1)[0])
+
+
+def _severity(note: NoteText, criterion: str) -> State | None:
+    m = _CRITERION_SEVERITY.search(criterion)
+    if not m or not _leads(criterion, m) or not (stems := _condition(m.group(3))):
+        return None
+    low, high = m.group(1).lower(), (m.group(2) or m.group(1)).lower()
+    wanted = set(_SEVERITY[_SEVERITY.index(low): _SEVERITY.index(high) + 1])
+    if (i := _named(note, stems)) is None:
+        return None
+    for j, sentence in enumerate(note.sentences):
+        if (cue := _near(sentence, _NOTE_SEVERITY, stems, reach=len(stems) + 2)) is not None:
+            said = cue.group(1).lower()
+            return State(said in wanted, f"The note calls it {said}.", j)
+    return State(None, "The note names it without saying how severe it is.", i)
+
+
+def _control(note: NoteText, criterion: str) -> State | None:
+    m = _CRITERION_CONTROL.search(criterion)
+    if not m or not _leads(criterion, m) or not (stems := _condition(m.group(1))):
+        return None
+    if (i := _named(note, stems)) is None:
+        return None
+    for j, sentence in enumerate(note.sentences):
+        if _near(sentence, _CONTROLLED, stems) is not None:
+            return State(False, "The note says it is controlled.", j)
+        if _near(sentence, _UNCONTROLLED, stems) is not None:
+            return State(True, "The note says it is not controlled.", j)
+    return State(None, "The note names it without saying whether it is controlled.", i)
+
+
+def _active(note: NoteText, criterion: str) -> State | None:
+    m = _CRITERION_ACTIVE.search(criterion)
+    if not m or not _leads(criterion, m) or not (stems := _condition(m.group(1))) or _named(note, stems) is None:
+        return None
+    quiet = None
+    for j, sentence in enumerate(note.sentences):
+        if not set(stems) <= set(_stems(sentence)):
+            continue
+        if _near(sentence, _INACTIVE, stems, reach=8) is None:
+            return None  # named once without remission: the mention decides, as before
+        quiet = quiet if quiet is not None else j
+    return None if quiet is None else State(False, "The note says it is in remission or cured.", quiet)
+
+
+# ---- smoking ------------------------------------------------------------------------------------------
+
+_WANTS_CURRENT_SMOKER = re.compile(r"\b(?:current(?:ly)?|active|ongoing)\s+(?:cigarette\s+|tobacco\s+)?"
+                                   r"(?:smok\w*|tobacco)|\bstill smok\w*|^\W*smokers?\W*$", re.I)
+_WANTS_FORMER_SMOKER = re.compile(r"\b(?:former|ex-?|past|previous)[\s-]*smok\w*|\bquit smoking\b", re.I)
+_EVER_SMOKED = re.compile(r"\b(?:current|active|smokers?)\s+(?:or|and/or|and)\s+(?:ex|former|previous|prior|past)\b|"
+                          r"\b(?:ex|former|previous|prior|past)[\s-]*(?:smokers?\s+)?(?:or|and/or|and)\s+current", re.I)
+_SMOKING = re.compile(r"\b(?:smok\w*|tobacco|cigarettes?|pack[- ]years?)\b", re.I)
+_QUIT = re.compile(r"\b(?:quit|quitted|former|ex-?smoker|stopped|gave up|no longer|used to|previously smoked|"
+                   r"remote (?:smoking|tobacco))\b", re.I)
+_SMOKES = re.compile(r"\b(?:smokes|current(?:ly)? smok\w*|active smoker|still smok\w*|is a smoker|continues to smoke|"
+                     r"ongoing (?:smoking|tobacco)|(?:\d+|a|one|two) (?:packs?|cigarettes?) (?:per|a|/) day)\b", re.I)
+
+
+def _smoking(note: NoteText, criterion: str) -> State | None:
+    """"Current smokers", "former smokers", "current or former smokers" against what the note says of smoking."""
+    if ever := _EVER_SMOKED.search(criterion):
+        asked = [("ever", ever)]
+    else:
+        asked = [(w, m) for w, m in (("current", _WANTS_CURRENT_SMOKER.search(criterion)),
+                                     ("former", _WANTS_FORMER_SMOKER.search(criterion))) if m]
+    if len(asked) != 1 or not _leads(criterion, asked[0][1]):
+        return None
+    wants = asked[0][0]
+    for i, sentence in enumerate(note.sentences):
+        if not _SMOKING.search(sentence):
+            continue
+        if _QUIT.search(sentence):
+            return State(wants != "current", "The note says the patient quit smoking.", i)
+        if _SMOKES.search(sentence):
+            return State(wants != "former", "The note says the patient smokes.", i)
+    return None
+
+
+# ---- a gene's alteration ------------------------------------------------------------------------------
+
+_GENE = r"(EGFR|ALK|ROS-?1|BRAF|KRAS|NRAS|HRAS|BRCA-?[12]?|FLT3|IDH-?[12]?|JAK-?2|PIK3CA|MET|RET|NTRK[123]?|HER-?2|" \
+        r"ERBB2|TP53|NPM1|KIT|PDGFRA|FGFR[1-4]?|BCR-ABL1?|CALR|MPL)"
+_ALTERED = (r"(?:mutations?|mutated|mutant|alterations?|altered|variants?|fusions?|rearrangements?|rearranged|"
+            r"amplifications?|amplified|deletions?|insertions?|positive|\+|exon\s+\d+|(?-i:[A-Z]\d{1,4}[A-Z])|ITD|TKD)")
+_CRITERION_GENE = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing|driver|oncogenic)){{0,2}}[\s-]*"
+                             rf"{_ALTERED}(?!\w)|\b(?:activating|sensiti[sz]ing)?\s*(?:mutations?|alterations?|"
+                             rf"rearrangements?|fusions?) (?:in|of) (?:the )?{_GENE}\b", re.I)
+_NOTE_WILD = re.compile(rf"\b{_GENE}[\s-]*(?:gene\s+)?(?:wild[- ]?type|negative|-(?!\w)|not (?:mutated|amplified)|"
+                        rf"unmutated)|\b(?:no|negative for|without)\s+(?:\w+\s+)?{_GENE}\b", re.I)
+_NOTE_ALTERED = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing)){{0,2}}[\s-]*{_ALTERED}(?!\w)|"
+                           rf"\b(?:mutations?|alterations?|rearrangements?|fusions?) (?:in|of) (?:the )?{_GENE}\b",
+                           re.I)
+
+
+_CRITERION_WILD = re.compile(rf"\b{_GENE}[\s-]*(?:gene\s+)?(?:wild[- ]?type|non-?mutated|unmutated)|\bwithout (?:an? )?"
+                             rf"(?:\w+\s+)?{_GENE}\s+(?:mutations?|alterations?)", re.I)
+
+
+def _gene_key(name: str) -> str:
+    return re.sub(r"[\s-]", "", name).upper().replace("ERBB2", "HER2")
+
+
+def _gene(note: NoteText, criterion: str) -> State | None:
+    wild = _CRITERION_WILD.search(criterion)
+    m = wild or _CRITERION_GENE.search(criterion)
+    if not m:
+        return None
+    gene = _gene_key(m.group(1) or m.group(2))
+    for i, sentence in enumerate(note.sentences):
+        for w in _NOTE_WILD.finditer(sentence):
+            if _gene_key(w.group(1) or w.group(2)) == gene:
+                return State(bool(wild), f"The note reports {gene} without an alteration.", i)
+        for a in _NOTE_ALTERED.finditer(sentence):
+            if _gene_key(a.group(1) or a.group(2)) == gene:
+                return State(not wild, f"The note reports an alteration of {gene}.", i)
+    return None
+
+
+def state(note: NoteText, criterion: str) -> State | None:
+    for read in (_gene, _smoking, _control, _severity, _active):
+        if (found := read(note, criterion)) is not None:
+            return found
+    return None
