@@ -1,4 +1,5 @@
 import { act, render } from "@testing-library/react";
+import { useState } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { chatFromUrl, encodeChat, patchUrl, useUrlSync, type UrlPatch } from "../state/urlState";
 import { decodeTablizer, encodeTablizer, type TablizerUrl } from "./tablizer/tablizerUrl";
@@ -81,5 +82,25 @@ describe("useUrlSync", () => {
       window.dispatchEvent(new PopStateEvent("popstate"));
     });
     expect(applied).toEqual([view("egfr"), view("egfr")]);
+  });
+
+  it("another part's write landing in the same render as the page's change leaves the page's change alone", () => {
+    // E.g. a click on an NCT id in a chat answer opens the trial while the tray's pending effect writes `c=`:
+    // the URL moved, but none of the page's parameters did, so the row about to be written must not be closed.
+    window.history.replaceState(null, "", "/tablizer?q=egfr&chat=1");
+    let openRow: (id: string | null) => void = () => undefined;
+    function Page() {
+      const [open, setOpen] = useState<string | null>(null);
+      openRow = setOpen;
+      useUrlSync<TablizerUrl>({ encode: encodeTablizer, decode: decodeTablizer, current: view("egfr", 1, open), apply: (v) => setOpen(v.open), entry: (v) => v.query });
+      return <p data-testid="open">{open ?? "none"}</p>;
+    }
+    const { getByTestId } = render(<Page />);
+    act(() => {
+      openRow("123");
+      patchUrl({ c: "3" });
+    });
+    expect(getByTestId("open").textContent).toBe("123");
+    expect(window.location.search).toBe("?q=egfr&chat=1&c=3&open=123");
   });
 });

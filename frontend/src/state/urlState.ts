@@ -35,10 +35,10 @@ export function encodeChat(open: boolean, conversation: number | null): UrlPatch
 // -- Keeping a page and its URL in step -------------------------------------------------------------------
 
 /**
- * Keeps a page's view and its URL parameters in step. On mount and on Back/Forward (any URL change this hook
- * did not write) the page `apply`s what the URL says; when the page's `current` view changes the URL follows,
- * as a new history entry when `entry` (e.g. the search and its page) changed, replacing the current one otherwise
- * (the row open in the panel). `current` null: the page has nothing to say yet (the URL is left as it is).
+ * Keeps a page's view and its URL parameters in step. On mount and on Back/Forward (any change to the page's
+ * parameters this hook did not write) the page `apply`s what the URL says; when the page's `current` view changes
+ * the URL follows, as a new history entry when `entry` (e.g. the search and its page) changed, replacing the current
+ * one otherwise (the row open in the panel). `current` null: the page has nothing to say yet (the URL is left as it is).
  */
 export function useUrlSync<T>(opts: {
   encode: (view: T) => UrlPatch;
@@ -50,14 +50,19 @@ export function useUrlSync<T>(opts: {
   const { search } = useLocation();
   const optsRef = useRef(opts);
   optsRef.current = opts;
+  /** The page's own parameters as it last wrote or applied them: another part's parameters are not the page's. */
   const written = useRef<string | null>(null);
   const lastEntry = useRef<string | null>(null);
 
-  // The URL changed under the page (mount, Back/Forward, a pasted link): show what it says.
+  // The page's parameters changed under it (mount, Back/Forward, a pasted link): show what they say. A change to
+  // another part's parameters only (the chat tray's `chat`/`c`) is not applied: it says nothing about the page, and
+  // may land in the same render as a page change not written yet (a trial opened from a chat answer), which
+  // applying the older URL would undo.
   useEffect(() => {
-    if (written.current === search) return;
-    written.current = search;
     const view = optsRef.current.decode(new URLSearchParams(search));
+    const own = JSON.stringify(view);
+    if (written.current === own) return;
+    written.current = own;
     lastEntry.current = optsRef.current.entry(view);
     optsRef.current.apply(view);
   }, [search]);
@@ -70,6 +75,6 @@ export function useUrlSync<T>(opts: {
     const key = entry(current);
     patchUrl(encode(current), { push: lastEntry.current != null && key !== lastEntry.current });
     lastEntry.current = key;
-    written.current = window.location.search;
+    written.current = JSON.stringify(optsRef.current.decode(new URLSearchParams(window.location.search)));
   }, [encoded]);
 }
