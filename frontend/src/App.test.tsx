@@ -182,6 +182,15 @@ describe("TrialScout", () => {
     expect(urls.some((u) => u.startsWith("/api/trials/search?") && u.includes("condition=melanoma") && u.includes("phase=PHASE2"))).toBe(true);
   });
 
+  it("opening the chat tray (another part of the URL) leaves a search form being typed alone", async () => {
+    await openApp("/trialscout");
+    fireEvent.change(screen.getByTestId("trial-condition"), { target: { value: "melanoma" } });
+    fireEvent.click(screen.getByTestId("chat-toggle"));
+    await screen.findByTestId("chat-input");
+    expect(window.location.search).toBe("?chat=1");
+    expect((screen.getByTestId("trial-condition") as HTMLInputElement).value).toBe("melanoma");
+  });
+
   it("an NCT id in an answer opens the trial's detail view", async () => {
     await openApp("/trialscout");
     fireEvent.click(screen.getByTestId("trial-search"));
@@ -196,5 +205,29 @@ describe("TrialScout", () => {
     expect(await within(panel).findByText("Adults only")).toBeTruthy();
     const context = () => (chatBodies[0] as { context: Record<string, unknown> }).context;
     expect(context()).toMatchObject({ current_page: "trialscout", total_matched: 2, loaded_count: 2, viewer: null });
+  });
+
+  it("an NCT id clicked before the tray has written its conversation to the URL still opens the trial", async () => {
+    await openApp("/trialscout");
+    nextTurn = [
+      { type: "conversation", conversation_id: 3, turn_id: "t", user_message_id: 1 },
+      { type: "complete", payload: { message: "Look at NCT00000001.", payloads: [], conversation_id: 3, message_id: 2, status: "complete" } },
+    ];
+    // The click comes right after the render that shows the link, before that render's effects ran (the tray's `c=3`
+    // write among them): the write lands in the same render as the opened trial, which must stay open.
+    await new Promise<void>((resolve) => {
+      const observer = new MutationObserver(() => {
+        const link = document.querySelector('[data-testid="entity-link"]');
+        if (!link) return;
+        observer.disconnect();
+        fireEvent.click(link);
+        resolve();
+      });
+      observer.observe(document.body, { subtree: true, childList: true });
+      void ask("which one?");
+    });
+    const panel = await screen.findByTestId("detail-panel");
+    expect(await within(panel).findByText("Adults only")).toBeTruthy();
+    await waitFor(() => expect(window.location.search).toBe("?chat=1&c=3&open=NCT00000001"));
   });
 });
