@@ -183,7 +183,8 @@ _FEMALE_ONLY = re.compile(r"\b(?:pregnan\w*|lactat\w*|breast[- ]?feed\w*|nursing
                           r"childbearing|child-bearing|contracepti\w*|hcg|birth control)", re.I)
 # A negative pregnancy test, pregnancies in the past ("an ectopic pregnancy at age 26", "a history of 3
 # pregnancies") or the pregnancy the patient was born from are not a current pregnancy.
-_NOT_PREGNANT_NOW = re.compile(r"\b(?:pregnancy test|hcg)\b[^.;]{0,80}\bnegative\b|\bnegative\b[^.;]{0,30}"
+_NOT_PREGNANT_NOW = re.compile(r"\b(?:planning|plans?|desires?|wish\w*|wants?|considering)\s+(?:a\s+)?(?:future\s+)?"
+                               r"pregnanc|\b(?:pregnancy test|hcg)\b[^.;]{0,80}\bnegative\b|\bnegative\b[^.;]{0,30}"
                                r"\b(?:pregnancy test|hcg)\b|\b(?:ectopic|prior|previous|past|former|earlier|last)"
                                r"\s+pregnanc|\bhistory of (?:\w+\s+){0,2}pregnanc|"
                                r"\bborn\b[^.;]*\bpregnanc|"
@@ -355,6 +356,17 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
     (r"\baromatase inhibitors?\b", r"letrozole|anastrozole|exemestane"),
     (r"\banti-?HER-?2\b|\bHER-?2[- ](?:targeted|directed)\b",
      r"trastuzumab|pertuzumab|herceptin|lapatinib|neratinib|tucatinib|margetuximab"),
+    (r"\bBTK\b|\bbruton", r"brutinib$"),
+    (r"\bBCL-?2\b", r"toclax$"),
+    (r"\bSGLT-?2\b", r"gliflozin$"),
+    (r"\bGLP-?1\b", r"glutide$|exenatide"),
+    (r"\bDPP-?4\b", r"gliptin$"),
+    (r"\bbeta[- ]?blockers?\b|\bβ-?blockers?\b", r"olol$|dilol$"),
+    (r"\bACE inhibitors?\b|\bangiotensin[- ]converting", r"pril$"),
+    (r"\bangiotensin (?:ii )?receptor blockers?\b|\bARBs?\b", r"sartan$"),
+    (r"\bintegrase inhibitors?\b|\bINSTIs?\b", r"tegravir$"),
+    (r"\bantidepressants?\b|\banti-depressants?\b", r"pram$|oxetine$|traline$|faxine$|bupropion|mirtazapine|"
+                                                      r"triptyline$|ipramine$"),
     (r"\btyrosine kinase inhibitors?\b|\bTKIs?\b", r"tinib$"),
     (r"\banti-?TNF\b|\bTNF(?:-?alpha)?[- ](?:inhibitors?|antagonists?|blockers?)\b",
      r"adalimumab|infliximab|etanercept|certolizumab|golimumab"),
@@ -368,7 +380,11 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
 _HAD = re.compile(r"\b(?:prior|previous(?:ly)?|received|history of|treated with|exposure to|exposed to|pre-?treated|"
                   r"progress\w* (?:on|after)|refractory to|failed|after|current(?:ly)?|taking|use of)\b", re.I)
 _CLASS_NAIVE = re.compile(r"na[iï]ve\b", re.I)
-_EVER = re.compile(r"\b(?:prior|previous(?:ly)?|history)\b", re.I)  # "prior or current": either counts
+# "prior or current", "treated with concurrent chemoradiation": either time counts
+_EVER = re.compile(r"\b(?:prior|previous(?:ly)?|history|treated|received|completed|underwent)\b", re.I)
+# what a criterion says around a drug taken now ("Receiving concomitant methotrexate"); any other word ("an
+# insulin pump", "continuous insulin infusion") asks more than the drug
+_TAKING_WORDS = frozenset(key_stems("receiving taking concomitant concurrent ongoing stable dose daily regular"))
 _ALLOWED = re.compile(r"\b(?:allowed|permitted|acceptable|either)\b", re.I)  # what a trial lets be, not asks
 _NOW = re.compile(r"\b(?:current(?:ly)?|concurrent|concomitant|ongoing|taking|receiving|on (?:a )?stable)\b", re.I)
 
@@ -438,6 +454,15 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
         return None  # "no more than 2 prior regimens": a count the note rarely gives
     if (by_class := _treated_with_class(note, text, negated)) is not None:
         return by_class
+    if _NOW.search(text) and not _EVER.search(text) and not _ALLOWED.search(text):
+        # "Current use of metformin": the drug itself, taken now or only before
+        named = [t for t in note.therapies if re.search(rf"\b{re.escape(t.name)}\b", text, re.I)]
+        drugs = {w for t in named for w in key_stems(t.name)}
+        if named and not [w for w in key_stems(text) if w not in drugs and w not in _TAKING_WORDS]:
+            taking = [t for t in named if t.when == "current"]
+            pick = (taking or named)[0]
+            return Judged("yes" if bool(taking) != negated else "no", f"The note reports {pick.name} as a "
+                          f"{'current' if taking else 'past'} treatment.", [pick.sentence])
     wanted, holds = ANTICANCER, True
     if _NAIVE.search(text):
         holds = False

@@ -38,7 +38,8 @@ lupus(?:_erythematosus)? adhd degeneration hyperemesis_gravidarum ptsd hearing_l
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
 _STOP_LEAD = re.compile("^" + any_of(r"""a an the he she his her their of with and or no history h/o has had had_a known
 presents? presented presenting complains? complaining_of diagnosed was is for to in on at from by recent new prior
-previous severe mild acute chronic significant worsening progressive who which that also patient pt denies developed
+previous severe mild moderate acute chronic significant worsening progressive who which that also patient pt denies
+developed well-?controlled poorly-?controlled uncontrolled controlled stable
 s/p status post newly due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be
 found mri ct x-ray cxr echo tte imaging exam symptoms?_of signs?_of sudden large small underlying spontaneous
 possible probable suspected likely stopped discontinued treated started
@@ -70,7 +71,8 @@ _STATUS_WORD = (r"(?:positive|negative|mutant|mutation|mutated|amplified|amplifi
 _BIOMARKER = re.compile(r"\b((?:HER2|ER|PR|EGFR|ALK|ROS1|BRAF|KRAS|NRAS|PD-?L1|BRCA[12]?|HLA-B27|JAK2|BCR-ABL|FLT3|"
                         r"IDH[12]?|MGMT|CD20|CD19|PSA)\b"
                         # a status, or a variant ("V600E", "G12D") and its status
-                        rf"(?:[\s-]*(?:(?-i:[A-Z]\d{{1,4}}[A-Z])\b(?:\s+{_STATUS_WORD})?|{_STATUS_WORD}))?"
+                        rf"(?:[\s-]*(?:(?-i:[A-Z]\d{{1,4}}[A-Z])\b(?:\s+{_STATUS_WORD})?|exon\s+\d+\s+(?:deletion|insertion|"
+                        rf"mutation|skipping)\b|{_STATUS_WORD}))?"
                         r"|(?:hormone[- ])?receptor[- ](?:positive|negative)\b|HR[+-](?!\w)|HR-(?:positive|negative)\b|"
                         r"MSI-(?:H|high|L|low|stable)\b|MSS\b)", re.I)
 _ECOG = re.compile(r"\b((?:ECOG|Karnofsky|KPS|WHO)\s*(?:performance status|PS)?\s*(?:of\s*)?[:=]?\s*\d{1,3}%?)", re.I)

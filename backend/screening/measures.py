@@ -93,6 +93,18 @@ _CMP = rf"(?P<cmp>{AT_LEAST}|{AT_MOST}|=|of|between|from)?"
 _CMP_AFTER = r"(?:\s*or\s+(?:(?P<down>less|lower|fewer|below|under)|(?P<up>more|greater|higher|above|over))\b)?"
 
 
+_VALUE = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?"  # "100,000" or "1.5"
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _thousands(value: float) -> float:
+    """Platelets per µL ("150,000") as ×10⁹/L ("150"): notes and criteria write either."""
+    return value / 1000 if value >= 1000 else value
+
+
 def _same(value: float) -> float:
     return value
 
@@ -108,19 +120,24 @@ class _Measure(NamedTuple):
     note: re.Pattern[str]
     plausible: Callable[[float], bool]  # on the converted value
     convert: Callable[[float], float] = _same
+    unless: re.Pattern[str] | None = None  # a criterion about something else measured in the same unit
 
 
 def _measure(name: str, words: str, unit: str, plausible: Callable[[float], bool], *, note_words: str | None = None,
-             note_unit: str | None = None, convert: Callable[[float], float] = _same) -> _Measure:
+             note_unit: str | None = None, note: re.Pattern[str] | None = None,
+             convert: Callable[[float], float] = _same, unless: str | None = None) -> _Measure:
     """`unit` must follow the criterion's number (so a limit in other units, "1.5 x ULN", is not read);
-    `note_unit` is what may follow the note's number (by default the same unit)."""
-    number = r"(?P<a>\d+(?:\.\d+)?)(?:\s*(?:-|–|to|and|or|,)\s*(?:\d+(?:\.\d+)?\s*(?:,|or)\s*)?(?P<b>\d+(?:\.\d+)?))?"
+    `note_unit` is what may follow the note's number (by default the same unit); `note`, a pattern of its own
+    where notes put the number first ("26 weeks gestation")."""
+    # "7.0% and 10.5%", ">= 30% and < 50%": a range may repeat the unit and the comparison
+    number = (rf"(?P<a>{_VALUE})(?:\s*{unit})?(?:\s*(?:-|–|to|and|or|,)\s*(?:{AT_MOST}\s*)?"
+              rf"(?:{_VALUE}\s*(?:,|or)\s*)?(?P<b>{_VALUE}))?")
     return _Measure(
         name,
         re.compile(rf"\b(?:{words})\b[^\d<>≤≥.;]{{0,25}}?{_CMP}\s*{number}(?!\d|\.\d)\s*{unit}{_CMP_AFTER}", re.I),
-        re.compile(rf"\b(?:{note_words or words})\b[^\d.;]{{0,20}}?(?P<a>\d+(?:\.\d+)?)(?!\d|\.\d)\s*"
-                   rf"{unit if note_unit is None else note_unit}", re.I),
-        plausible, convert)
+        note or re.compile(rf"\b(?:{note_words or words})\b[^\d.;]{{0,20}}?(?P<a>{_VALUE})(?!\d|\.\d)\s*"
+                           rf"{unit if note_unit is None else note_unit}", re.I),
+        plausible, convert, re.compile(unless, re.I) if unless else None)
 
 
 # A lab value in a note often comes without its unit ("creatinine 2.3"); the conventional US unit is meant
@@ -128,6 +145,11 @@ def _measure(name: str, words: str, unit: str, plausible: Callable[[float], bool
 _NO_OTHER_UNIT = r"(?!\s*(?:µ|u|micro|mmol|mol|g/l|mg/l|%|x|×|times|/))"
 _MG_DL = r"mg\s*/\s*dl"
 _TEMPERATURE_UNIT = r"(?:°\s*[cf]\b|℃|℉|degrees?\s*(?:c\b|f\b|celsius|fahrenheit|centigrade)|c\b|f\b)"
+
+
+_PLATELET_UNIT = (r"(?:x\s*10\s*\^?\s*9\s*/\s*l|x\s*10\s*\^?\s*3\s*/\s*(?:µl|ul|mm3|mm³)|/\s*(?:µl|ul|mm3|mm³)|"
+                  r"k(?:/µl|/ul)?\b)")
+_GFR_UNIT = r"ml\s*/\s*min"
 
 
 _MEASURES = (
@@ -157,6 +179,16 @@ _MEASURES = (
              r"spo2|sao2|o2 sat|sats?", r"%", lambda v: 40 <= v <= 100,
              note_words=r"(?:oxygen|o2) saturation|spo2|sao2|o2 sat\w*|sat(?:urating|s)?"),
     _measure("weight", r"(?:body )?weight|weighing|weighs?", r"kg\b", lambda v: 1 <= v <= 400),
+    _measure("platelets", r"platelets?(?: count)?|plt", _PLATELET_UNIT, lambda v: 1 <= v <= 2000,
+             note_unit=rf"(?:{_PLATELET_UNIT}|(?!\s*(?:%|mg|g/|mmol)))", convert=_thousands),
+    _measure("FEV1", r"(?:post-bronchodilator |pre-bronchodilator )?fev1(?!\s*[/:])", r"%(?:\s*(?:of\s*)?predicted)?",
+             lambda v: 5 <= v <= 150, unless=r"revers|increase|improv|change|declin|respons|variab|within \d+\s*%"),
+    _measure("eGFR", r"egfr|e-gfr|estimated glomerular filtration rate|gfr|creatinine clearance|crcl", _GFR_UNIT,
+             lambda v: 1 <= v <= 200),
+    _measure("gestational age", r"gestational age|gestation", r"(?:weeks?|wks?)\b", lambda v: 4 <= v <= 44,
+             note=re.compile(r"\b(?P<a>\d{1,2})(?:\+\d)?\s*(?:weeks?|wks?)['’]?\s*(?:of\s+)?"
+                             r"(?:gestation|gestational age|pregnan\w*)\b|"
+                             r"\bgestational age\s*(?:of\s*)?:?\s*(?P<b>\d{1,2})\b", re.I)),
 )
 _LOW = re.compile(rf"{AT_LEAST}|from", re.I)
 _HIGH = re.compile(AT_MOST, re.I)
@@ -165,14 +197,15 @@ _HIGH = re.compile(AT_MOST, re.I)
 def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
     for m in _MEASURES:
         wanted = m.criterion.search(criterion)
-        if not wanted:
+        if not wanted or m.unless and m.unless.search(criterion):
             continue
         for i, s in enumerate(sentences):
             stated = m.note.search(s)
-            if not stated or not m.plausible(value := m.convert(float(stated.group("a")))):
+            said = stated and (stated.group("a") or stated.groupdict().get("b"))
+            if not said or not m.plausible(value := m.convert(_number(said))):
                 continue
-            a = m.convert(float(wanted.group("a")))
-            b = m.convert(float(wanted.group("b"))) if wanted.group("b") else None
+            a = m.convert(_number(wanted.group("a")))
+            b = m.convert(_number(wanted.group("b"))) if wanted.group("b") else None
             cmp = wanted.group("cmp") or ""
             if not cmp and (wanted.group("down") or wanted.group("up")):
                 cmp = "<=" if wanted.group("down") else ">="
@@ -180,7 +213,7 @@ def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
                                                            "over", "above", "below", "higher than", "lower than",
                                                            "exceeding", "exceeds")
             if b is not None and b > a:
-                inside = a <= value <= b
+                inside = (a < value if strict else a <= value) and value <= b
             elif _LOW.fullmatch(cmp.lower()) or _LOW.match(cmp.lower()):
                 inside = value > a if strict else value >= a
             elif _HIGH.match(cmp.lower()):

@@ -103,6 +103,9 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "lupus": ("systemic lupus erythematosus", "lupus erythematosus", "lupus", "sle"),
     "fever": ("fevers?", "febrile", "pyrexia"),
     "obesity": ("obes(?:e|ity)", "overweight"),
+    # a stage IV cancer has spread: "metastatic disease" holds of it (the stage's words are kept, see _token)
+    "stage4": (r"stage (?:iv|4)[a-c]?"
+               r"(?=[^.;]{0,40}\b(?:cancer|carcinoma|tumou?r|lymphoma|melanoma|sarcoma|\w+omas?)\b)",),
 }
 _CONCEPT = re.compile(r"\b(?:" + "|".join(sorted((f"(?P<{k}_{i}>{a})" for k, alts in _CONCEPTS.items()
                                                   for i, a in enumerate(alts)), key=len, reverse=True)) + r")\b",
@@ -140,6 +143,8 @@ def _token(m: re.Match[str]) -> str:
     concept = (m.lastgroup or "").rsplit("_", 1)[0]
     if m.group(0).lower().startswith("metasta"):  # a cancer, and one that has spread: "no metastatic disease"
         return " cancer metastasis "
+    if concept == "stage4":
+        return f" {m.group(0)} metastasis "
     return f" {concept} "
 
 
@@ -199,13 +204,14 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"olimus|parib|ciclib|tinib|zumab|ximab|mumab|imod|lutamide|sone|olone|prine|purine|"
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
                       r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
-                      r"pram|oxetine|traline|faxine|dopa|zomib|lidomide)|"
+                      r"pram|oxetine|traline|faxine|dopa|zomib|lidomide|toclax|dilol|triptyline|ipramine)|"
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy chemoradi(?:ation|otherapy) surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone
 tamoxifen letrozole
 anastrozole exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids?
 dialysis hemodialysis etanercept abatacept aflibercept hydroxyurea folfox folfiri folfirinox capox xelox r-chop abvd
-(?:peg)?interferon ribavirin levothyroxine lithium hydroxychloroquine mycophenolate cyclosporine ciclosporin
+(?:peg)?interferon ribavirin levothyroxine lithium bupropion mirtazapine hydroxychloroquine mycophenolate
+cyclosporine ciclosporin
 androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b", re.I)
 # Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
 # a planned therapy is not a prior one).
@@ -214,6 +220,9 @@ completed progress\w*_(?:on|after|through|despite) failed history_of refractory_
 had followed_by then""") + r"\b", re.I)
 _CURRENT_CUE = re.compile(r"\b" + any_of("currently current now is_on on takes? taking using receiving maintained_on "
                                            "continues? medications?_include") + r"\b|\b(?:meds|medications):", re.I)
+_CONTINUED = re.compile(r"[^.;]{0,40}?\b(?:which|that) (?:she|he|they|the patient) "
+                        r"(?:continues|still takes|remains on)\b|"
+                        r"\s*(?:is\s+)?(?:ongoing|continued)\b", re.I)
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
 prior_to
 offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)
@@ -243,6 +252,8 @@ def _therapies(sentences: list[str]) -> list[Therapy]:
             # The nearest cue decides ("previously on methotrexate, now on secukinumab"); none: taken as prior.
             prior = max((c.end() for c in _PRIOR_CUE.finditer(before)), default=-1)
             current = max((c.end() for c in _CURRENT_CUE.finditer(before)), default=-1)
+            if _CONTINUED.match(sentence[m.end():]):  # "methotrexate, which she continues"
+                current = len(before)
             out.append(Therapy(m.group(1).lower(), "current" if current > prior else "prior", i))
     return out
 

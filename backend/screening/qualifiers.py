@@ -122,6 +122,7 @@ def _active(note: NoteText, criterion: str) -> State | None:
 
 _WANTS_CURRENT_SMOKER = re.compile(r"\b(?:current(?:ly)?|active|ongoing)\s+(?:cigarette\s+|tobacco\s+)?"
                                    r"(?:smok\w*|tobacco)|\bstill smok\w*|^\W*smokers?\W*$", re.I)
+_WANTS_NON_SMOKER = re.compile(r"\bnon-?smok\w*|\b(?P<never>never)[- ]smok\w*|\bnot (?:a )?(?:current )?smoker", re.I)
 _WANTS_FORMER_SMOKER = re.compile(r"\b(?:former|ex-?|past|previous)[\s-]*smok\w*|\bquit smoking\b", re.I)
 _EVER_SMOKED = re.compile(r"\b(?:current|active|smokers?)\s+(?:or|and/or|and)\s+(?:ex|former|previous|prior|past)\b|"
                           r"\b(?:ex|former|previous|prior|past)[\s-]*(?:smokers?\s+)?(?:or|and/or|and)\s+current", re.I)
@@ -137,8 +138,10 @@ def _smoking(note: NoteText, criterion: str) -> State | None:
     if ever := _EVER_SMOKED.search(criterion):
         asked = [("ever", ever)]
     else:
+        non = _WANTS_NON_SMOKER.search(criterion)
         asked = [(w, m) for w, m in (("current", _WANTS_CURRENT_SMOKER.search(criterion)),
-                                     ("former", _WANTS_FORMER_SMOKER.search(criterion))) if m]
+                                     ("former", _WANTS_FORMER_SMOKER.search(criterion)),
+                                     ("never" if non and non.group("never") else "non", non)) if m]
     if len(asked) != 1 or not _leads(criterion, asked[0][1]):
         return None
     wants = asked[0][0]
@@ -146,9 +149,9 @@ def _smoking(note: NoteText, criterion: str) -> State | None:
         if not _SMOKING.search(sentence):
             continue
         if _QUIT.search(sentence):
-            return State(wants != "current", "The note says the patient quit smoking.", i)
+            return State(wants in ("former", "ever", "non"), "The note says the patient quit smoking.", i)
         if _SMOKES.search(sentence):
-            return State(wants != "former", "The note says the patient smokes.", i)
+            return State(wants in ("current", "ever"), "The note says the patient smokes.", i)
     return None
 
 

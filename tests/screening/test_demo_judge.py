@@ -12,6 +12,7 @@ from backend.eval.dataset import ANNOTATIONS_PATH
 from backend.eval.label_map import map_label
 from backend.eval.metrics import cohens_kappa
 from backend.screening.demo_judge import age_bounds, judge
+from backend.screening.measures import compare
 from backend.screening.note_reader import read_note, split_sentences
 
 NOTE = ("0. A 67-year-old man presents with crushing chest pain.\n"
@@ -318,3 +319,55 @@ def test_states_treatments_and_limits(note: str, criterion: str, kind: str, answ
 ])
 def test_negated_inclusions_under_a_heading(note: str, criterion: str, answer: str) -> None:
     assert judge(note, criterion, "inclusion").answer == answer
+
+
+@pytest.mark.parametrize(("sentence", "criterion", "place"), [
+    ("HbA1c 8.4%", "HbA1c between 7.0% and 10.5%", "inside"),  # the unit after each number of the range
+    ("HbA1c: 6.5%", "HbA1c >6.5% and ≤10.0%", "outside"),  # a strict lower end
+    ("Hgb: 13.5 g/dl", "Mean Hgb in the range of ≥ 9.5 to ≤ 12.0 g/dL", "outside"),
+    ("platelets 85 x10^9/L", "Platelet count >= 100 x 10^9/L", "outside"),
+    ("Platelets 150,000/uL", "Platelet count ≥ 100,000/mm3", "inside"),  # per µL and ×10⁹/L alike
+    ("FEV1 42% predicted", "Post-bronchodilator FEV1 >= 30% and < 50% predicted", "inside"),
+    ("CKD stage 4 (eGFR 24 mL/min/1.73m2)", "eGFR >= 30 mL/min/1.73 m2", "outside"),
+    ("A 31-year-old at 26 weeks gestation", "Gestational age between 24 and 30 weeks", "inside"),
+    ("EF 30%", "Ejection fraction 40% or less", "inside"),
+])
+def test_values_read_against_the_criterions_range(sentence: str, criterion: str, place: str) -> None:
+    reading = compare([sentence], criterion)
+    assert reading is not None and reading.place == place
+
+
+@pytest.mark.parametrize(("sentence", "criterion"), [
+    ("FEV1 78% predicted with 14% reversibility", "FEV1 reversibility >= 12% after bronchodilator"),  # not FEV1 itself
+    ("Post-bronchodilator FEV1/FVC = 60% of predicted", "FEV1 < 80% predicted"),  # the ratio, not FEV1
+    ("EGFR exon 19 deletion", "eGFR >= 30 mL/min"),  # the gene, not the kidneys
+])
+def test_a_value_of_something_else_is_not_read(sentence: str, criterion: str) -> None:
+    assert compare([sentence], criterion) is None
+
+
+DRUGS = ("0. A 66-year-old man with CLL and heart failure.\n"
+         "1. He was treated with ibrutinib from 2020 to 2023 and is now on venetoclax.\n"
+         "2. Also on carvedilol and dapagliflozin; he previously took metformin, stopped in 2022.\n"
+         "3. Methotrexate 15 mg weekly, which he continues.\n"
+         "4. He smokes 10 cigarettes per day.")
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Prior treatment with a Bruton tyrosine kinase (BTK) inhibitor", "exclusion", "yes"),
+    ("Previously treated with a BCL-2 inhibitor", "inclusion", "yes"),
+    ("Current treatment with an SGLT2 inhibitor", "exclusion", "yes"),
+    ("Receiving beta-blocker therapy", "inclusion", "yes"),
+    ("Current use of metformin", "exclusion", "no"),  # stopped: a past treatment
+    ("Receiving concomitant methotrexate", "inclusion", "yes"),  # "which he continues"
+    ("Currently using an insulin pump", "exclusion", "no"),  # asks more than a drug the note names
+    ("Non-smoker", "inclusion", "no"),
+])
+def test_drugs_taken_now_or_before_and_smoking(criterion: str, kind: str, answer: str) -> None:
+    assert judge(DRUGS, criterion, kind).answer == answer
+
+
+def test_a_planned_pregnancy_is_not_a_current_one() -> None:
+    note = ("0. A 34-year-old woman with multiple sclerosis.\n"
+            "1. She is not pregnant and uses an IUD; she is planning pregnancy in 2 years.")
+    assert judge(note, "Pregnant or breastfeeding", "exclusion").answer == "no"

@@ -262,3 +262,11 @@ def test_what_was_looked_for_or_ruled_out_is_no_condition() -> None:
     conditions = local_profile("A 50-year-old man with asthma. Chest X-ray negative for pneumonia. HIV negative. "
                                "He was screened for tuberculosis and tested for hepatitis C.").conditions
     assert conditions == ["asthma"]
+
+
+def test_how_well_a_condition_is_controlled_is_not_its_name_and_an_exon_is_part_of_the_variant() -> None:
+    profile = local_profile("A 64-year-old woman with stage IV non-small cell lung cancer, EGFR exon 19 deletion. "
+                            "She has well-controlled hypertension on amlodipine, moderate COPD and poorly controlled "
+                            "type 2 diabetes.")
+    assert profile.conditions[:4] == ["non-small cell lung cancer", "hypertension", "copd", "type 2 diabetes"]
+    assert "EGFR exon 19 deletion" in profile.key_facts.biomarkers
