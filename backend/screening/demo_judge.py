@@ -37,6 +37,7 @@ from backend.screening.note_reader import (
     fold,
     key_stems,
     read_note,
+    treatments_named,
 )
 from backend.screening.qualifiers import state
 
@@ -197,6 +198,22 @@ _PAST_CHILDBEARING = re.compile(r"\b(?:post-?menopaus\w*|hysterectomy|(?:bilater
 # ("Women of childbearing potential" alone asks for fertility; with "must use contraception" it binds them.)
 _NOT_PREGNANT_ASKED = re.compile(r"\bnegative\b|\b(?:not|non|no)\b[\w\s-]{0,20}(?:pregnan|lactat|breast)|contracep|"
                                  r"birth control", re.I)
+_NO_CONTRACEPTION = re.compile(r"(?:\b(?:no|not|denies|without)\b|n't)[^.;]{0,30}(?:contracep|birth control)", re.I)
+# what a criterion asks of contraception: that she use it ("must use highly effective contraception"), or excludes
+# those who do not ("not using adequate contraception"); other mentions ("oral contraceptives" as a drug) neither
+_USE_CONTRACEPTION = re.compile(r"\b(?:must|agrees?|agreed|willing|required|should|will)\b[^.;]{0,40}"
+                                r"\b(?:use|practi[cs]e)\b[^.;]{0,50}(?:contracep|birth control)", re.I)
+_NOT_USING_CONTRACEPTION = re.compile(r"\b(?:not|unwilling to|unable to|failure to|fail to|refus\w* to)\s+"
+                                      r"(?:currently\s+|agreed? to\s+)?(?:using|use|practi[cs]ing|practi[cs]e|on)\b"
+                                      r"[^.;]{0,50}"
+                                      r"(?:contracep|birth control)", re.I)
+# pregnancy as a time ("alcohol use during pregnancy"), not a state
+_DURING_PREGNANCY = re.compile(r"\b(?:during|in|throughout) (?:the |her )?(?:current )?pregnancy\b")
+# a method of contraception the note says the woman uses
+_CONTRACEPTION = re.compile(r"\b(?:IUDs?|intrauterine (?:device|system)|"
+                            r"contraceptive (?:implant|pill|injection|patch|ring)|"
+                            r"(?:oral )?contraceptives?|contraception|birth control|depo-?provera|tubal ligation|"
+                            r"etonogestrel|levonorgestrel|medroxyprogesterone|vasectomized partner)\b", re.I)
 _MENOPAUSE = re.compile(r"\b(pre|post|peri)-?menopaus\w*", re.I)
 
 
@@ -211,7 +228,7 @@ def _one_sex(criterion: str) -> str | None:
 def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
     sex = note.sex
     lowered = criterion.lower()
-    if _FEMALE_ONLY.search(lowered):
+    if _FEMALE_ONLY.search(_DURING_PREGNANCY.sub(" ", lowered)):
         if sex and sex[0] == "male":
             return Judged("not_applicable", "The criterion concerns women and the patient is male.", [sex[1]])
         pregnant = note.mention(["pregnant"])
@@ -228,6 +245,12 @@ def _sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
         if sex and re.search(r"\bpostmenopausal\b", lowered) and re.search(r"\bpostmenopausal\b",
                                                                            " ".join(note.sentences).lower()):
             return Judged("yes", "The note describes a postmenopausal woman.", [sex[1]])
+        asks_not = _NOT_USING_CONTRACEPTION.search(lowered)
+        if sex and (asks_not or _USE_CONTRACEPTION.search(lowered)):
+            uses = next((i for i, t in enumerate(note.sentences)
+                         if _CONTRACEPTION.search(t) and not _NO_CONTRACEPTION.search(t)), None)
+            if uses is not None:
+                return Judged("no" if asks_not else "yes", "The note says the patient uses contraception.", [uses])
         after = next((i for i, t in enumerate(note.sentences) if _PAST_CHILDBEARING.search(t)), None)
         if sex and after is not None:  # a pregnancy test or contraception binds only women who could conceive
             if kind == "exclusion" or _NOT_PREGNANT_ASKED.search(lowered):
@@ -295,11 +318,13 @@ _NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:[a-z][a-z/ -]{0,40}:\s+)
 def _alternatives(text: str) -> list[list[str]]:
     # "mucosa-associated lymphoid tissue (MALT) lymphoma" is one thing, and "MALT" another name of it
     text = " / ".join([_ABBREVIATION.sub(" ", text), *(m.group(1) for m in _ABBREVIATION.finditer(text))])
+    text = _EXAMPLES.sub(" ", text)  # "Visceral (liver or lung) metastases" are visceral metastases
     parts = re.split(r"\bor\b|,|/|;|\band/or\b|\(|\)", fold(text), flags=re.I)
     return [a for a in (key_stems(p) for p in parts) if a]
 
 
 _ABBREVIATION = re.compile(r"\s\(((?-i:[A-Z][A-Za-z0-9-]{1,7}))\)(?=\s+\w)")
+_EXAMPLES = re.compile(r"\s\((?-i:[a-z][a-z ,/-]{2,40})\)(?=\s+\w)")
 _PERMITS = re.compile(r"\b(?:(?:is|are)?\s*(?:allowed|permitted)|not specified)\W*$", re.I)
 _TREATMENT_FOR = re.compile(r"\b(?:treatment|therapy|therapies|regimens?)\s+(?:for|of)\b", re.I)
 _OTHER = re.compile(r"\b(?:other|another|second|additional)\b", re.I)  # "No other malignancy": not the one studied
@@ -524,7 +549,11 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
         return Judged("yes", "The criterion permits it; it asks nothing of the patient.", [])
     # "No X" rules out as an exclusion does; "no prior treatment for X" is about the treatment, not X
     about_treatment = (kind == "exclusion" or negated) and _TREATMENT_FOR.search(body)
-    hit = None if about_treatment else _mentioned(read, body, partial=kind != "exclusion" and not negated)
+    # a treatment the note names only as planned, offered or never given is no mention of it ("oxaliplatin is planned")
+    drugs = treatments_named(body) & read.treatments
+    planned_only = bool(drugs) and not drugs & {t.name for t in read.therapies}
+    partial = kind != "exclusion" and not negated
+    hit = None if about_treatment or planned_only else _mentioned(read, body, partial=partial)
     measured = bool(_MEASURE.search(body))
     if (kind == "exclusion" or negated) and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
         return Judged("yes" if negated else "no", "The note reports no allergy or intolerance.", [])

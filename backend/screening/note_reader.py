@@ -82,7 +82,9 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
                  "esrd", "kidney disease", "renal disease", "renal impairment", "kidney impairment"),
     "liverdz": ("liver disease", "hepatic disease", "hepatic impairment", "liver failure", "hepatic failure",
                 "cirrhosis", "liver cirrhosis"),
-    "diabetes": ("diabetes mellitus", "diabetes", "diabetic", "dm", "t2dm", "t1dm", "iddm", "niddm"),
+    "diabetes1": (r"type (?:1|i) diabetes(?: mellitus)?", "t1dm", "t1d", "iddm", "juvenile diabetes"),
+    "diabetes2": (r"type (?:2|ii) diabetes(?: mellitus)?", "t2dm", "t2d", "niddm"),
+    "diabetes": ("diabetes mellitus", "diabetes", "diabetic", "dm"),
     "hypertension": ("hypertension", "hypertensive", "htn", "high blood pressure"),
     "stroke": ("cerebrovascular accidents?", "strokes?", "cva"),
     "tia": ("transient ischemic attacks?", "tia"),
@@ -124,7 +126,8 @@ MARKER_STATUS = re.compile(r"\b(HER-?2|ER|PR|HR|hormone[\s-]receptor|estrogen[\s
                            r"triple|EGFR|ALK|ROS-?1|KRAS|BRAF|BRCA-?[12]?|PD-?L-?1)[\s-]+(negative|positive)\b", re.I)
 # An infection's or a test's result after its name ("HIV negative", "pregnancy test negative") denies it as
 # "negative for HIV" does: the cue is read before what it denies.
-_RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|hepatitis\s+[ABC]|hep\s+[BC]|COVID(?:-19)?|SARS-CoV-2|"
+_RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|HBsAg|HBeAg|anti-HBc|anti-HCV|hepatitis\s+[ABC]|hep\s+[BC]|"
+                           r"COVID(?:-19)?|SARS-CoV-2|"
                            r"tuberculosis|TB|syphilis|pregnancy|(?:beta[\s-]?|β-?)?hcg|quantiferon|PPD)"
                            r"(?:\s+(?:antibody|antibodies|antigen|serology|status|test(?:ing)?|screen(?:ing)?|PCR))?)[\s-]+negative\b",
                            re.I)
@@ -141,10 +144,14 @@ def reword(text: str) -> str:
 
 def _token(m: re.Match[str]) -> str:
     concept = (m.lastgroup or "").rsplit("_", 1)[0]
+    if m.string[max(0, m.start() - 4): m.start()].lower() == "non-":
+        return concept  # "non-smoker", "non-diabetic": one word of its own, neither the concept nor its denial
     if m.group(0).lower().startswith("metasta"):  # a cancer, and one that has spread: "no metastatic disease"
         return " cancer metastasis "
     if concept == "stage4":
         return f" {m.group(0)} metastasis "
+    if concept in ("diabetes1", "diabetes2"):  # a kind of diabetes, and diabetes
+        return f" diabetes {concept} "
     return f" {concept} "
 
 
@@ -190,9 +197,10 @@ def key_stems(text: str) -> list[str]:
 
 
 NEGATION = re.compile(r"\b" + any_of("""no not denies denied denying without negative free_of absence_of absent never
-ruled_out rules_out nor unremarkable non none neither resolved lack_of lacks""") + r"\b", re.I)
+ruled_out rules_out nor unremarkable non(?!-) none neither resolved lack_of lacks""") + r"\b", re.I)
 _CLAUSE_BREAK = re.compile(r";|:|\bbut\b|\bhowever\b|\balthough\b|\bthough\b|\bexcept\b|\bwhereas\b|"
-                           r"\bwhich\b|\bwho\b|\bwith\b(?= (?!no\b))", re.I)
+                           r"\bwhich\b|\bwho\b|(?<!treated )(?<!managed )(?<!started )(?<!controlled )(?<!given )"
+                           r"\bwith\b(?= (?!no\b))", re.I)
 RELATIVE = re.compile(r"\b" + any_of(r"""family_history famil(?:y|ial) mother father sister brother sibling
 parents? son daughter aunt uncle grand\w* cousin wife husband relatives? fh""") + r"\b", re.I)
 
@@ -204,7 +212,8 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"olimus|parib|ciclib|tinib|zumab|ximab|mumab|imod|lutamide|sone|olone|prine|purine|"
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
                       r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
-                      r"pram|oxetine|traline|faxine|dopa|zomib|lidomide|toclax|dilol|triptyline|ipramine)|"
+                      r"pram|oxetine|traline|faxine|dopa|zomib|lidomide|toclax|dilol|triptyline|ipramine|proate|"
+                      r"azepine|trigine|iracetam|apine|idone|peridol|amate)|"
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy chemoradi(?:ation|otherapy) surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone
 tamoxifen letrozole
@@ -215,14 +224,20 @@ cyclosporine ciclosporin
 androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b", re.I)
 # Before a treatment's name: it was given and stopped; it is taken now; it was never given (or only planned:
 # a planned therapy is not a prior one).
-_PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior(?!_to) received underwent treated_with
-completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after was_(?:given|started)
-had followed_by then""") + r"\b", re.I)
-_CURRENT_CUE = re.compile(r"\b" + any_of("currently current now is_on on takes? taking using receiving maintained_on "
+_PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior(?!_to) switched_from received
+underwent treated_with completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after
+was_(?:given|started) had followed_by then""") + r"\b", re.I)
+_CURRENT_CUE = re.compile(r"\b" + any_of(r"currently current now is_on on takes? taking using receiving maintained_on "
+                                           r"switched_from_[\w-]+_to "
                                            "continues? medications?_include") + r"\b|\b(?:meds|medications):", re.I)
 _CONTINUED = re.compile(r"[^.;]{0,40}?\b(?:which|that) (?:she|he|they|the patient) "
                         r"(?:continues|still takes|remains on)\b|"
                         r"\s*(?:is\s+)?(?:ongoing|continued)\b", re.I)
+_STOPPED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:was|were|has been|had been)\s+"
+                            r"(?:discontinued|stopped|held|switched)\b", re.I)
+_DENIAL_RUNS_ON = re.compile(r"[\s,]*(?:,|or|nor)\s+(?:any\s+)?(?:other\s+)?(?:\w+\s+){0,2}", re.I)
+_PLANNED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:is|are|was|were)\s+(?:planned|scheduled|recommended|being considered)\b|"
+                            r"[^.;]{0,10}?\bwill be (?:started|given|initiated)\b", re.I)
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
 prior_to
 offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)
@@ -231,6 +246,11 @@ CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|tecan|c
 RADIOTHERAPY = re.compile(r"radiation|radiotherapy|xrt", re.I)
 ANTICANCER = re.compile(rf"{CHEMOTHERAPY.pattern}|{RADIOTHERAPY.pattern}|mab$|nib$|immunotherapy|transplant|tamoxifen|"
                         r"letrozole|anastrozole|avastin|herceptin|zomib$|lidomide$", re.I)
+
+
+def treatments_named(text: str) -> set[str]:
+    """The treatments a text names, lowercased, as the note reader finds them."""
+    return {m.group(1).lower() for m in _THERAPY.finditer(text)}
 
 
 @dataclass(frozen=True)
@@ -245,15 +265,24 @@ def _therapies(sentences: list[str]) -> list[Therapy]:
     (a planned therapy is not a prior one)."""
     out = []
     for i, sentence in enumerate(sentences):
+        denied_end = -1
         for m in _THERAPY.finditer(sentence):
             before = sentence[: m.start()].rsplit(";", 1)[-1]
-            if _THERAPY_DENIED.search(before[-60:]) or RELATIVE.search(before.rsplit(",", 1)[-1]):
+            # "not received docetaxel or any other chemotherapy": the denial runs on through "or"
+            runs_on = denied_end >= 0 and _DENIAL_RUNS_ON.fullmatch(sentence[denied_end: m.start()])
+            if _THERAPY_DENIED.search(before[-60:]) or runs_on or RELATIVE.search(before.rsplit(",", 1)[-1]):
+                denied_end = m.end()
                 continue  # denied or planned; or a relative's ("her husband takes warfarin")
             # The nearest cue decides ("previously on methotrexate, now on secukinumab"); none: taken as prior.
             prior = max((c.end() for c in _PRIOR_CUE.finditer(before)), default=-1)
             current = max((c.end() for c in _CURRENT_CUE.finditer(before)), default=-1)
-            if _CONTINUED.match(sentence[m.end():]):  # "methotrexate, which she continues"
+            after = sentence[m.end():]
+            if _PLANNED_AFTER.match(after):
+                continue  # "adjuvant nivolumab is planned": not given yet
+            if _CONTINUED.match(after):  # "methotrexate, which she continues"
                 current = len(before)
+            elif _STOPPED_AFTER.match(after):  # "haloperidol was discontinued"
+                prior, current = len(before), -1
             out.append(Therapy(m.group(1).lower(), "current" if current > prior else "prior", i))
     return out
 
@@ -275,6 +304,7 @@ class NoteText:
     sex: tuple[str, int] | None = None  # ("female"|"male", sentence index)
     therapies: list[Therapy] = field(default_factory=list)
     language: str | None = None  # ISO 639-1; None when too short to tell
+    treatments: frozenset[str] = frozenset()  # every treatment the note names, given, planned or denied
 
     def mention(self, wanted: list[str], need: int | None = None) -> tuple[str, int] | None:
         """('present'|'absent', sentence) for the first clause holding `need` of the wanted stems (all by
@@ -338,18 +368,21 @@ def _find_sex(sentences: list[str]) -> tuple[str, int] | None:
 
 
 def _clauses(index: int, sentence: str) -> list[Clause]:
-    out = []
-    for part in _CLAUSE_BREAK.split(fold(sentence)):
-        raw = WORD.findall(part)
-        if not raw:
-            continue
-        words = tuple(norm(w) for w in raw)
-        cue = NEGATION.search(part)
-        negated_from = len(words)
-        if cue:
-            before = len(WORD.findall(part[: cue.start()]))
-            negated_from = before + 1
-        out.append(Clause(index, words, negated_from, bool(RELATIVE.search(part))))
+    out: list[Clause] = []
+    text = fold(sentence)
+    start, after_with, relative = 0, False, False
+    for brk in [*_CLAUSE_BREAK.finditer(text), None]:
+        part = text[start: brk.start() if brk else len(text)]
+        # "Her husband was diagnosed with colon cancer": what follows "with" is still the relative's
+        relative = bool(RELATIVE.search(part)) or after_with and relative
+        if raw := WORD.findall(part):
+            words = tuple(norm(w) for w in raw)
+            cue = NEGATION.search(part)
+            negated_from = len(WORD.findall(part[: cue.start()])) + 1 if cue else len(words)
+            out.append(Clause(index, words, negated_from, relative))
+        if brk is None:
+            break
+        start, after_with = brk.end(), brk.group(0).lower() == "with"
     return out
 
 
@@ -359,5 +392,5 @@ def read_note(note: str) -> NoteText:
     clauses = [c for i, s in enumerate(sentences) for c in _clauses(i, s)]
     stems = frozenset(w for c in clauses for w in c.words)
     return NoteText(sentences, clauses, stems, _find_age(sentences), _find_sex(sentences), _therapies(sentences),
-                    note_language(" ".join(sentences)))
+                    note_language(" ".join(sentences)), frozenset(treatments_named(" ".join(sentences))))
 

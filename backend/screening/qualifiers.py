@@ -58,14 +58,19 @@ _SEVERITY = ("mild", "moderate", "severe")
 _CRITERION_SEVERITY = re.compile(r"\b(mild|moderate|severe)(?:ly)?(?:\s*(?:to|-|–|or|and/or)\s*(?:very\s+)?"
                                  r"(mild|moderate|severe)(?:ly)?)?\s+((?:[\w'-]+\s*){1,4})", re.I)
 _NOTE_SEVERITY = re.compile(r"\b(mild|moderate|severe)(?:ly)?\b", re.I)
-_CRITERION_CONTROL = re.compile(r"\b(?:uncontrolled|poorly[- ]controlled|not (?:well |adequately )?controlled|"
+_CRITERION_CONTROL = re.compile(r"\b(?:(?<!previously )untreated|uncontrolled|poorly[- ]controlled|"
+                                r"not (?:well |adequately )?controlled|"
                                 r"inadequately[- ]controlled|badly[- ]controlled)\s+((?:[\w'-]+\s*){1,4})", re.I)
 _UNCONTROLLED = re.compile(r"\b(?:uncontrolled|poorly[- ]controlled|not (?:well |adequately )?controlled|"
                            r"inadequately[- ]controlled|badly[- ]controlled|refractory)\b", re.I)
 _CONTROLLED = re.compile(r"\b(?:well[- ]controlled|(?:is |was |remains )?controlled (?:on|with|by)|stable on|"
                          r"under (?:good )?control|well[- ]managed|optimally controlled)\b", re.I)
+# against "untreated": any treatment the note reports for it
+_TREATED = re.compile(rf"{_CONTROLLED.pattern}|\b(?:s/p|status post|treated (?:with|by)|"
+                      r"on (?:a |an )?[\w-]+ (?:diet|therapy)|(?:surgically )?(?:resected|irradiated))\b", re.I)
 _CRITERION_ACTIVE = re.compile(r"\bactive\s+((?:[\w'-]+\s*){1,4})", re.I)
 _INACTIVE = re.compile(r"\b(?:in (?:complete |partial )?remission|cured|no evidence of (?:active )?disease|ned|"
+                       r"(?:now )?(?:closed|healed|resolved)|"
                        r"disease[- ]free|no recurrence)\b", re.I)
 _ENDS = re.compile(r"[,;:(]|\b(?:or|and|with|requiring|that|which|who|defined|as|including|e\.g|despite)\b", re.I)
 
@@ -96,9 +101,10 @@ def _control(note: NoteText, criterion: str) -> State | None:
         return None
     if (i := _named(note, stems)) is None:
         return None
+    untreated = m.group(0).lower().startswith("untreated")
     for j, sentence in enumerate(note.sentences):
-        if _near(sentence, _CONTROLLED, stems) is not None:
-            return State(False, "The note says it is controlled.", j)
+        if _near(sentence, _TREATED if untreated else _CONTROLLED, stems, reach=6 if untreated else 4) is not None:
+            return State(False, f"The note says it is {'treated' if untreated else 'controlled'}.", j)
         if _near(sentence, _UNCONTROLLED, stems) is not None:
             return State(True, "The note says it is not controlled.", j)
     return State(None, "The note names it without saying whether it is controlled.", i)
@@ -124,13 +130,17 @@ _WANTS_CURRENT_SMOKER = re.compile(r"\b(?:current(?:ly)?|active|ongoing)\s+(?:ci
                                    r"(?:smok\w*|tobacco)|\bstill smok\w*|^\W*smokers?\W*$", re.I)
 _WANTS_NON_SMOKER = re.compile(r"\bnon-?smok\w*|\b(?P<never>never)[- ]smok\w*|\bnot (?:a )?(?:current )?smoker", re.I)
 _WANTS_FORMER_SMOKER = re.compile(r"\b(?:former|ex-?|past|previous)[\s-]*smok\w*|\bquit smoking\b", re.I)
-_EVER_SMOKED = re.compile(r"\b(?:current|active|smokers?)\s+(?:or|and/or|and)\s+(?:ex|former|previous|prior|past)\b|"
-                          r"\b(?:ex|former|previous|prior|past)[\s-]*(?:smokers?\s+)?(?:or|and/or|and)\s+current", re.I)
+_EVER_SMOKED = re.compile(r"(?:\b(?:current|active|smokers?)\s+(?:or|and/or|and)\s+(?:ex|former|previous|prior|past)\b|"
+                          r"\b(?:ex|former|previous|prior|past)[\s-]*(?:smokers?\s+)?(?:or|and/or|and)\s+current)"
+                          r"(?=[^.;]{0,30}smok)", re.I)
+_NEVER_SMOKED = re.compile(r"\b(?:non-?smoker|never[- ]smoker|never smoked|lifelong non-?smoker|does not smoke|"
+                           r"doesn't smoke|denies (?:any )?(?:smoking|tobacco))\b", re.I)
 _SMOKING = re.compile(r"\b(?:smok\w*|tobacco|cigarettes?|pack[- ]years?)\b", re.I)
 _QUIT = re.compile(r"\b(?:quit|quitted|former|ex-?smoker|stopped|gave up|no longer|used to|previously smoked|"
                    r"remote (?:smoking|tobacco))\b", re.I)
 _SMOKES = re.compile(r"\b(?:smokes|current(?:ly)? smok\w*|active smoker|still smok\w*|is a smoker|continues to smoke|"
-                     r"ongoing (?:smoking|tobacco)|(?:\d+|a|one|two) (?:packs?|cigarettes?) (?:per|a|/) day)\b", re.I)
+                     r"has smoked|have smoked|ongoing (?:smoking|tobacco)|(?:\d+|a|one|two) (?:packs?|cigarettes?)"
+                     r"(?: of cigarettes)? (?:(?:per|a|/|each) day|daily))\b", re.I)
 
 
 def _smoking(note: NoteText, criterion: str) -> State | None:
@@ -146,6 +156,8 @@ def _smoking(note: NoteText, criterion: str) -> State | None:
         return None
     wants = asked[0][0]
     for i, sentence in enumerate(note.sentences):
+        if _NEVER_SMOKED.search(sentence):
+            return State(wants in ("non", "never"), "The note says the patient does not smoke.", i)
         if not _SMOKING.search(sentence):
             continue
         if _QUIT.search(sentence):
@@ -157,8 +169,8 @@ def _smoking(note: NoteText, criterion: str) -> State | None:
 
 # ---- a gene's alteration ------------------------------------------------------------------------------
 
-_GENE = r"(EGFR|ALK|ROS-?1|BRAF|KRAS|NRAS|HRAS|BRCA-?[12]?|FLT3|IDH-?[12]?|JAK-?2|PIK3CA|MET|RET|NTRK[123]?|HER-?2|" \
-        r"ERBB2|TP53|NPM1|KIT|PDGFRA|FGFR[1-4]?|BCR-ABL1?|CALR|MPL)"
+_GENE = r"(EGFR|ALK|ROS-?1|BRAF|K-?RAS|N-?RAS|H-?RAS|BRCA-?[12]?|FLT3|IDH-?[12]?|JAK-?2|PIK3CA|MET|RET|NTRK[123]?|" \
+        r"HER-?2|ERBB2|TP53|NPM1|KIT|PDGFRA|FGFR[1-4]?|BCR-ABL1?|CALR|MPL)"
 _ALTERED = (r"(?:mutations?|mutated|mutant|alterations?|altered|variants?|fusions?|rearrangements?|rearranged|"
             r"amplifications?|amplified|deletions?|insertions?|positive|\+|exon\s+\d+|(?-i:[A-Z]\d{1,4}[A-Z])|ITD|TKD)")
 _CRITERION_GENE = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing|driver|oncogenic)){{0,2}}[\s-]*"
@@ -173,6 +185,9 @@ _NOTE_ALTERED = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]in
 
 _CRITERION_WILD = re.compile(rf"\b{_GENE}[\s-]*(?:gene\s+)?(?:wild[- ]?type|non-?mutated|unmutated)|\bwithout (?:an? )?"
                              rf"(?:\w+\s+)?{_GENE}\s+(?:mutations?|alterations?)", re.I)
+
+
+_VARIANT = re.compile(r"(?-i:[A-Z]\d{1,4}[A-Z])\b")
 
 
 def _gene_key(name: str) -> str:
@@ -191,12 +206,84 @@ def _gene(note: NoteText, criterion: str) -> State | None:
                 return State(bool(wild), f"The note reports {gene} without an alteration.", i)
         for a in _NOTE_ALTERED.finditer(sentence):
             if _gene_key(a.group(1) or a.group(2)) == gene:
+                asked, said = _VARIANT.search(m.group(0)), _VARIANT.search(a.group(0))
+                if not wild and asked and said and asked.group(0) != said.group(0):
+                    return State(False, f"The note reports {gene} {said.group(0)}, not {asked.group(0)}.", i)
                 return State(not wild, f"The note reports an alteration of {gene}.", i)
     return None
 
 
+_MSI_HIGH = re.compile(r"\b(?:MSI-?H(?:igh)?|microsatellite instability[- ]high|dMMR|"
+                       r"mismatch repair[- ]deficien\w*|"
+                       r"high microsatellite instability)\b", re.I)
+_MSI_STABLE = re.compile(r"\b(?:MSS|MSI-?(?:L(?:ow)?|stable)|microsatellite[- ]stable|pMMR|"
+                         r"mismatch repair[- ]proficient|proficient mismatch repair|MMR[- ]proficient|"
+                         r"intact mismatch repair)\b", re.I)
+
+
+def _microsatellites(note: NoteText, criterion: str) -> State | None:
+    if not _MSI_HIGH.search(criterion):
+        return None
+    for i, sentence in enumerate(note.sentences):
+        if _MSI_STABLE.search(sentence):
+            return State(False, "The note reports a microsatellite-stable (mismatch-repair proficient) tumour.", i)
+        if _MSI_HIGH.search(sentence):
+            return State(True, "The note reports a microsatellite-unstable (mismatch-repair deficient) tumour.", i)
+    return None
+
+
+_GENOTYPE = re.compile(r"\bgenotypes?\s+(\d)([a-e]?)\b", re.I)
+
+
+def _genotype(note: NoteText, criterion: str) -> State | None:
+    """"HCV genotype 1" against "genotype 3a": a virus's genotype, number against number."""
+    asked = {m.group(1) for m in _GENOTYPE.finditer(criterion)}
+    if not asked:
+        return None
+    for i, sentence in enumerate(note.sentences):
+        if m := _GENOTYPE.search(sentence):
+            return State(m.group(1) in asked, f"The note reports genotype {m.group(1)}{m.group(2)}.", i)
+    return None
+
+
+# ---- when: "stroke within the past 14 days" against "admitted 10 days ago with a stroke" ----------------------
+
+_DAYS = {"day": 1, "week": 7, "month": 30.4, "year": 365.25}
+_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "several": None}
+_CRITERION_WINDOW = re.compile(r"^(?P<what>[^,;:]{3,80}?)\s+(?:in|within|during) (?:the )?"
+                               r"(?:past |last |previous |preceding |prior )?(?P<n>\d+|one|two|three|four|five|six)\s*"
+                               r"(?P<unit>day|week|month|year)s?\b", re.I)
+_AGO = re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six)\s*(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
+
+
+def _days(n: str, unit: str) -> float | None:
+    count = int(n) if n.isdigit() else _COUNT_WORDS.get(n.lower())
+    return None if count is None else count * _DAYS[unit.lower()]
+
+
+def _window(note: NoteText, criterion: str) -> State | None:
+    """An event the criterion bounds in time, against how long ago the note says it happened."""
+    m = _CRITERION_WINDOW.search(criterion)
+    if not m or re.search(r"\bother\b", m.group("what"), re.I) or not (stems := key_stems(m.group("what"))) \
+            or len(stems) > 5:
+        return None  # "other carcinomas within 5 years": not the patient's own
+    limit = _days(m.group("n"), m.group("unit"))
+    for i, sentence in enumerate(note.sentences):
+        ago = _AGO.search(sentence)
+        if ago is None or not any(c.sentence == i and not c.relative and set(stems) <= set(c.words)
+                                  and min(c.words.index(w) for w in stems) < c.negated_from for c in note.clauses):
+            continue
+        since = _days(ago.group("n"), ago.group("unit"))
+        if since is None or limit is None:
+            return None
+        inside = since <= limit
+        return State(inside, f"The note dates it {ago.group(0)}, {'inside' if inside else 'outside'} the "
+                             f"criterion's {m.group('n')} {m.group('unit')}s.", i)
+    return None
+
+
 def state(note: NoteText, criterion: str) -> State | None:
-    for read in (_gene, _smoking, _control, _severity, _active):
+    for read in (_gene, _microsatellites, _genotype, _smoking, _window, _control, _severity, _active):
         if (found := read(note, criterion)) is not None:
             return found
     return None

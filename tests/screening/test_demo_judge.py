@@ -371,3 +371,56 @@ def test_a_planned_pregnancy_is_not_a_current_one() -> None:
     note = ("0. A 34-year-old woman with multiple sclerosis.\n"
             "1. She is not pregnant and uses an IUD; she is planning pregnancy in 2 years.")
     assert judge(note, "Pregnant or breastfeeding", "exclusion").answer == "no"
+
+
+CRC = ("0. A 61-year-old man with metastatic colon adenocarcinoma, KRAS G12D mutated, microsatellite stable.\n"
+       "1. He has liver metastases; no lung metastases on CT.\n"
+       "2. He has not received irinotecan or any other chemotherapy; adjuvant oxaliplatin is planned.\n"
+       "3. He has never been treated with bevacizumab.\n"
+       "4. He was switched from warfarin to apixaban; haloperidol was discontinued.\n"
+       "5. Non-valvular atrial fibrillation and type 2 diabetes; his father has type 1 diabetes.\n"
+       "6. HBsAg negative; chronic hepatitis C genotype 3a.\n"
+       "7. He had a transient ischemic attack 10 days ago.")
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Tumor harboring a KRAS G12C mutation", "inclusion", "no"),  # another variant of the gene
+    ("KRAS mutation", "inclusion", "yes"),
+    ("MSI-H or dMMR tumor", "inclusion", "no"),
+    ("HCV genotype 1 infection", "inclusion", "no"),
+    ("Lung (pleural or parenchymal) metastases", "exclusion", "no"),  # the examples belong to the phrase
+    ("No prior chemotherapy", "inclusion", "yes"),  # "not received irinotecan or any other chemotherapy"
+    ("Prior anti-VEGF therapy", "exclusion", "no"),  # "never been treated with bevacizumab"
+    ("Prior oxaliplatin", "exclusion", "no"),  # planned, not given
+    ("Current use of warfarin", "exclusion", "no"),  # switched from
+    ("Current anticoagulation", "exclusion", "yes"),  # switched to apixaban
+    ("Non-valvular atrial fibrillation", "inclusion", "yes"),  # "non-" joined to a word denies nothing
+    ("Type 1 diabetes", "exclusion", "no"),  # his father's; his own is type 2
+    ("Type 2 diabetes mellitus", "inclusion", "yes"),
+    ("HBsAg positive", "exclusion", "no"),
+    ("Transient ischemic attack within the past 30 days", "exclusion", "yes"),
+    ("Transient ischemic attack within the past 7 days", "exclusion", "no"),
+])
+def test_variants_serology_windows_and_what_a_denial_covers(criterion: str, kind: str, answer: str) -> None:
+    assert judge(CRC, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    ("0. A 32-year-old woman with lupus.\n1. She uses a copper IUD.",
+     "Women of childbearing potential must use highly effective contraception", "inclusion", "yes"),
+    ("0. A 32-year-old woman with lupus.\n1. She uses a copper IUD.",
+     "Women of childbearing potential not using effective contraception", "exclusion", "no"),
+    ("0. A 29-year-old woman at 24 weeks' gestation with epilepsy.\n1. She does not drink alcohol or use drugs.",
+     "Alcohol or illicit drug use during pregnancy", "exclusion", "no"),  # pregnancy as a time, not the question
+    ("0. A 15-year-old girl with celiac disease, well controlled on a gluten-free diet.",
+     "Untreated celiac disease", "exclusion", "no"),
+    ("0. A 66-year-old man with lung cancer.\n1. He has 2 brain metastases s/p stereotactic radiosurgery.",
+     "Untreated brain metastases", "exclusion", "no"),
+    ("0. A 34-year-old man with schizophrenia.\n1. He has smoked 1 pack of cigarettes daily for 15 years.",
+     "Non-smoker", "inclusion", "no"),
+    ("0. A 40-year-old woman with asthma.\n1. Her husband was diagnosed with colon cancer a year ago.",
+     "Malignancy within the past 5 years", "exclusion", "no"),  # the husband's, though after "with"
+])
+def test_contraception_treatment_smoking_and_a_relatives_event(note: str, criterion: str, kind: str,
+                                                               answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
