@@ -64,15 +64,16 @@ def _note_stage(sentences: Sequence[str]) -> tuple[tuple[int, int], int, str] | 
 
 
 def _stage_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
-    m = _CRITERION_STAGE.search(criterion)
-    if not m:
+    # every stage the criterion names: "stage IIIB (with effusion) or stage IV"
+    asked = " , ".join(m.group(1) for m in _CRITERION_STAGE.finditer(criterion))
+    if not asked:
         return None
     found = _note_stage(sentences)
     if found is None:
         return None
     stage, where, what = found
     fits: list[bool | None] = []
-    for part in _STAGE_PART.finditer(m.group(1)):
+    for part in _STAGE_PART.finditer(asked):
         low = _stage(part.group(1))
         high = _stage(part.group(2)) if part.group(2) else low
         fits.append(_within(stage, low, high))

@@ -331,6 +331,7 @@ def test_negated_inclusions_under_a_heading(note: str, criterion: str, answer: s
     ("CKD stage 4 (eGFR 24 mL/min/1.73m2)", "eGFR >= 30 mL/min/1.73 m2", "outside"),
     ("A 31-year-old at 26 weeks gestation", "Gestational age between 24 and 30 weeks", "inside"),
     ("EF 30%", "Ejection fraction 40% or less", "inside"),
+    ("stage IV non-small cell lung cancer", "NSCLC, stage IIIb (with effusion) or stage IV", "inside"),  # each stage
 ])
 def test_values_read_against_the_criterions_range(sentence: str, criterion: str, place: str) -> None:
     reading = compare([sentence], criterion)
