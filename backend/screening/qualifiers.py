@@ -1,8 +1,10 @@
 """What a criterion asks about the *state* of something the note names, read against the state the note gives
 it: how severe a condition is ("severe Alzheimer's disease" against "moderate Alzheimer's disease"), whether it
-is controlled ("uncontrolled diabetes" against "well controlled on metformin"), whether a cancer is active
-("active malignancy" against "in remission"), whether the patient smokes now ("current smoker" against "quit 5
-years ago"), and whether a gene is altered ("EGFR mutation" against "EGFR exon 19 deletion").
+is controlled or treated ("uncontrolled diabetes" against "well controlled on metformin", "untreated brain
+metastases" against "s/p radiosurgery"), whether a cancer is active ("active malignancy" against "in remission"),
+whether the patient smokes now ("current smoker" against "quit 5 years ago"), whether a gene is altered and how
+("EGFR mutation" against "EGFR exon 19 deletion", "KRAS G12C" against "KRAS G12D", "MSI-H" against "MSS"), a
+virus's genotype, and when an event happened ("stroke within the past 14 days" against "10 days ago").
 
 `state(note, criterion)` answers with a `State`: `holds` True or False when the note gives the state, None when
 the note names the thing but not its state (the judge then decides by the criterion's kind: an exclusion the

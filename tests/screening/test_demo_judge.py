@@ -11,7 +11,8 @@ from backend.criteria.prompts import verdict_from_answer
 from backend.eval.dataset import ANNOTATIONS_PATH
 from backend.eval.label_map import map_label
 from backend.eval.metrics import cohens_kappa
-from backend.screening.demo_judge import age_bounds, judge
+from backend.screening.demo_judge import judge
+from backend.screening.demographics import age_bounds
 from backend.screening.measures import compare
 from backend.screening.note_reader import read_note, split_sentences
 
