@@ -162,6 +162,15 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
 )]
 _HAD = re.compile(r"\b(?:prior|previous(?:ly)?|received|history of|treated with|exposure to|exposed to|pre-?treated|"
                   r"progress\w* (?:on|after)|refractory to|failed|after|current(?:ly)?|taking|use of)\b", re.I)
+# the drugs of a regimen the note may name by its acronym
+_REGIMENS = {"folfox": ("oxaliplatin", "fluorouracil", "leucovorin"), "capox": ("capecitabine", "oxaliplatin"),
+             "xelox": ("capecitabine", "oxaliplatin"), "folfiri": ("irinotecan", "fluorouracil", "leucovorin"),
+             "folfirinox": ("oxaliplatin", "irinotecan", "fluorouracil", "leucovorin"),
+             "r-chop": ("rituximab", "cyclophosphamide", "doxorubicin", "vincristine", "prednisone"),
+             "abvd": ("doxorubicin", "bleomycin", "vinblastine", "dacarbazine")}
+# what a criterion says around a drug given before ("Prior treatment with oxaliplatin-based chemotherapy")
+_HAD_WORDS = frozenset(key_stems("chemotherapy regimen regimens based containing refractory progression progressed "
+                                 "failed received exposure exposed"))
 _CLASS_NAIVE = re.compile(r"na[iï]ve\b", re.I)
 # "prior or current", "treated with concurrent chemoradiation": either time counts
 _EVER = re.compile(r"\b(?:prior|previous(?:ly)?|history|treated|received|completed|underwent)\b", re.I)
@@ -215,8 +224,10 @@ def _treated_with_class(note: NoteText, text: str, negated: bool) -> Judged | No
     if not (naive or now or _HAD.search(text)) or _ALLOWED.search(text):
         return None  # the class alone ("steroid therapy") says nothing of the patient's having had it
     for named, members in _DRUG_CLASSES:
-        if (m := named.search(text)) and len(WORD.findall(text[: m.start()])) <= 10:
-            had = [t for t in note.therapies if members.search(t.name)]
+        before = text[: m.start()] if (m := named.search(text)) else ""
+        if m and len(WORD.findall(before)) <= 10 and before.count("(") <= before.count(")"):  # not an aside
+            had = [t for t in note.therapies
+                   if members.search(t.name) or any(members.search(drug) for drug in _REGIMENS.get(t.name, ()))]
             taking = [t for t in had if t.when == "current"]
             if now and had and not taking:
                 return Judged("yes" if negated else "no", f"The note reports {had[0].name} as a past treatment, "
@@ -237,6 +248,13 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
         return None  # "no more than 2 prior regimens": a count the note rarely gives
     if (by_class := _treated_with_class(note, text, negated)) is not None:
         return by_class
+    if _HAD.search(text) and not _NOW.search(text) and not _ALLOWED.search(text) and not _CLASS_NAIVE.search(text):
+        # "Prior treatment with oxaliplatin": the drug itself, given at any time (a regimen counts its drugs)
+        asked = treatments_named(text)
+        named = [t for t in note.therapies if asked & {t.name, *_REGIMENS.get(t.name, ())}]
+        other = [w for w in key_stems(text) if w not in _HAD_WORDS and not any(a in w for a in asked)]
+        if named and not other:
+            return Judged("no" if negated else "yes", f"The note reports {named[0].name}.", [named[0].sentence])
     if _NOW.search(text) and not _EVER.search(text) and not _ALLOWED.search(text):
         # "Current use of metformin": the drug itself, taken now or only before
         named = [t for t in note.therapies if re.search(rf"\b{re.escape(t.name)}\b", text, re.I)]

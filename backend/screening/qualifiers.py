@@ -284,8 +284,53 @@ def _window(note: NoteText, criterion: str) -> State | None:
     return None
 
 
+# how long: "type 1 diabetes for at least 1 year" against "diagnosed at age 9" (a 14-year-old) or "8 years ago"
+_CRITERION_DURATION = re.compile(r"^(?P<what>[^,;:]{3,80}?)\s+(?:diagnosed\s+|for\s+|of\s+|duration\s+(?:of\s+)?)?"
+                                 r"(?:at least|≥|>=|more than|over|greater than)\s*(?P<n>\d+|one|two|three|four|five|"
+                                 r"six)\s*(?P<unit>day|week|month|year)s?\b", re.I)
+_LASTED = re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six)[- ](?P<unit>day|week|month|year)s?[- ]"
+                     r"(?:history|duration)\b|\bfor (?:the (?:past|last) )?(?P<n2>\d+|one|two|three|four|five|six)\s*"
+                     r"(?P<unit2>day|week|month|year)s?\b|\bsince (?:the )?(?P<n3>\d+|one|two|three|four|five|six)\s*"
+                     r"(?P<unit3>day|week|month|year)s?\b", re.I)
+_AT_AGE = re.compile(r"\b(?:diagnosed|onset|began|started)\b[^.;]{0,30}\bat (?:the )?age (?:of )?(?P<age>\d{1,3})\b",
+                     re.I)
+
+
+def _how_long(note: NoteText, sentence: str) -> float | None:
+    """Days the sentence says something has lasted: "8 years ago", "a 5-year history", "for 3 years", "diagnosed at
+    age 9" (from the patient's age)."""
+    if m := _AGO.search(sentence):
+        return _days(m.group("n"), m.group("unit"))
+    if m := _LASTED.search(sentence):
+        n = m.group("n") or m.group("n2") or m.group("n3")
+        unit = m.group("unit") or m.group("unit2") or m.group("unit3")
+        return _days(n, unit)
+    if (m := _AT_AGE.search(sentence)) and note.age is not None and int(m.group("age")) <= note.age[0]:
+        return (note.age[0] - int(m.group("age"))) * _DAYS["year"]
+    return None
+
+
+def _duration(note: NoteText, criterion: str) -> State | None:
+    """A condition the criterion asks to have lasted at least so long, against how long the note says it has."""
+    m = _CRITERION_DURATION.search(criterion)
+    if not m or re.search(r"\bor\b", m.group("what"), re.I) or not (stems := key_stems(m.group("what"))) \
+            or len(stems) > 5:
+        return None  # "not treated with X, or treated for more than 1 month": two durations, neither decided here
+    least = _days(m.group("n"), m.group("unit"))
+    for i, sentence in enumerate(note.sentences):
+        if not any(c.sentence == i and not c.relative and set(stems) <= set(c.words)
+                   and min(c.words.index(w) for w in stems) < c.negated_from for c in note.clauses):
+            continue
+        lasted = _how_long(note, sentence)
+        if lasted is None or least is None:
+            continue
+        return State(lasted >= least, f"The note says it has lasted about {lasted / _DAYS['year']:.1f} years; the "
+                                      f"criterion asks at least {m.group('n')} {m.group('unit')}s.", i)
+    return None
+
+
 def state(note: NoteText, criterion: str) -> State | None:
-    for read in (_gene, _microsatellites, _genotype, _smoking, _window, _control, _severity, _active):
+    for read in (_gene, _microsatellites, _genotype, _smoking, _window, _duration, _control, _severity, _active):
         if (found := read(note, criterion)) is not None:
             return found
     return None

@@ -426,3 +426,20 @@ def test_variants_serology_windows_and_what_a_denial_covers(criterion: str, kind
 def test_contraception_treatment_smoking_and_a_relatives_event(note: str, criterion: str, kind: str,
                                                                answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+FOLFOX = "0. A 61-year-old man with colon cancer.\n1. He progressed on FOLFOX."
+
+
+@pytest.mark.parametrize(("note", "criterion", "answer"), [
+    ("0. A 14-year-old girl with type 1 diabetes diagnosed at age 9.", "Type 1 diabetes for at least 1 year", "yes"),
+    ("0. A 14-year-old girl with type 1 diabetes diagnosed at age 9.", "Type 1 diabetes for at least 10 years", "no"),
+    ("0. A 40-year-old man who has had asthma for 3 years.", "Asthma for at least 6 months", "yes"),
+    ("0. A 52-year-old woman with type 2 diabetes diagnosed 2 months ago.",
+     "Type 2 diabetes diagnosed at least 6 months prior to screening", "no"),
+    (FOLFOX, "Prior treatment with oxaliplatin-based chemotherapy", "yes"),  # a regimen counts its drugs
+    (FOLFOX, "Prior platinum-based chemotherapy", "yes"),
+    (FOLFOX, "History of allergy to oxaliplatin", "unknown"),  # the allergy, not the drug, is asked
+])
+def test_how_long_a_condition_has_lasted_and_a_regimens_drugs(note: str, criterion: str, answer: str) -> None:
+    assert judge(note, criterion, "inclusion").answer == answer
