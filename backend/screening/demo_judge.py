@@ -240,30 +240,42 @@ def _treated_with_class(note: NoteText, text: str, negated: bool) -> Judged | No
     return None
 
 
+def _drug_given(note: NoteText, text: str, negated: bool) -> Judged | None:
+    """"Prior treatment with oxaliplatin": the drug itself, given at any time (a regimen counts its drugs)."""
+    if not _HAD.search(text) or _NOW.search(text) or _ALLOWED.search(text) or _CLASS_NAIVE.search(text):
+        return None
+    asked = treatments_named(text)
+    named = [t for t in note.therapies if asked & {t.name, *_REGIMENS.get(t.name, ())}]
+    other = [w for w in key_stems(text) if w not in _HAD_WORDS and not any(a in w for a in asked)]
+    if not named or other:
+        return None
+    return Judged("no" if negated else "yes", f"The note reports {named[0].name}.", [named[0].sentence])
+
+
+def _drug_taken_now(note: NoteText, text: str, negated: bool) -> Judged | None:
+    """"Current use of metformin": the drug itself, taken now or only before."""
+    if not _NOW.search(text) or _EVER.search(text) or _ALLOWED.search(text):
+        return None
+    named = [t for t in note.therapies if re.search(rf"\b{re.escape(t.name)}\b", text, re.I)]
+    drugs = {w for t in named for w in key_stems(t.name)}
+    if not named or [w for w in key_stems(text) if w not in drugs and w not in _TAKING_WORDS]:
+        return None
+    taking = [t for t in named if t.when == "current"]
+    pick = (taking or named)[0]
+    return Judged("yes" if bool(taking) != negated else "no", f"The note reports {pick.name} as a "
+                  f"{'current' if taking else 'past'} treatment.", [pick.sentence])
+
+
 def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
     """A criterion about having been treated before, against the treatments the note reports."""
     if _MEASURE.search(text) and re.search(r"\bwithin\b|\d+\s*(?:days?|weeks?|months?)", text, re.I):
         return None  # a time window: the note rarely dates a treatment
     if _COUNT.search(text):
         return None  # "no more than 2 prior regimens": a count the note rarely gives
-    if (by_class := _treated_with_class(note, text, negated)) is not None:
-        return by_class
-    if _HAD.search(text) and not _NOW.search(text) and not _ALLOWED.search(text) and not _CLASS_NAIVE.search(text):
-        # "Prior treatment with oxaliplatin": the drug itself, given at any time (a regimen counts its drugs)
-        asked = treatments_named(text)
-        named = [t for t in note.therapies if asked & {t.name, *_REGIMENS.get(t.name, ())}]
-        other = [w for w in key_stems(text) if w not in _HAD_WORDS and not any(a in w for a in asked)]
-        if named and not other:
-            return Judged("no" if negated else "yes", f"The note reports {named[0].name}.", [named[0].sentence])
-    if _NOW.search(text) and not _EVER.search(text) and not _ALLOWED.search(text):
-        # "Current use of metformin": the drug itself, taken now or only before
-        named = [t for t in note.therapies if re.search(rf"\b{re.escape(t.name)}\b", text, re.I)]
-        drugs = {w for t in named for w in key_stems(t.name)}
-        if named and not [w for w in key_stems(text) if w not in drugs and w not in _TAKING_WORDS]:
-            taking = [t for t in named if t.when == "current"]
-            pick = (taking or named)[0]
-            return Judged("yes" if bool(taking) != negated else "no", f"The note reports {pick.name} as a "
-                          f"{'current' if taking else 'past'} treatment.", [pick.sentence])
+    found = (_treated_with_class(note, text, negated) or _drug_given(note, text, negated)
+             or _drug_taken_now(note, text, negated))
+    if found is not None:
+        return found
     wanted, holds = ANTICANCER, True
     if _NAIVE.search(text):
         holds = False
