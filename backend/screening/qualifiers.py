@@ -252,10 +252,11 @@ def _genotype(note: NoteText, criterion: str) -> State | None:
 
 _DAYS = {"day": 1, "week": 7, "month": 30.4, "year": 365.25}
 _COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "several": None}
-_CRITERION_WINDOW = re.compile(r"^(?P<what>[^,;:]{3,80}?)\s+(?:in|within|during) (?:the )?"
-                               r"(?:past |last |previous |preceding |prior )?(?P<n>\d+|one|two|three|four|five|six)\s*"
+_N = r"\d+|one|two|three|four|five|six"
+_CRITERION_WINDOW = re.compile(rf"^(?P<what>[^,;:]{{3,80}}?)\s+(?:in|within|during) (?:the )?"
+                               rf"(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"
                                r"(?P<unit>day|week|month|year)s?\b", re.I)
-_AGO = re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six)\s*(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
+_AGO = re.compile(rf"\b(?P<n>{_N}|a|an)\s*(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
 
 
 def _days(n: str, unit: str) -> float | None:
@@ -263,17 +264,30 @@ def _days(n: str, unit: str) -> float | None:
     return None if count is None else count * _DAYS[unit.lower()]
 
 
+def _event(m: re.Match[str] | None) -> list[str]:
+    """The stems of what a time limit bounds ("Stroke" in "Stroke within 6 months"); none for another's ("other
+    carcinomas within 5 years") or for two things at once ("not treated with X, or treated for more than…")."""
+    if not m or re.search(r"\b(?:other|or)\b", m.group("what"), re.I):
+        return []
+    stems = key_stems(m.group("what"))
+    return stems if len(stems) <= 5 else []
+
+
+def _affirmed(note: NoteText, sentence: int, stems: list[str]) -> bool:
+    """Sentence `sentence` names all of `stems` as the patient's, not denied."""
+    return any(c.sentence == sentence and not c.relative and set(stems) <= set(c.words)
+               and min(c.words.index(w) for w in stems) < c.negated_from for c in note.clauses)
+
+
 def _window(note: NoteText, criterion: str) -> State | None:
     """An event the criterion bounds in time, against how long ago the note says it happened."""
     m = _CRITERION_WINDOW.search(criterion)
-    if not m or re.search(r"\bother\b", m.group("what"), re.I) or not (stems := key_stems(m.group("what"))) \
-            or len(stems) > 5:
-        return None  # "other carcinomas within 5 years": not the patient's own
+    if not (stems := _event(m)) or m is None:
+        return None
     limit = _days(m.group("n"), m.group("unit"))
     for i, sentence in enumerate(note.sentences):
         ago = _AGO.search(sentence)
-        if ago is None or not any(c.sentence == i and not c.relative and set(stems) <= set(c.words)
-                                  and min(c.words.index(w) for w in stems) < c.negated_from for c in note.clauses):
+        if ago is None or not _affirmed(note, i, stems):
             continue
         since = _days(ago.group("n"), ago.group("unit"))
         if since is None or limit is None:
@@ -285,13 +299,12 @@ def _window(note: NoteText, criterion: str) -> State | None:
 
 
 # how long: "type 1 diabetes for at least 1 year" against "diagnosed at age 9" (a 14-year-old) or "8 years ago"
-_CRITERION_DURATION = re.compile(r"^(?P<what>[^,;:]{3,80}?)\s+(?:diagnosed\s+|for\s+|of\s+|duration\s+(?:of\s+)?)?"
-                                 r"(?:at least|≥|>=|more than|over|greater than)\s*(?P<n>\d+|one|two|three|four|five|"
-                                 r"six)\s*(?P<unit>day|week|month|year)s?\b", re.I)
-_LASTED = re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six)[- ](?P<unit>day|week|month|year)s?[- ]"
-                     r"(?:history|duration)\b|\bfor (?:the (?:past|last) )?(?P<n2>\d+|one|two|three|four|five|six)\s*"
-                     r"(?P<unit2>day|week|month|year)s?\b|\bsince (?:the )?(?P<n3>\d+|one|two|three|four|five|six)\s*"
-                     r"(?P<unit3>day|week|month|year)s?\b", re.I)
+_CRITERION_DURATION = re.compile(rf"^(?P<what>[^,;:]{{3,80}}?)\s+(?:diagnosed\s+|for\s+|of\s+|duration\s+(?:of\s+)?)?"
+                                 rf"(?:at least|≥|>=|more than|over|greater than)\s*(?P<n>{_N})\s*"
+                                 r"(?P<unit>day|week|month|year)s?\b", re.I)
+_LASTED = re.compile(rf"\b(?P<n>{_N}|a|an)[- ](?P<unit>day|week|month|year)s?[- ](?:history|duration)\b|"
+                     rf"\bfor (?:the (?:past|last) )?(?P<n2>{_N})\s*(?P<unit2>day|week|month|year)s?\b|"
+                     rf"\bsince (?:the )?(?P<n3>{_N})\s*(?P<unit3>day|week|month|year)s?\b", re.I)
 _AT_AGE = re.compile(r"\b(?:diagnosed|onset|began|started)\b[^.;]{0,30}\bat (?:the )?age (?:of )?(?P<age>\d{1,3})\b",
                      re.I)
 
@@ -313,13 +326,11 @@ def _how_long(note: NoteText, sentence: str) -> float | None:
 def _duration(note: NoteText, criterion: str) -> State | None:
     """A condition the criterion asks to have lasted at least so long, against how long the note says it has."""
     m = _CRITERION_DURATION.search(criterion)
-    if not m or re.search(r"\bor\b", m.group("what"), re.I) or not (stems := key_stems(m.group("what"))) \
-            or len(stems) > 5:
-        return None  # "not treated with X, or treated for more than 1 month": two durations, neither decided here
+    if not (stems := _event(m)) or m is None:
+        return None
     least = _days(m.group("n"), m.group("unit"))
     for i, sentence in enumerate(note.sentences):
-        if not any(c.sentence == i and not c.relative and set(stems) <= set(c.words)
-                   and min(c.words.index(w) for w in stems) < c.negated_from for c in note.clauses):
+        if not _affirmed(note, i, stems):
             continue
         lasted = _how_long(note, sentence)
         if lasted is None or least is None:
