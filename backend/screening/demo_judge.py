@@ -28,6 +28,7 @@ inclusion criterion the note does not show is unknown: a screener would have to 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from backend.screening.demographics import judge_age, judge_sex
 from backend.screening.judged import Answer, Judged
@@ -54,14 +55,24 @@ _CONSENT = re.compile(r"\b(?:consent|assent|willing\w*|agree\w*|comply|complian\
                       r"read|attend|follow|return|participate|give|provide|sign)|capable of (?:giving|providing|"
                       r"understanding|performing|completing|participating|following|complying)|sign\w* (?:the |an )?"
                       r"inform\w*|follow[- ]up visits?|study visits?|available for)\b", re.I)
-_MEASURE = re.compile(r"\bwithin (?:the )?(?:last |past |previous |preceding )?\d+\s*(?:hours?|days?|weeks?|months?|"
-                      r"years?)|\d+\s*(?:or more|or less|or fewer|or greater)\b|"
+_MEASURE = re.compile(r"\b(?:within (?:the )?|(?:in|during) the )(?:last |past |previous |preceding )?\d+\s*"
+                      r"(?:hours?|days?|weeks?|months?|years?)|"
+                      r"\b(?:within|in|during) the (?:last|past|previous|preceding) "
+                      r"(?:days?|weeks?|months?|years?|decade)\b|"
+                      r"\d+\s*(?:or more|or less|or fewer|or greater)\b|"
                       r"(?:[<>≤≥=]|\b(?:greater|less|more|higher|lower|fewer|above|below|exceed\w*|at least|"
                       r"no more than|within|times|x)\b)\s*\d|\d\s*(?:%|mg|g/|mmol|µ|u/l|iu|ml|mm|cm|kg|"
                       r"x\s*10|/mm|/µl|/ul|/l\b|uln|times)|\b(?:uln|upper limit of normal|score|grade|stage|"
                       r"class|clearance|count|level|concentration|index|fev1|saturation|ejection fraction|"
                       r"bmi|body mass|hba1c|inr|qtc?)\b", re.I)
 _ALLERGY = re.compile(r"\b(?:hypersensitiv\w*|allerg\w*|intoleran\w*|anaphyla\w*|contraindicat\w*)", re.I)
+# a note that says the patient cannot consent, and a criterion that lets someone else consent for them
+_CANNOT_CONSENT = re.compile(r"\b(?:lacks?|lacking|without|no|not have(?: the)?|impaired) (?:the )?"
+                             r"(?:decision[- ]making )?capacity\b|"
+                             r"\b(?:unable|not able|cannot|can't|incapable of|not capable of) (?:to )?"
+                             r"(?:give |giving |provide |providing |sign |signing )?(?:informed )?consent", re.I)
+_ASKS_CONSENT = re.compile(r"\b(?:consent|understand|comprehend)", re.I)
+_PROXY = re.compile(r"\b(?:representative|guardian|parent|proxy|surrogate|legally|next of kin|caregiver)", re.I)
 _UNRELIABLE = re.compile(r"\b(?:unreliable|missing informed|no informed|participat\w* in (?:another|other|any)|"
                          r"enrolled in (?:another|other|any)|investigational (?:drug|agent|device|product))", re.I)
 # A criterion that rules something out ("No X", "Patients who have not had X"), after a number and section
@@ -86,7 +97,7 @@ _EXAMPLES = re.compile(r"\s\((?-i:[a-z][a-z ,/-]{2,40})\)(?=\s+\w)")
 _PERMITS = re.compile(r"\b(?:(?:is|are)?\s*(?:allowed|permitted)|not specified)\W*$", re.I)
 _TREATMENT_FOR = re.compile(r"\b(?:treatment|therapy|therapies|regimens?)\s+(?:for|of)\b", re.I)
 _OTHER = re.compile(r"\b(?:other|another|second|additional)\b", re.I)  # "No other malignancy": not the one studied
-# "hepatitis B infection" is "hepatitis B" in a note that says only that
+# "hepatitis B infection" is "hepatitis B", and a note's "no opportunistic infections" does not deny "HIV infection"
 _KIND_WORDS = frozenset({"infection", "infect"})
 
 
@@ -96,7 +107,7 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
     present: list[int] = []
     absent: list[int] = []
     for alternative in _alternatives(text)[:12]:
-        named = [w for w in alternative if w not in _KIND_WORDS or w in note.stems]
+        named = [w for w in alternative if w not in _KIND_WORDS]
         if named and all(w in CONCEPT_TOKENS for w in named):
             alternative = named
         if len(alternative) > 6 or any(w.startswith("non") and w not in note.stems for w in alternative):
@@ -117,8 +128,8 @@ _NAIVE = re.compile(r"\b(?:newly diagnosed|previously untreated|treatment[- ]na[
                     r"therapy[- ]na[iï]ve)\b", re.I)
 _SITE = re.compile(r"\s+to\s+(?:the\s+)?([a-z][a-z/ -]{2,40}?)"
                    r"(?=[,;.(]|\s+(?:for|with|that|which|resulting|unless)\b|$)", re.I)
-_COUNT = re.compile(r"\b(?:no more than|not more than|at least|at most|up to|a maximum of|fewer than|less than|"
-                    r"more than)\s+"
+_COUNT = re.compile(r"\b(?:no more than|not more than|at least(?! (?:one|1)\b)|at most|up to|a maximum of|fewer than|"
+                    r"less than|more than)\s+"
                     r"(?:\d+|one|two|three|four|five)\b|[<>≤≥]\s*\d+\s+(?:prior|previous|lines?|regimens?)", re.I)
 _PRIOR_KIND = re.compile(r"\b(?:prior|previous|preceding|history of|received)\s+(?:or (?:current|concurrent)\s+)?"
                          r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
@@ -147,21 +158,25 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
     (r"\bbeta[- ]?blockers?\b|\bβ-?blockers?\b", r"olol$|dilol$"),
     (r"\bACE inhibitors?\b|\bangiotensin[- ]converting", r"pril$"),
     (r"\bangiotensin (?:ii )?receptor blockers?\b|\bARBs?\b", r"sartan$"),
-    (r"\bintegrase inhibitors?\b|\bINSTIs?\b", r"tegravir$"),
+    (r"\bintegrase (?:strand[- ]transfer )?inhibitors?\b|\bINSTIs?\b", r"tegravir$"),
+    (r"\bNNRTIs?\b|\bnon-nucleoside reverse transcriptase", r"virenz$|virine$|nevirapine"),
+    (r"\bbiologic(?:al)?s?\b(?! (?:sex|parents?|mother|father|age))", r"mab$|cept$|anakinra"),
     (r"\bantidepressants?\b|\banti-depressants?\b", r"pram$|oxetine$|traline$|faxine$|bupropion|mirtazapine|"
                                                       r"triptyline$|ipramine$"),
     (r"\btyrosine kinase inhibitors?\b|\bTKIs?\b", r"tinib$"),
     (r"\banti-?TNF\b|\bTNF(?:-?alpha)?[- ](?:inhibitors?|antagonists?|blockers?)\b",
      r"adalimumab|infliximab|etanercept|certolizumab|golimumab"),
     (r"\banti-?VEGF\b", r"bevacizumab|avastin|aflibercept|ranibizumab"),
-    (r"\banti-?CD20\b", r"rituximab|obinutuzumab|ofatumumab|ocrelizumab"),
+    (r"\banti-?CD20\b|\bB[- ]cell[- ]depleti", r"rituximab|obinutuzumab|ofatumumab|ocrelizumab"),
     (r"\banticoagula", r"warfarin|xaban$|gatran$|parin$"),
     (r"\bstatins?\b", r"vastatin$"),
     (r"\bSSRIs?\b|\bselective serotonin reuptake", r"pram$|oxetine$|traline$"),
     (r"\b(?:cortico)?steroids?\b", r"sone$|olone$|steroid"),
 )]
 _HAD = re.compile(r"\b(?:prior|previous(?:ly)?|received|history of|treated with|exposure to|exposed to|pre-?treated|"
-                  r"progress\w* (?:on|after)|refractory to|failed|after|current(?:ly)?|taking|use of)\b", re.I)
+                  r"progress\w* (?:on|after)|refractory to|failed|after|current(?:ly)?|taking|use of|"
+                  r"(?:treatment|therapy) with|"
+                  r"(?:inadequate|insufficient|lost|loss of) respon\w*|intoleran\w* (?:to|of))\b", re.I)
 # the drugs of a regimen the note may name by its acronym
 _REGIMENS = {"folfox": ("oxaliplatin", "fluorouracil", "leucovorin"), "capox": ("capecitabine", "oxaliplatin"),
              "xelox": ("capecitabine", "oxaliplatin"), "folfiri": ("irinotecan", "fluorouracil", "leucovorin"),
@@ -216,12 +231,12 @@ def _marker_status(note: NoteText, text: str, negated: bool) -> Judged | None:
     return None
 
 
-def _treated_with_class(note: NoteText, text: str, negated: bool) -> Judged | None:
+def _treated_with_class(note: NoteText, text: str, negated: bool, *, window: bool = False) -> Judged | None:
     """A criterion about a class of drugs ("prior taxane", "no previous PD-1 inhibitor") against the drugs the
     note reports: only a member the note names decides; a note silent on the class leaves it open."""
     naive = bool(_CLASS_NAIVE.search(text))
     now = bool(_NOW.search(text)) and not naive and not _EVER.search(text)
-    if not (naive or now or _HAD.search(text)) or _ALLOWED.search(text):
+    if not (naive or now or window or _HAD.search(text)) or _ALLOWED.search(text):
         return None  # the class alone ("steroid therapy") says nothing of the patient's having had it
     for named, members in _DRUG_CLASSES:
         before = text[: m.start()] if (m := named.search(text)) else ""
@@ -240,9 +255,9 @@ def _treated_with_class(note: NoteText, text: str, negated: bool) -> Judged | No
     return None
 
 
-def _drug_given(note: NoteText, text: str, negated: bool) -> Judged | None:
+def _drug_given(note: NoteText, text: str, negated: bool, *, window: bool = False) -> Judged | None:
     """"Prior treatment with oxaliplatin": the drug itself, given at any time (a regimen counts its drugs)."""
-    if not _HAD.search(text) or _NOW.search(text) or _ALLOWED.search(text) or _CLASS_NAIVE.search(text):
+    if not (window or _HAD.search(text)) or _NOW.search(text) or _ALLOWED.search(text) or _CLASS_NAIVE.search(text):
         return None
     asked = treatments_named(text)
     named = [t for t in note.therapies if asked & {t.name, *_REGIMENS.get(t.name, ())}]
@@ -269,7 +284,11 @@ def _drug_taken_now(note: NoteText, text: str, negated: bool) -> Judged | None:
 def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
     """A criterion about having been treated before, against the treatments the note reports."""
     if _MEASURE.search(text) and re.search(r"\bwithin\b|\d+\s*(?:days?|weeks?|months?)", text, re.I):
-        return None  # a time window: the note rarely dates a treatment
+        # a time window: the note rarely dates a treatment, but one taken now falls within any window
+        taking = replace(note, therapies=[t for t in note.therapies if t.when == "current"])
+        found = (_treated_with_class(taking, text, negated, window=True)
+                 or _drug_given(taking, text, negated, window=True))
+        return found if found is not None and found.evidence else None
     if _COUNT.search(text):
         return None  # "no more than 2 prior regimens": a count the note rarely gives
     found = (_treated_with_class(note, text, negated) or _drug_given(note, text, negated)
@@ -310,6 +329,11 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     if found is not None:
         return found
     if _CONSENT.search(text) or _UNRELIABLE.search(text):
+        cannot = None if _PROXY.search(text) or not _ASKS_CONSENT.search(text) else next(
+            (i for i, s in enumerate(read.sentences) if _CANNOT_CONSENT.search(s)), None)
+        if cannot is not None:  # the note says the patient cannot consent, and no one may for them
+            return Judged("yes" if kind == "exclusion" else "no", "The note says the patient cannot consent.",
+                          [cannot])
         if kind == "exclusion":
             return Judged("no", "Nothing in the note says the patient cannot consent or take part.", [])
         return Judged("yes", "Consent, willingness and the ability to take part are assumed for a patient being "

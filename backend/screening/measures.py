@@ -131,12 +131,15 @@ def _measure(name: str, words: str, unit: str, plausible: Callable[[float], bool
     `note_unit` is what may follow the note's number (by default the same unit); `note`, a pattern of its own
     where notes put the number first ("26 weeks gestation")."""
     # "7.0% and 10.5%", ">= 30% and < 50%": a range may repeat the unit and the comparison
-    number = (rf"(?P<a>{_VALUE})(?:\s*{unit})?(?:\s*(?:-|–|to|and|or|,)\s*(?:{AT_MOST}\s*)?"
-              rf"(?:{_VALUE}\s*(?:,|or)\s*)?(?P<b>{_VALUE}))?")
+    days = r"(?:\+\d(?!\d))?"  # "24+0 weeks"
+    number = (rf"(?P<a>{_VALUE}){days}(?:\s*{unit})?(?:\s*(?:-|–|to|and|or|,)\s*(?:{AT_MOST}\s*)?"
+              rf"(?:{_VALUE}\s*(?:,|or)\s*)?(?P<b>{_VALUE}){days})?")
     return _Measure(
         name,
         re.compile(rf"\b(?:{words})\b[^\d<>≤≥.;]{{0,25}}?{_CMP}\s*{number}(?!\d|\.\d)\s*{unit}{_CMP_AFTER}", re.I),
-        note or re.compile(rf"\b(?:{note_words or words})\b[^\d.;]{{0,20}}?(?P<a>{_VALUE})(?!\d|\.\d)\s*"
+        # "rose from 0.2 to 1.4 g/dL": the value it came to
+        note or re.compile(rf"\b(?:{note_words or words})\b[^\d.;]{{0,20}}?(?:{_VALUE}\s*(?:{unit})?\s*(?:to|→|->)\s*)?"
+                           rf"(?P<a>{_VALUE})(?!\d|\.\d)\s*"
                            rf"{unit if note_unit is None else note_unit}", re.I),
         plausible, convert, re.compile(unless, re.I) if unless else None)
 
@@ -186,13 +189,84 @@ _MEASURES = (
              lambda v: 5 <= v <= 150, unless=r"revers|increase|improv|change|declin|respons|variab|within \d+\s*%"),
     _measure("eGFR", r"egfr|e-gfr|estimated glomerular filtration rate|gfr|creatinine clearance|crcl", _GFR_UNIT,
              lambda v: 1 <= v <= 200),
+    _measure("potassium", r"(?:serum )?potassium|k\+?", r"(?:mmol|meq)\s*/\s*l", lambda v: 1.5 <= v <= 9,
+             note_unit=rf"(?:(?:mmol|meq)\s*/\s*l|{_NO_OTHER_UNIT})"),
+    _measure("sodium", r"(?:serum )?sodium|na\+?", r"(?:mmol|meq)\s*/\s*l", lambda v: 100 <= v <= 180,
+             note_unit=rf"(?:(?:mmol|meq)\s*/\s*l|{_NO_OTHER_UNIT})"),
+    _measure("albumin", r"(?:serum )?albumin(?![\s-]*(?:to|/|creatinine))", r"g\s*/\s*dl", lambda v: 0.5 <= v <= 7,
+             note_unit=rf"(?:g\s*/\s*dl|{_NO_OTHER_UNIT})"),
+    _measure("urine albumin-to-creatinine ratio", r"(?:urine |urinary )?albumin[\s-]*(?:to[\s-]*)?creatinine ratio|"
+             r"u?acr", r"mg\s*/\s*g", lambda v: 0 <= v <= 20000),
+    _measure("ALT", r"alt|alanine (?:amino)?transaminase|alanine aminotransferase|sgpt", r"(?:iu|u)\s*/\s*l",
+             lambda v: 1 <= v <= 5000),
+    _measure("AST", r"ast|aspartate (?:amino)?transaminase|aspartate aminotransferase|sgot", r"(?:iu|u)\s*/\s*l",
+             lambda v: 1 <= v <= 5000),
+    _measure("neutrophils", r"absolute neutrophil count|anc|neutrophils?(?: count)?", _PLATELET_UNIT,
+             lambda v: 0 <= v <= 60, note_unit=rf"(?:{_PLATELET_UNIT}|(?!\s*(?:%|mg|g/|mmol)))", convert=_thousands),
+    _measure("eosinophils", r"(?:blood )?eosinophils?(?: count)?|eos", r"(?:cells\s*)?/\s*(?:µl|ul|mm3|mm³)",
+             lambda v: 0 <= v <= 20000, note_unit=r"(?:cells\s*)?/\s*(?:µl|ul|mm3|mm³)"),
+    _measure("CD4 count", r"cd4\+?(?:\s*t[\s-]*(?:cell|lymphocyte)s?)?(?: count)?",
+             r"(?:cells\s*)?/\s*(?:µl|ul|mm3|mm³)",
+             lambda v: 0 <= v <= 3000, note_unit=r"(?:(?:cells\s*)?/\s*(?:µl|ul|mm3|mm³)|(?!\s*(?:%|/)))"),
+    _measure("viral load", r"(?:hiv(?:-1)? )?(?:rna|viral load)|hbv dna|hcv rna", r"(?:copies|iu)\s*/\s*ml",
+             lambda v: 0 <= v <= 1e9),
+    _measure("M-protein", r"(?:serum )?m[\s-]*(?:protein|spike)|monoclonal (?:protein|component)|paraprotein",
+             r"g\s*/\s*dl", lambda v: 0 <= v <= 15),
+    _measure("PSA", r"psa|prostate[\s-]*specific antigen", r"ng\s*/\s*ml", lambda v: 0 <= v <= 100000),
+    _measure("testosterone", r"(?:serum |total )?testosterone", r"ng\s*/\s*dl", lambda v: 0 <= v <= 3000),
+    _measure("uric acid", r"(?:serum )?(?:urate|uric acid)", _MG_DL, lambda v: 0.5 <= v <= 25,
+             note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
+    _measure("LDL cholesterol", r"ldl(?:-c| cholesterol)?|low[\s-]density lipoprotein(?: cholesterol)?", _MG_DL,
+             lambda v: 5 <= v <= 600, note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
+    _measure("triglycerides", r"(?:serum |fasting )?triglycerides?|tg", _MG_DL, lambda v: 10 <= v <= 10000,
+             note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
+    _measure("QTc", r"qtc[fb]?(?: interval)?|corrected qt(?: interval)?", r"(?:ms|msec|milliseconds?)\b",
+             lambda v: 250 <= v <= 750, note_unit=r"(?:(?:ms|msec|milliseconds?)\b|(?!\s*(?:%|/)))"),
+    _measure("FEV1/FVC", r"(?:post-bronchodilator |pre-bronchodilator )?fev1\s*/\s*fvc(?: ratio)?", r"%?",
+             lambda v: 0.15 <= v <= 1.0, convert=lambda v: v / 100 if v > 1.5 else v),
+    # scores without a unit: a number after the score's name
+    _measure("MELD score", r"meld(?:-na)?(?: score)?", r"(?!\s*%)", lambda v: 6 <= v <= 40),
+    _measure("EDSS", r"edss(?: score)?|expanded disability status scale(?: score)?", r"(?!\s*%)",
+             lambda v: 0 <= v <= 10),
+    _measure("DAS28", r"das-?28(?:-(?:crp|esr))?(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 10),
+    _measure("CDAI", r"cdai(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 600),
+    _measure("MoCA", r"moca(?: score)?|montreal cognitive assessment(?: score)?", r"(?!\s*%)",
+             lambda v: 0 <= v <= 30),
+    _measure("MMSE", r"mmse(?: score)?|mini[\s-]*mental state exam\w*(?: score)?", r"(?!\s*%)",
+             lambda v: 0 <= v <= 30),
+    _measure("PANSS", r"panss(?: total)?(?: score)?", r"(?!\s*%)", lambda v: 30 <= v <= 210),
+    _measure("INR", r"inr|international normali[sz]ed ratio", r"(?!\s*%)", lambda v: 0.5 <= v <= 15),
+    _measure("pack-years", r"smoking history|smok\w*|tobacco|cigarettes?", r"(?:pack[\s-]*years?|py)\b",
+             lambda v: 0 <= v <= 300,
+             note=re.compile(r"(?P<a>\d+(?:\.\d+)?)\s*(?:\+\s*)?[\s-]*(?:pack[\s-]*years?|pk[\s-]*yrs?|py)\b", re.I)),
     _measure("gestational age", r"gestational age|gestation", r"(?:weeks?|wks?)\b", lambda v: 4 <= v <= 44,
              note=re.compile(r"\b(?P<a>\d{1,2})(?:\+\d)?\s*(?:weeks?|wks?)['’]?\s*(?:of\s+)?"
                              r"(?:gestation|gestational age|pregnan\w*)\b|"
-                             r"\bgestational age\s*(?:of\s*)?:?\s*(?P<b>\d{1,2})\b", re.I)),
+                             r"\bgestational age\s*(?:of\s*)?:?\s*(?P<b>\d{1,2})\b|"
+                             r"\bG\d+\s*P\d+\w*\s*(?:at|@)\s*(?P<c>\d{1,2})(?:\+\d)?\s*(?:weeks?|wks?)\b", re.I)),
 )
 _LOW = re.compile(rf"{AT_LEAST}|from", re.I)
 _HIGH = re.compile(AT_MOST, re.I)
+
+
+# A note may give a value more than once: the one it dates now is the patient's, one it dates before is not.
+_NOW_VALUE = re.compile(r"\b(?:today|now|current(?:ly)?|latest|most recent|recent|on admission|at admission|"
+                        r"at presentation|at screening|this (?:morning|week|visit))\b", re.I)
+_EARLIER_VALUE = re.compile(r"\b(?:pre-[a-z]+|prior|previous(?:ly)?|baseline|at diagnosis|initial(?:ly)?|"
+                            r"originally)\b[^.;:]*$", re.I)
+
+
+def _stated(m: _Measure, sentences: Sequence[str]) -> list[tuple[int, str]]:
+    """(sentence, value) of each value the note states for `m`, the current one first."""
+    found: list[tuple[int, int, str]] = []
+    for i, s in enumerate(sentences):
+        for stated in m.note.finditer(s):
+            said = stated.group("a") or stated.groupdict().get("b") or stated.groupdict().get("c")
+            if said:
+                before = s[max(0, stated.start() - 40):stated.start()]
+                rank = 2 if _EARLIER_VALUE.search(before) else 0 if _NOW_VALUE.search(s) else 1
+                found.append((rank, i, said))
+    return [(i, said) for _, i, said in sorted(found, key=lambda f: (f[0], f[1]))]
 
 
 def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
@@ -200,10 +274,8 @@ def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
         wanted = m.criterion.search(criterion)
         if not wanted or m.unless and m.unless.search(criterion):
             continue
-        for i, s in enumerate(sentences):
-            stated = m.note.search(s)
-            said = stated and (stated.group("a") or stated.groupdict().get("b"))
-            if not said or not m.plausible(value := m.convert(_number(said))):
+        for i, said in _stated(m, sentences):
+            if not m.plausible(value := m.convert(_number(said))):
                 continue
             a = m.convert(_number(wanted.group("a")))
             b = m.convert(_number(wanted.group("b"))) if wanted.group("b") else None

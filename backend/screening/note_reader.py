@@ -213,7 +213,7 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
                       r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
                       r"pram|oxetine|traline|faxine|dopa|zomib|lidomide|toclax|dilol|triptyline|ipramine|proate|"
-                      r"azepine|trigine|iracetam|apine|idone|peridol|amate)|"
+                      r"azepine|trigine|iracetam|apine|idone|peridol|amate|virenz|virine)|"
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy chemoradi(?:ation|otherapy) surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone
 tamoxifen letrozole
@@ -232,11 +232,13 @@ _CURRENT_CUE = re.compile(r"\b" + any_of(r"currently current now is_on on takes?
                                            "continues? medications?_include") + r"\b|\b(?:meds|medications):", re.I)
 _CONTINUED = re.compile(r"[^.;]{0,40}?\b(?:which|that) (?:she|he|they|the patient) "
                         r"(?:continues|still takes|remains on)\b|"
-                        r"\s*(?:is\s+)?(?:ongoing|continued)\b", re.I)
+                        r"\s*(?:is\s+)?(?:ongoing|continued)\b|[^.;()]{0,60}?\bsince\b", re.I)
 _STOPPED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:was|were|has been|had been)\s+"
                             r"(?:discontinued|stopped|held|switched)\b", re.I)
 _DENIAL_RUNS_ON = re.compile(r"[\s,]*(?:,|or|nor)\s+(?:any\s+)?(?:other\s+)?(?:\w+\s+){0,2}", re.I)
-_PLANNED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:is|are|was|were)\s+(?:planned|scheduled|recommended|being considered)\b|"
+_PLANNED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:is|are|was|were)\s+(?:planned|scheduled|recommended|being considered|"
+                            r"discussed|considered|proposed|deferred)\b|[^.;]{0,40}?\b(?:not|never) (?:yet )?"
+                            r"(?:started|given|initiated|begun|prescribed)\b|"
                             r"[^.;]{0,10}?\bwill be (?:started|given|initiated)\b", re.I)
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
 prior_to

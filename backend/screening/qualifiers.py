@@ -256,6 +256,8 @@ _N = r"\d+|one|two|three|four|five|six"
 _CRITERION_WINDOW = re.compile(rf"^(?P<what>[^,;:]{{3,80}}?)\s+(?:in|within|during) (?:the )?"
                                rf"(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"
                                r"(?P<unit>day|week|month|year)s?\b", re.I)
+_IN_PAST = re.compile(rf"\b(?:in|within|over|during) (?:the )?(?:past|last|previous) (?P<n>{_N}|a|an)?\s*"
+                      r"(?P<unit>day|week|month|year)s?\b", re.I)  # at most that long ago
 _AGO = re.compile(rf"\b(?P<n>{_N}|a|an)\s*(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
 
 
@@ -286,12 +288,12 @@ def _window(note: NoteText, criterion: str) -> State | None:
         return None
     limit = _days(m.group("n"), m.group("unit"))
     for i, sentence in enumerate(note.sentences):
-        ago = _AGO.search(sentence)
+        ago = _AGO.search(sentence) or _IN_PAST.search(sentence)
         if ago is None or not _affirmed(note, i, stems):
             continue
-        since = _days(ago.group("n"), ago.group("unit"))
-        if since is None or limit is None:
-            return None
+        since = _days(ago.group("n") or "1", ago.group("unit"))  # "in the past year"
+        if since is None or limit is None or ago.re is _IN_PAST and since > limit:
+            return None  # "in the past 2 years" against a year: it may have been either side
         inside = since <= limit
         return State(inside, f"The note dates it {ago.group(0)}, {'inside' if inside else 'outside'} the "
                              f"criterion's {m.group('n')} {m.group('unit')}s.", i)

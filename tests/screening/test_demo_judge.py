@@ -443,3 +443,59 @@ FOLFOX = "0. A 61-year-old man with colon cancer.\n1. He progressed on FOLFOX."
 ])
 def test_how_long_a_condition_has_lasted_and_a_regimens_drugs(note: str, criterion: str, answer: str) -> None:
     assert judge(note, criterion, "inclusion").answer == answer
+
+
+# Kinds a third blind set of criteria found (benchmarks/README.md); the notes here are written afresh.
+KIDNEY = ("0. CLINIC NOTE: 71F with CKD stage 4 from hypertensive nephropathy and atrial fibrillation.\n"
+          "1. Meds: apixaban 2.5 mg BID, carvedilol 12.5 mg BID; empagliflozin was discussed but not started.\n"
+          "2. Labs last month: K 5.8 mmol/L, UACR 620 mg/g, albumin 3.1 g/dL, uric acid 9.4 mg/dL.\n"
+          "3. Baseline platelets 210,000/µL; platelets today 88,000/µL after a viral illness.\n"
+          "4. No history of opportunistic infections; HIV-1 infection diagnosed in 2009, CD4 540 cells/µL.\n"
+          "5. She has taken tenofovir alafenamide/emtricitabine/dolutegravir since 2016 (switched from "
+          "nevirapine-based therapy).\n"
+          "6. Her geriatrician documented that she lacks capacity to consent; her son holds power of attorney.\n"
+          "7. Her PSA is irrelevant; her M-protein rose from 0.3 to 0.9 g/dL over a year.\n"
+          "8. Two falls in the past 3 months.")
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Prior or current SGLT2 inhibitor therapy", "exclusion", "no"),  # discussed, not started
+    ("Serum potassium > 5.5 mmol/L", "exclusion", "yes"),
+    ("Urine albumin-to-creatinine ratio ≥ 300 mg/g", "inclusion", "yes"),
+    ("Serum albumin ≥ 3.5 g/dL", "inclusion", "no"),
+    ("Serum uric acid ≥ 8 mg/dL", "inclusion", "yes"),
+    ("Platelet count ≥ 100,000/µL", "inclusion", "no"),  # today's value, not the baseline
+    ("Confirmed HIV-1 infection", "inclusion", "yes"),  # "no opportunistic infections" denies no HIV
+    ("CD4+ T-cell count ≥ 200 cells/µL", "inclusion", "yes"),
+    ("Currently receiving an integrase strand transfer inhibitor", "inclusion", "yes"),  # "since 2016"
+    ("Prior exposure to an NNRTI", "exclusion", "yes"),
+    ("Able to provide written informed consent", "inclusion", "no"),
+    ("Written informed consent from the patient or a legally authorized representative", "inclusion", "yes"),
+    ("Serum M-protein ≥ 0.5 g/dL", "inclusion", "yes"),  # the value it rose to
+    ("At least one fall in the past 6 months", "inclusion", "yes"),
+    ("At least one fall in the past month", "inclusion", "unknown"),  # "in the past 3 months" may be either
+    ("Hospitalization for heart failure in the past 12 months", "inclusion", "unknown"),  # not dated
+])
+def test_named_labs_the_current_value_drugs_and_consent(criterion: str, kind: str, answer: str) -> None:
+    assert judge(KIDNEY, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    ("0. A 38-year-old man with Crohn's disease.\n1. Infliximab 2019-2022, stopped for loss of response.",
+     "Inadequate response or intolerance to at least one TNF antagonist", "inclusion", "yes"),
+    ("0. A 38-year-old man with Crohn's disease.\n1. Infliximab 2019-2022, stopped for loss of response.",
+     "Prior treatment with any biologic therapy", "exclusion", "yes"),
+    ("0. A 44-year-old woman with neuromyelitis optica.\n1. She currently receives rituximab every 6 months.",
+     "B-cell depleting therapy within the past 6 months", "exclusion", "yes"),  # taken now: inside any window
+    ("0. A 44-year-old woman with neuromyelitis optica.\n1. She received rituximab in 2015.",
+     "B-cell depleting therapy within the past 6 months", "exclusion", "no"),  # undated: not shown
+    ("0. G3P2 at 30+2 wks with gestational diabetes.", "Gestational age 24+0 to 34+6 weeks", "inclusion", "yes"),
+    ("0. 59M, COPD.\n1. Former smoker (40 pack-years).", "Smoking history of at least 10 pack-years", "inclusion",
+     "yes"),
+    ("0. 66M with NASH cirrhosis.\n1. MELD 14, INR 1.4.", "MELD score < 12", "inclusion", "no"),
+    ("0. 33F with relapsing MS.\n1. EDSS 3.5 today.", "EDSS 0 to 5.5", "inclusion", "yes"),
+    ("0. 70M with prostate cancer on leuprolide.\n1. Testosterone 22 ng/dL, PSA 14 ng/mL.",
+     "Serum testosterone < 50 ng/dL", "inclusion", "yes"),
+])
+def test_classes_windows_and_scores(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
