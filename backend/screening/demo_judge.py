@@ -145,6 +145,7 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
      r"(?:pembro|nivo|atezo|durva|ave|cemip|ipili|tisle|dostar|toripa|sinti|camreli)\w*mab"),
     (r"\bCDK\s?4/6\b", r"ciclib"),
     (r"\bPARP\b", r"parib"),
+    (r"\bKRAS[- ]?G12C inhibitors?\b", r"rasib$"),
     (r"\bproteasome inhibitors?\b", r"zomib$"),
     (r"\bimmunomodulatory (?:drugs?|agents?)\b|\bIMiDs?\b", r"lidomide$"),
     (r"\baromatase inhibitors?\b", r"letrozole|anastrozole|exemestane"),
@@ -168,6 +169,8 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
      r"adalimumab|infliximab|etanercept|certolizumab|golimumab"),
     (r"\banti-?VEGF\b", r"bevacizumab|avastin|aflibercept|ranibizumab"),
     (r"\banti-?CD20\b|\bB[- ]cell[- ]depleti", r"rituximab|obinutuzumab|ofatumumab|ocrelizumab"),
+    (r"\bdual antiplatelet|\bDAPT\b", r"aspirin|grel(?:or)?$"),
+    (r"\bantiplatelets?\b|\banti-platelets?\b", r"aspirin|grel(?:or)?$|dipyridamole|cilostazol"),
     (r"\banticoagula", r"warfarin|xaban$|gatran$|parin$"),
     (r"\bstatins?\b", r"vastatin$"),
     (r"\bSSRIs?\b|\bselective serotonin reuptake", r"pram$|oxetine$|traline$"),
@@ -191,7 +194,8 @@ _CLASS_NAIVE = re.compile(r"na[iï]ve\b", re.I)
 _EVER = re.compile(r"\b(?:prior|previous(?:ly)?|history|treated|received|completed|underwent)\b", re.I)
 # what a criterion says around a drug taken now ("Receiving concomitant methotrexate"); any other word ("an
 # insulin pump", "continuous insulin infusion") asks more than the drug
-_TAKING_WORDS = frozenset(key_stems("receiving taking concomitant concurrent ongoing stable dose daily regular"))
+_TAKING_WORDS = frozenset(key_stems("receiving taking concomitant concurrent ongoing stable dose daily regular use"))
+_DUAL = re.compile(r"\bdual\b|\bDAPT\b", re.I)
 _ALLOWED = re.compile(r"\b(?:allowed|permitted|acceptable|either)\b", re.I)  # what a trial lets be, not asks
 _NOW = re.compile(r"\b(?:current(?:ly)?|concurrent|concomitant|ongoing|taking|receiving|on (?:a )?stable)\b", re.I)
 
@@ -244,6 +248,8 @@ def _treated_with_class(note: NoteText, text: str, negated: bool, *, window: boo
             had = [t for t in note.therapies
                    if members.search(t.name) or any(members.search(drug) for drug in _REGIMENS.get(t.name, ()))]
             taking = [t for t in had if t.when == "current"]
+            if _DUAL.search(text) and len({t.name for t in (taking if now else had)}) < 2:
+                had = taking = []  # dual therapy is two of them
             if now and had and not taking:
                 return Judged("yes" if negated else "no", f"The note reports {had[0].name} as a past treatment, "
                                                           "not a current one.", [had[0].sentence])
@@ -272,8 +278,8 @@ def _drug_taken_now(note: NoteText, text: str, negated: bool) -> Judged | None:
     if not _NOW.search(text) or _EVER.search(text) or _ALLOWED.search(text):
         return None
     named = [t for t in note.therapies if re.search(rf"\b{re.escape(t.name)}\b", text, re.I)]
-    drugs = {w for t in named for w in key_stems(t.name)}
-    if not named or [w for w in key_stems(text) if w not in drugs and w not in _TAKING_WORDS]:
+    drugs = {w for t in named for w in key_stems(t.name)} | {w for d in treatments_named(text) for w in key_stems(d)}
+    if not named or [w for w in key_stems(text) if w not in _TAKING_WORDS and not any(d in w for d in drugs)]:
         return None
     taking = [t for t in named if t.when == "current"]
     pick = (taking or named)[0]
@@ -317,6 +323,25 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
     return Judged(answer, f"The note reports earlier treatment ({had[0].name}).", [had[0].sentence])
 
 
+# "Planned coronary revascularization within 3 months": something still to come, which a past one is not
+_PLANNED_CRITERION = re.compile(r"^\s*(?:(?:patients?|subjects?|participants?)\s+(?:with|who have)\s+(?:an?\s+)?)?"
+                                r"(?:planned|scheduled|anticipated|expected|elective|upcoming|intended)\s+", re.I)
+_PLAN_CUE = re.compile(r"\b(?:planned|plan(?:s|ning)? (?:to|for)|scheduled|will undergo|will have|referred for|"
+                       r"awaiting|to undergo|booked)\b", re.I)
+_NO_PLAN = re.compile(r"\b(?:no|not|nor)\b[^.;]{0,40}\b(?:planned|scheduled)\b|\bno plans?\b", re.I)
+
+
+def _planned(note: NoteText, text: str, kind: str | None) -> Judged:
+    for alternative in _alternatives(text)[:12]:
+        hit = note.mention(alternative)
+        if hit and hit[0] == "present" and _PLAN_CUE.search(s := note.sentences[hit[1]]) and not _NO_PLAN.search(s):
+            return Judged("yes", "The note says it is planned.", [hit[1]])
+    if kind == "exclusion":
+        return Judged("no", "The note plans no such thing; an exclusion the note does not show is taken not to "
+                            "apply.", [])
+    return Judged("unknown", "The note does not say it is planned.", [])
+
+
 def judge(note: str, criterion: str, kind: str | None) -> Judged:
     """Is `criterion` true of the patient the note describes? `kind`: inclusion | exclusion | None."""
     text = " ".join(criterion.split())
@@ -338,6 +363,8 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
             return Judged("no", "Nothing in the note says the patient cannot consent or take part.", [])
         return Judged("yes", "Consent, willingness and the ability to take part are assumed for a patient being "
                              "screened; the note says nothing against them.", [])
+    if planned := _PLANNED_CRITERION.match(text):
+        return _planned(read, text[planned.end():], kind)
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
     treated = _treated(read, body, negated) or _marker_status(read, body, negated)

@@ -189,12 +189,40 @@ def _one_sex(criterion: str) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
+_NURSING = re.compile(r"\b(?:breast[- ]?feed\w*|lactat\w*|nursing)\b", re.I)
+_NOT_NURSING = re.compile(r"\b(?:not|no longer|never|stopped|denies|weaned)\b[\w\s-]{0,20}(?:breast[- ]?feed|lactat|"
+                          r"nursing)", re.I)
+# a pregnancy the patient plans, against a criterion that excludes one ("intending to become pregnant")
+_INTENT_ASKED = re.compile(r"\b(?:intend\w*|plan\w*|wish\w*|desir\w*|hop\w*|trying)\b[^.;]{0,30}"
+                           r"(?:pregnan|conceiv)", re.I)
+_INTENDS = re.compile(r"\b(?:hop\w*|plan\w*|trying|tries|wants?|wish\w*|desir\w*|intend\w*)\s+(?:to\s+)?"
+                      r"(?:conceive|become pregnant|get pregnant|a pregnancy|pregnancy)|\bpreconception\b", re.I)
+
+
+def _nursing(note: NoteText) -> tuple[bool, int] | None:
+    """(breastfeeding?, sentence) as the note says, or None when it does not."""
+    for i, sentence in enumerate(note.sentences):
+        if _NURSING.search(sentence):
+            return not _NOT_NURSING.search(sentence), i
+    return None
+
+
 def judge_sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
     sex = note.sex
     lowered = criterion.lower()
     if _FEMALE_ONLY.search(_DURING_PREGNANCY.sub(" ", lowered)):
         if sex and sex[0] == "male":
             return Judged("not_applicable", "The criterion concerns women and the patient is male.", [sex[1]])
+        if (asked := _NURSING.search(lowered)) and (nursing := _nursing(note)) is not None:
+            denied = bool(re.search(r"\b(?:not|non|no)\b[\w\s,-]{0,30}$", lowered[: asked.start()]))
+            if nursing[0] and kind == "exclusion":
+                return Judged("yes", "The note says the patient is breastfeeding.", [nursing[1]])
+            if nursing[0] and kind == "inclusion":
+                return Judged("no" if denied else "yes", "The note says the patient is breastfeeding.", [nursing[1]])
+        if kind == "exclusion" and _INTENT_ASKED.search(lowered):
+            intends = next((i for i, t in enumerate(note.sentences) if _INTENDS.search(t)), None)
+            if intends is not None:
+                return Judged("yes", "The note says the patient plans a pregnancy.", [intends])
         pregnant = note.mention(["pregnant"])
         if pregnant and pregnant[0] == "present" and _NOT_PREGNANT_NOW.search(note.sentences[pregnant[1]]):
             pregnant = ("absent", pregnant[1])

@@ -235,6 +235,21 @@ _MEASURES = (
     _measure("MMSE", r"mmse(?: score)?|mini[\s-]*mental state exam\w*(?: score)?", r"(?!\s*%)",
              lambda v: 0 <= v <= 30),
     _measure("PANSS", r"panss(?: total)?(?: score)?", r"(?!\s*%)", lambda v: 30 <= v <= 210),
+    _measure("NIHSS", r"nihss(?: score)?|nih stroke scale(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 42),
+    _measure("modified Rankin Scale", r"(?:modified rankin scale|mrs)(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 6),
+    _measure("MADRS", r"madrs(?: total)?(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 60),
+    _measure("HAM-D", r"(?:ham-?d|hamd|hdrs)(?:-?(?:17|21))?(?: total)?(?: score)?", r"(?!\s*%)",
+             lambda v: 0 <= v <= 60),
+    _measure("EASI", r"easi(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 72),
+    _measure("PASI", r"pasi(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 72),
+    _measure("IGA", r"(?:v?iga|investigator'?s global assessment)(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 4),
+    _measure("CDR", r"cdr(?: global)?(?: score)?|clinical dementia rating(?: global)?(?: score)?", r"(?!\s*%)",
+             lambda v: 0 <= v <= 3),
+    _measure("Mayo score", r"(?:total |full |modified )?mayo(?: clinic)? score", r"(?!\s*%)", lambda v: 0 <= v <= 12),
+    _measure("NT-proBNP", r"nt-?pro-?bnp|n-terminal pro-?b-type natriuretic peptide", r"pg\s*/\s*ml",
+             lambda v: 0 <= v <= 100000, note_unit=r"(?:pg\s*/\s*ml|(?!\s*(?:%|ng|mg|/)))"),
+    _measure("BNP", r"(?<!pro-)(?<!pro)bnp|b-type natriuretic peptide", r"pg\s*/\s*ml", lambda v: 0 <= v <= 10000,
+             note_unit=r"(?:pg\s*/\s*ml|(?!\s*(?:%|ng|mg|/)))"),
     _measure("INR", r"inr|international normali[sz]ed ratio", r"(?!\s*%)", lambda v: 0.5 <= v <= 15),
     _measure("pack-years", r"smoking history|smok\w*|tobacco|cigarettes?", r"(?:pack[\s-]*years?|py)\b",
              lambda v: 0 <= v <= 300,
@@ -256,8 +271,9 @@ _EARLIER_VALUE = re.compile(r"\b(?:pre-[a-z]+|prior|previous(?:ly)?|baseline|at 
                             r"originally)\b[^.;:]*$", re.I)
 
 
-def _stated(m: _Measure, sentences: Sequence[str]) -> list[tuple[int, str]]:
-    """(sentence, value) of each value the note states for `m`, the current one first."""
+def _stated(m: _Measure, sentences: Sequence[str], earlier: bool = False) -> list[tuple[int, str]]:
+    """(sentence, value) of each value the note states for `m`, the current one first (the earlier one, when
+    the criterion asks for that)."""
     found: list[tuple[int, int, str]] = []
     for i, s in enumerate(sentences):
         for stated in m.note.finditer(s):
@@ -265,6 +281,7 @@ def _stated(m: _Measure, sentences: Sequence[str]) -> list[tuple[int, str]]:
             if said:
                 before = s[max(0, stated.start() - 40):stated.start()]
                 rank = 2 if _EARLIER_VALUE.search(before) else 0 if _NOW_VALUE.search(s) else 1
+                rank = 2 - rank if earlier else rank
                 found.append((rank, i, said))
     return [(i, said) for _, i, said in sorted(found, key=lambda f: (f[0], f[1]))]
 
@@ -274,7 +291,8 @@ def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
         wanted = m.criterion.search(criterion)
         if not wanted or m.unless and m.unless.search(criterion):
             continue
-        for i, said in _stated(m, sentences):
+        earlier = bool(_EARLIER_VALUE.search(criterion[: wanted.start()]))  # "Pre-stroke mRS 0-1"
+        for i, said in _stated(m, sentences, earlier):
             if not m.plausible(value := m.convert(_number(said))):
                 continue
             a = m.convert(_number(wanted.group("a")))
@@ -297,5 +315,43 @@ def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
     return None
 
 
+# A count of things, the criterion's against the note's ("more than 4 cerebral microhemorrhages" against "3 lobar
+# cerebral microhemorrhages"), when the criterion bounds no time (the note's count may be over another period).
+_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+_NUMBER = r"\d{1,3}|" + "|".join(_NUMBERS)
+_COUNT_CRITERION = re.compile(rf"(?P<cmp>{AT_LEAST}|{AT_MOST}|fewer than)\s*(?P<n>{_NUMBER})\s+"
+                              r"(?P<what>(?:[a-z-]+\s+){0,3}?(?P<head>[a-z-]{4,}?)(?:e?s))\b", re.I)
+_NOT_THINGS = re.compile(r"^(?:year|month|week|day|hour|minute|time|unit|dose|cigarette|drink|pack|point|cm|mm)$",
+                         re.I)
+_WINDOW = re.compile(r"\b(?:within|in|during|over|per|a|each|every)\s+(?:the\s+)?(?:last|past|previous|preceding|"
+                     r"\d+|day|week|month|year)", re.I)
+_STRICT = re.compile(r"^(?:>|<|more than|greater than|over|above|exceeding|exceeds|fewer than|less than|under|below|"
+                     r"higher than|lower than)$", re.I)
+
+
+def _count(n: str) -> int:
+    return int(n) if n.isdigit() else _NUMBERS[n.lower()]
+
+
+def _count_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
+    m = _COUNT_CRITERION.search(criterion)
+    if not m or _NOT_THINGS.match(m.group("head")) or _WINDOW.search(criterion[m.end():]):
+        return None
+    wanted, cmp = _count(m.group("n")), m.group("cmp").lower()
+    said = re.compile(rf"\b({_NUMBER})\s+(?:[a-z-]+\s+){{0,3}}?{re.escape(m.group('head'))}(?:e?s)?\b", re.I)
+    for i, s in enumerate(sentences):
+        if (found := said.search(s)) is None:
+            continue
+        value = _count(found.group(1))
+        strict = bool(_STRICT.match(cmp))
+        if _HIGH.match(cmp) or cmp == "fewer than":
+            inside = value < wanted if strict else value <= wanted
+        else:
+            inside = value > wanted if strict else value >= wanted
+        return Reading("inside" if inside else "outside", i, f"{value} {m.group('what').split()[-1]}")
+    return None
+
+
 def compare(sentences: Sequence[str], criterion: str) -> Reading | None:
-    return _stage_reading(sentences, criterion) or _value_reading(sentences, criterion)
+    return _stage_reading(sentences, criterion) or _value_reading(sentences, criterion) or _count_reading(
+        sentences, criterion)

@@ -77,7 +77,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "heartfail": ("congestive heart failure", "heart failure", "cardiac failure", "chf", "hfref", "hfpef"),
     "coronarydz": ("coronary artery disease", "coronary heart disease", "ischemic heart disease", "cad"),
     "copd": ("chronic obstructive pulmonary disease", "chronic obstructive lung disease", "emphysema"),
-    "afib": ("atrial fibrillation", "afib", "a-fib", "a fib"),
+    "afib": ("atrial fibrillation", "afib", "a-fib", "a fib", "af"),
+    "icd": ("implantable cardioverter[- ]defibrillators?", "implanted cardioverter[- ]defibrillators?", "icd"),
     "kidneydz": ("chronic kidney disease", "renal failure", "renal insufficiency", "kidney failure", "ckd",
                  "esrd", "kidney disease", "renal disease", "renal impairment", "kidney impairment"),
     "liverdz": ("liver disease", "hepatic disease", "hepatic impairment", "liver failure", "hepatic failure",
@@ -213,7 +214,7 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
                       r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
                       r"pram|oxetine|traline|faxine|dopa|zomib|lidomide|toclax|dilol|triptyline|ipramine|proate|"
-                      r"azepine|trigine|iracetam|apine|idone|peridol|amate|virenz|virine)|"
+                      r"azepine|trigine|iracetam|apine|idone|peridol|amate|virenz|virine|rasib|grel|grelor)|"
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy chemoradi(?:ation|otherapy) surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone
 tamoxifen letrozole
@@ -229,10 +230,13 @@ underwent treated_with completed progress\w*_(?:on|after|through|despite) failed
 was_(?:given|started) had followed_by then""") + r"\b", re.I)
 _CURRENT_CUE = re.compile(r"\b" + any_of(r"currently current now is_on on takes? taking using receiving maintained_on "
                                            r"switched_from_[\w-]+_to "
-                                           "continues? medications?_include") + r"\b|\b(?:meds|medications):", re.I)
+                                           "continues? medications?_include medications?_are home_meds "
+                                           "home_medications?") + r"\b|\b(?:meds|medications):", re.I)
 _CONTINUED = re.compile(r"[^.;]{0,40}?\b(?:which|that) (?:she|he|they|the patient) "
                         r"(?:continues|still takes|remains on)\b|"
-                        r"\s*(?:is\s+)?(?:ongoing|continued)\b|[^.;()]{0,60}?\bsince\b", re.I)
+                        r"\s*(?:is\s+)?(?:ongoing|continued)\b|[^.;()]{0,60}?\bsince\b|"
+                        r"[^.;]{0,20}?\b(?:was|were|has been|have been) (?:added|started|initiated)\b(?![^.;]*"
+                        r"\b(?:stopped|discontinued|until)\b)", re.I)
 _STOPPED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:was|were|has been|had been)\s+"
                             r"(?:discontinued|stopped|held|switched)\b", re.I)
 _DENIAL_RUNS_ON = re.compile(r"[\s,]*(?:,|or|nor)\s+(?:any\s+)?(?:other\s+)?(?:\w+\s+){0,2}", re.I)
@@ -332,7 +336,9 @@ _AGE = (
     (re.compile(r"\b(\d{1,3})[- ]?(?:year|yr)s?[- ]?old\b", re.I), 1.0),
     (re.compile(r"\b(\d{1,3})\s*(?:yo|y/o|y\.o\.|yrs?|years?)\b(?!\s+(?:ago|history|prior|before|of\s+\w+ing))",
                 re.I), 1.0),
-    (re.compile(r"\bage[sd]?\s*(?:of\s*)?:?\s*(\d{1,3})\b", re.I), 1.0),
+    # not when something began ("dx age 11", "diagnosed at age 9", "since age 3")
+    (re.compile(r"(?<!at )(?<!dx )(?<!since )(?<!onset )(?<!from )\bage[sd]?\s*(?:of\s*)?:?\s*(\d{1,3})\b", re.I),
+     1.0),
     (re.compile(r"\b(\d{1,3})[- ]?(?:month)s?[- ]?old\b", re.I), 1 / 12),
     (re.compile(r"\b(\d{1,3})[- ]?(?:week)s?[- ]?old\b", re.I), 1 / 52),
     (re.compile(r"\b(\d{1,3})[- ]?(?:day)s?[- ]?old\b", re.I), 1 / 365),

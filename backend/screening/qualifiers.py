@@ -58,7 +58,8 @@ def _named(note: NoteText, stems: list[str]) -> int | None:
 
 _SEVERITY = ("mild", "moderate", "severe")
 _CRITERION_SEVERITY = re.compile(r"\b(mild|moderate|severe)(?:ly)?(?:\s*(?:to|-|–|or|and/or)\s*(?:very\s+)?"
-                                 r"(mild|moderate|severe)(?:ly)?)?\s+((?:[\w'-]+\s*){1,4})", re.I)
+                                 r"(mild|moderate|severe)(?:ly)?)?(\s+(?:and/or|or)\s+(?:uncontrolled|poorly[- ]"
+                                 r"controlled|refractory))?\s+((?:[\w'-]+\s*){1,4})", re.I)
 _NOTE_SEVERITY = re.compile(r"\b(mild|moderate|severe)(?:ly)?\b", re.I)
 _CRITERION_CONTROL = re.compile(r"\b(?:(?<!previously )untreated|uncontrolled|poorly[- ]controlled|"
                                 r"not (?:well |adequately )?controlled|"
@@ -84,7 +85,7 @@ def _condition(tail: str) -> list[str]:
 
 def _severity(note: NoteText, criterion: str) -> State | None:
     m = _CRITERION_SEVERITY.search(criterion)
-    if not m or not _leads(criterion, m) or not (stems := _condition(m.group(3))):
+    if not m or not _leads(criterion, m) or not (stems := _condition(m.group(4))):
         return None
     low, high = m.group(1).lower(), (m.group(2) or m.group(1)).lower()
     wanted = set(_SEVERITY[_SEVERITY.index(low): _SEVERITY.index(high) + 1])
@@ -93,6 +94,10 @@ def _severity(note: NoteText, criterion: str) -> State | None:
     for j, sentence in enumerate(note.sentences):
         if (cue := _near(sentence, _NOTE_SEVERITY, stems, reach=len(stems) + 2)) is not None:
             said = cue.group(1).lower()
+            if said not in wanted and m.group(3):  # "severe or uncontrolled asthma": a mild one may be either
+                uncontrolled = next((k for k, t in enumerate(note.sentences) if _near(t, _UNCONTROLLED, stems)), None)
+                return State(True if uncontrolled is not None else None, f"The note calls it {said}"
+                             f"{', and not controlled' if uncontrolled is not None else ''}.", uncontrolled or j)
             return State(said in wanted, f"The note calls it {said}.", j)
     return State(None, "The note names it without saying how severe it is.", i)
 
@@ -178,8 +183,12 @@ _ALTERED = (r"(?:mutations?|mutated|mutant|alterations?|altered|variants?|fusion
 _CRITERION_GENE = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing|driver|oncogenic)){{0,2}}[\s-]*"
                              rf"{_ALTERED}(?!\w)|\b(?:activating|sensiti[sz]ing)?\s*(?:mutations?|alterations?|"
                              rf"rearrangements?|fusions?) (?:in|of) (?:the )?{_GENE}\b", re.I)
-_NOTE_WILD = re.compile(rf"\b{_GENE}[\s-]*(?:gene\s+)?(?:wild[- ]?type|negative|-(?!\w)|not (?:mutated|amplified)|"
-                        rf"unmutated)|\b(?:no|negative for|without)\s+(?:\w+\s+)?{_GENE}\b", re.I)
+_NOTE_WILD = re.compile(rf"\b{_GENE}[\s-]*(?:gene\s+)?(?:(?-i:[A-Z]\d{{1,4}}[A-Z])\s+)?(?:wild[- ]?type|WT\b|negative|"
+                        rf"-(?!\w)|not (?:mutated|amplified|detected|found|identified)|undetected|unmutated)|"
+                        rf"\b(?:no|negative for|without)\s+(?:[\w-]+\s*(?:,|/|\bor\b|\band\b|\bnor\b)\s*){{0,3}}"
+                        rf"(?:\w+\s+)?{_GENE}\b", re.I)
+# "KRAS G12C inhibitor", "EGFR-targeted therapy": a drug, not the tumour's gene
+_GENE_DRUG = re.compile(r"\b(?:inhibitors?|targeted|directed|TKIs?)\b", re.I)
 _NOTE_ALTERED = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing)){{0,2}}[\s-]*{_ALTERED}(?!\w)|"
                            rf"\b(?:mutations?|alterations?|rearrangements?|fusions?) (?:in|of) (?:the )?{_GENE}\b",
                            re.I)
@@ -199,7 +208,7 @@ def _gene_key(name: str) -> str:
 def _gene(note: NoteText, criterion: str) -> State | None:
     wild = _CRITERION_WILD.search(criterion)
     m = wild or _CRITERION_GENE.search(criterion)
-    if not m:
+    if not m or _GENE_DRUG.search(criterion):
         return None
     gene = _gene_key(m.group(1) or m.group(2))
     for i, sentence in enumerate(note.sentences):

@@ -499,3 +499,46 @@ def test_named_labs_the_current_value_drugs_and_consent(criterion: str, kind: st
 ])
 def test_classes_windows_and_scores(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+# Kinds a fourth blind set found; notes written afresh.
+CARDIO = ("0. Discharge summary: 61M with anterior STEMI, s/p PCI to the LAD with 1 drug-eluting stent.\n"
+          "1. 60% circumflex stenosis for medical therapy; no further revascularization planned.\n"
+          "2. PMH: paroxysmal AF, CKD 3a, mild intermittent asthma; dual-chamber ICD placed 2020.\n"
+          "3. Home medications are aspirin 81 mg and atorvastatin 40 mg; clopidogrel 75 mg was added.\n"
+          "4. Pre-admission mRS 0; mRS 2 at discharge.\n"
+          "5. MRI brain: 2 cortical microbleeds.\n"
+          "6. Molecular testing of his resected colon polyp: KRAS G12V mutation, BRAF V600E not detected.")
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Planned coronary artery bypass grafting or PCI within 60 days", "exclusion", "no"),  # past, not planned
+    ("History of atrial fibrillation", "exclusion", "yes"),  # "AF"
+    ("Implantable cardioverter-defibrillator in place", "exclusion", "yes"),
+    ("Receiving dual antiplatelet therapy", "inclusion", "yes"),
+    ("Concomitant use of an anticoagulant", "exclusion", "no"),
+    ("Pre-stroke modified Rankin Scale score 0-1", "inclusion", "yes"),  # the earlier value, as asked
+    ("Modified Rankin Scale score ≤ 1", "inclusion", "no"),  # the latest one
+    ("More than 3 cerebral microbleeds", "exclusion", "no"),
+    ("At least 2 microbleeds on MRI", "inclusion", "yes"),
+    ("BRAF V600E-mutant tumour", "exclusion", "no"),  # not detected
+    ("Prior treatment with a KRAS G12C inhibitor", "exclusion", "no"),  # a drug, not the tumour's gene
+    ("Severe or uncontrolled asthma", "exclusion", "no"),  # mild, its control unsaid
+])
+def test_plans_abbreviations_dual_therapy_counts_and_genes(criterion: str, kind: str, answer: str) -> None:
+    assert judge(CARDIO, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    ("0. 29F with psoriasis, 3 months postpartum.\n1. She is breastfeeding.", "Breastfeeding", "exclusion", "yes"),
+    ("0. 29F with psoriasis, 3 months postpartum.\n1. She is breastfeeding.", "Not pregnant or lactating",
+     "inclusion", "no"),
+    ("0. 34F with epilepsy on lamotrigine.\n1. She and her partner are trying to conceive.",
+     "Women planning a pregnancy during the study", "exclusion", "yes"),
+    ("0. 22F, T1DM since age 8, on an insulin pump.", "Age 18 to 30 years", "inclusion", "yes"),  # not "age 8"
+    ("0. 55M with Crohn's disease.\n1. He currently takes budesonide and 6-mercaptopurine.",
+     "Concurrent use of azathioprine or 6-mercaptopurine", "exclusion", "yes"),
+])
+def test_nursing_a_planned_pregnancy_an_onset_age_and_a_drug_list(note: str, criterion: str, kind: str,
+                                                                   answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
