@@ -65,6 +65,9 @@ _MEASURE = re.compile(r"\b(?:within (?:the )?|(?:in|during) the )(?:last |past |
                       r"x\s*10|/mm|/µl|/ul|/l\b|uln|times)|\b(?:uln|upper limit of normal|score|grade|stage|"
                       r"class|clearance|count|level|concentration|index|fev1|saturation|ejection fraction|"
                       r"bmi|body mass|hba1c|inr|qtc?)\b", re.I)
+_TIME_WINDOW = re.compile(r"\b(?:within|in|during|over) (?:the )?(?:last |past |previous |preceding )?(?:\d+\s*)?"
+                          r"(?:hours?|days?|weeks?|months?|years?|decade)\b|\b\d+\s*(?:hours?|days?|weeks?|months?|years?)\b",
+                          re.I)
 _ALLERGY = re.compile(r"\b(?:hypersensitiv\w*|allerg\w*|intoleran\w*|anaphyla\w*|contraindicat\w*)", re.I)
 # a note that says the patient cannot consent, and a criterion that lets someone else consent for them
 _CANNOT_CONSENT = re.compile(r"\b(?:lacks?|lacking|without|no|not have(?: the)?|impaired) (?:the )?"
@@ -135,6 +138,11 @@ _PRIOR_KIND = re.compile(r"\b(?:prior|previous|preceding|history of|received)\s+
                          r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
                          r"radiation(?: therapy)?|therapy|treatment)\b(\s+(?:for|of)\b)?", re.I)
 
+_OTHER_INDICATION = re.compile(r"\b(?:arthritis|lupus|psoria\w*|crohn\w*|colitis|multiple sclerosis|vasculitis|"
+                               r"myasthenia|nephrotic|transplant\w*|ectopic|sarcoidosis|dermatomyositis|"
+                               r"(?:auto)?immune)\b", re.I)
+_CANCER_WORD = re.compile(r"\b(?:cancer|carcinoma|lymphoma|leuk\w*|myeloma|melanoma|sarcoma|tumou?r|malignan\w*|"
+                          r"metasta\w*|oncolog\w*|neoplas\w*|glioma|blastoma)", re.I)
 # Classes of drugs a criterion names, and the names (or INN stems) of their members as the note reader finds them.
 _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named, members in (
     (r"\btaxanes?\b", r"taxel"),
@@ -195,6 +203,10 @@ _EVER = re.compile(r"\b(?:prior|previous(?:ly)?|history|treated|received|complet
 # what a criterion says around a drug taken now ("Receiving concomitant methotrexate"); any other word ("an
 # insulin pump", "continuous insulin infusion") asks more than the drug
 _TAKING_WORDS = frozenset(key_stems("receiving taking concomitant concurrent ongoing stable dose daily regular use"))
+_ASKS_MORE = re.compile(r"\brequir\w*|\bneed\w*|\d\s*(?:mg|mcg|µg|g|iu|units?)\b", re.I)
+_SYSTEMIC = re.compile(r"\b(?:oral|systemic|intravenous|iv|injectable|parenteral|intramuscular)\b", re.I)
+_LOCAL = re.compile(r"\b(?:inhal\w*|topical\w*|creams?|ointments?|nasal|ics|eye drops?|intra-?articular)\b|"
+                    r"fluticasone|mometasone|beclomethasone|ciclesonide", re.I)
 _DUAL = re.compile(r"\bdual\b|\bDAPT\b", re.I)
 _ALLOWED = re.compile(r"\b(?:allowed|permitted|acceptable|either)\b", re.I)  # what a trial lets be, not asks
 _NOW = re.compile(r"\b(?:current(?:ly)?|concurrent|concomitant|ongoing|taking|receiving|on (?:a )?stable)\b", re.I)
@@ -247,6 +259,8 @@ def _treated_with_class(note: NoteText, text: str, negated: bool, *, window: boo
         if m and len(WORD.findall(before)) <= 10 and before.count("(") <= before.count(")"):  # not an aside
             had = [t for t in note.therapies
                    if members.search(t.name) or any(members.search(drug) for drug in _REGIMENS.get(t.name, ()))]
+            if _SYSTEMIC.search(text):  # "oral corticosteroids": not an inhaled or topical one
+                had = [t for t in had if not _LOCAL.search(t.name) and not _LOCAL.search(note.sentences[t.sentence])]
             taking = [t for t in had if t.when == "current"]
             if _DUAL.search(text) and len({t.name for t in (taking if now else had)}) < 2:
                 had = taking = []  # dual therapy is two of them
@@ -290,7 +304,10 @@ def _drug_taken_now(note: NoteText, text: str, negated: bool) -> Judged | None:
 def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
     """A criterion about having been treated before, against the treatments the note reports."""
     if _MEASURE.search(text) and re.search(r"\bwithin\b|\d+\s*(?:days?|weeks?|months?)", text, re.I):
-        # a time window: the note rarely dates a treatment, but one taken now falls within any window
+        # a time window: the note rarely dates a treatment, but one taken now falls within any window (unless
+        # the criterion asks more: a dose, or an event that required it)
+        if _ASKS_MORE.search(text):
+            return None
         taking = replace(note, therapies=[t for t in note.therapies if t.when == "current"])
         found = (_treated_with_class(taking, text, negated, window=True)
                  or _drug_given(taking, text, negated, window=True))
@@ -308,6 +325,8 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
         m = _PRIOR_KIND.search(text)
         if not m or m.group(2).lower() in ("therapy", "treatment") and not (m.group(1) or m.group(3)):
             return None  # "prior treatment" alone names nothing
+        if m.group(3) and _OTHER.search(text[m.end():m.end() + 20]):
+            return None  # "chemotherapy for another cancer": which one the note's was given for, it rarely says
         kind = m.group(2).lower()
         wanted = CHEMOTHERAPY if kind.startswith("chemo") else RADIOTHERAPY if kind.startswith("radi") else ANTICANCER
         if site := _SITE.match(text[m.end():]):  # "prior radiotherapy to the head or neck": there, not anywhere
@@ -316,7 +335,9 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
                    if wanted.search(t.name) and where & set(key_stems(note.sentences[t.sentence]))]
             return Judged("yes" if holds != negated else "no", f"The note reports {had[0].name} there.",
                           [had[0].sentence]) if had else None
-    had = [t for t in note.therapies if wanted.search(t.name)]
+    # methotrexate for arthritis, rituximab for lupus: the drug, not an anticancer treatment
+    had = [t for t in note.therapies if any(wanted.search(d) for d in (t.name, *_REGIMENS.get(t.name, ()))) and not (
+        _OTHER_INDICATION.search(s := note.sentences[t.sentence]) and not _CANCER_WORD.search(s))]
     if not had:
         return None
     answer: Answer = "yes" if holds != negated else "no"
@@ -406,6 +427,8 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     if hit is not None and hit[0] == "absent":  # denied in the note
         return Judged("yes" if negated else "no", "The note explicitly rules it out.", hit[1])
     if measured:
+        if negated and hit is None and not _MEASURE.search(_TIME_WINDOW.sub(" ", body)):
+            return Judged("yes", "The note never names what the criterion rules out, in any period.", [])
         if kind == "exclusion":
             return Judged("no", "The criterion needs a measurement the note does not report; an exclusion the "
                                 "note does not show is taken not to apply.", [])

@@ -155,6 +155,9 @@ _NOT_PREGNANT_NOW = re.compile(r"\b(?:planning|plans?|desires?|wish\w*|wants?|co
                                r"\bborn\b[^.;]*\bpregnanc|"
                                r"\bpregnanc\w*\s+(?:at age|in \d{4}|\d+ (?:years?|months?) ago)",
                                re.I)
+# after the birth: the note's pregnancy is over
+_POSTPARTUM = re.compile(r"\bpost-?partum\b|\bdelivered\b|\b(?:weeks?|days?|months?) after (?:an? |her )?"
+                         r"(?:\w+\s+){0,2}(?:delivery|birth|c-section|cesarean|caesarean)\b", re.I)
 # A woman the note calls postmenopausal (or whose uterus or ovaries were removed) cannot become pregnant; an
 # inclusion asking for a negative test, no pregnancy or contraception then holds (stated only, not guessed
 # from her age: the TrialGPT experts call that "not enough information").
@@ -171,8 +174,10 @@ _NOT_USING_CONTRACEPTION = re.compile(r"\b(?:not|unwilling to|unable to|failure 
                                       r"(?:currently\s+|agreed? to\s+)?(?:using|use|practi[cs]ing|practi[cs]e|on)\b"
                                       r"[^.;]{0,50}"
                                       r"(?:contracep|birth control)", re.I)
-# pregnancy as a time ("alcohol use during pregnancy"), not a state
-_DURING_PREGNANCY = re.compile(r"\b(?:during|in|throughout) (?:the |her )?(?:current )?pregnancy\b")
+# pregnancy as a time ("alcohol use during pregnancy") or a kind of disorder ("hypertensive disorder of pregnancy"),
+# not a state
+_DURING_PREGNANCY = re.compile(r"\b(?:during|in|throughout|before|after|prior to|since|preceding|following|of) "
+                               r"(?:the |her |this )?(?:current |index |first |last |most recent )?pregnancy\b")
 # a method of contraception the note says the woman uses
 _CONTRACEPTION = re.compile(r"\b(?:IUDs?|intrauterine (?:device|system)|"
                             r"contraceptive (?:implant|pill|injection|patch|ring)|"
@@ -224,7 +229,8 @@ def judge_sex(note: NoteText, criterion: str, kind: str) -> Judged | None:
             if intends is not None:
                 return Judged("yes", "The note says the patient plans a pregnancy.", [intends])
         pregnant = note.mention(["pregnant"])
-        if pregnant and pregnant[0] == "present" and _NOT_PREGNANT_NOW.search(note.sentences[pregnant[1]]):
+        if pregnant and pregnant[0] == "present" and (_NOT_PREGNANT_NOW.search(note.sentences[pregnant[1]]) or any(
+                _POSTPARTUM.search(t) for t in note.sentences)):
             pregnant = ("absent", pregnant[1])
         if re.search(r"\b(?:not|non|no)\b[\w\s-]{0,20}pregnan", lowered) and kind == "inclusion" and sex and not (
                 pregnant and pregnant[0] == "present"):

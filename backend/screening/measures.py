@@ -164,7 +164,7 @@ _MEASURES = (
     _measure("HbA1c", r"hba1c|hemoglobin a1c|a1c|glycated hemoglobin", r"%", lambda v: 3 <= v <= 20),
     _measure("creatinine", r"(?:serum )?creatinine|cr", _MG_DL, lambda v: 0.1 <= v <= 25,
              note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
-    _measure("bilirubin", r"(?:total |serum )?bilirubin", _MG_DL, lambda v: 0.1 <= v <= 50,
+    _measure("bilirubin", r"(?:total |serum )?bilirubin|t\.? ?bili|bili", _MG_DL, lambda v: 0.1 <= v <= 50,
              note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
     _measure("glucose", r"(?:fasting |blood |plasma |serum )?glucose|blood sugar", _MG_DL, lambda v: 20 <= v <= 1500,
              note_unit=rf"(?:{_MG_DL}|{_NO_OTHER_UNIT})"),
@@ -176,9 +176,9 @@ _MEASURES = (
     _measure("systolic blood pressure", r"systolic (?:blood )?pressure|systolic bp|sbp", r"mm\s*hg",
              lambda v: 40 <= v <= 300, note_words=r"blood pressure|bp|systolic (?:blood )?pressure|sbp",
              note_unit=r"(?:mm\s*hg|(?=\s*/\s*\d)|(?!\s*(?:%|bpm)))"),
-    _measure("heart rate", r"heart rate|pulse(?: rate)?|hr", r"(?:bpm|beats? (?:per|/|a) ?min\w*|/\s*min)",
+    _measure("heart rate", r"heart rate|pulse(?: rate)?|hr", r"(?:bpm|beats?\s*(?:per|/|a)\s*min\w*|/\s*min)",
              lambda v: 20 <= v <= 250, note_words=r"heart rate|pulse(?: rate)?|hr|tachycardic to",
-             note_unit=r"(?:bpm|beats? (?:per|/|a) ?min\w*|/\s*min|(?!\s*(?:%|mm|/|°)))"),
+             note_unit=r"(?:bpm|beats?\s*(?:per|/|a)\s*min\w*|/\s*min|(?!\s*(?:%|mm|/|°)))"),
     _measure("oxygen saturation", r"(?:oxygen|o2|arterial oxygen|peripheral (?:capillary )?oxygen) saturation|"
              r"spo2|sao2|o2 sat|sats?", r"%", lambda v: 40 <= v <= 100,
              note_words=r"(?:oxygen|o2) saturation|spo2|sao2|o2 sat\w*|sat(?:urating|s)?"),
@@ -235,6 +235,9 @@ _MEASURES = (
     _measure("MMSE", r"mmse(?: score)?|mini[\s-]*mental state exam\w*(?: score)?", r"(?!\s*%)",
              lambda v: 0 <= v <= 30),
     _measure("PANSS", r"panss(?: total)?(?: score)?", r"(?!\s*%)", lambda v: 30 <= v <= 210),
+    _measure("25-hydroxyvitamin D", r"(?:serum )?25-?(?:oh|hydroxy)[\s-]*(?:vit(?:amin)?\.?\s*)?d[23]?|"
+             r"vitamin d(?: level)?|vit\.? d", r"ng\s*/\s*ml", lambda v: 2 <= v <= 250,
+             note_unit=r"(?:ng\s*/\s*ml|(?!\s*(?:%|iu|nmol|/)))"),
     _measure("NIHSS", r"nihss(?: score)?|nih stroke scale(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 42),
     _measure("modified Rankin Scale", r"(?:modified rankin scale|mrs)(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 6),
     _measure("MADRS", r"madrs(?: total)?(?: score)?", r"(?!\s*%)", lambda v: 0 <= v <= 60),
@@ -321,6 +324,8 @@ _NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven e
 _NUMBER = r"\d{1,3}|" + "|".join(_NUMBERS)
 _COUNT_CRITERION = re.compile(rf"(?P<cmp>{AT_LEAST}|{AT_MOST}|fewer than)\s*(?P<n>{_NUMBER})\s+"
                               r"(?P<what>(?:[a-z-]+\s+){0,3}?(?P<head>[a-z-]{4,}?)(?:e?s))\b", re.I)
+_KIND_OF_COUNT = re.compile(r"\b(?:positive|negative|involved|examined|removed|resected|sampled|retrieved|benign|"
+                            r"malignant|new|enhancing|active)\b", re.I)
 _NOT_THINGS = re.compile(r"^(?:year|month|week|day|hour|minute|time|unit|dose|cigarette|drink|pack|point|cm|mm)$",
                          re.I)
 _WINDOW = re.compile(r"\b(?:within|in|during|over|per|a|each|every)\s+(?:the\s+)?(?:last|past|previous|preceding|"
@@ -339,9 +344,12 @@ def _count_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
         return None
     wanted, cmp = _count(m.group("n")), m.group("cmp").lower()
     said = re.compile(rf"\b({_NUMBER})\s+(?:[a-z-]+\s+){{0,3}}?{re.escape(m.group('head'))}(?:e?s)?\b", re.I)
+    asked = _KIND_OF_COUNT.findall(criterion[m.start():m.end() + 20])
     for i, s in enumerate(sentences):
         if (found := said.search(s)) is None:
             continue
+        if {w.lower() for w in asked} != {w.lower() for w in _KIND_OF_COUNT.findall(s[found.start():found.end() + 20])}:
+            return None  # "8 nodes examined" against "5 positive nodes": other things counted
         value = _count(found.group(1))
         strict = bool(_STRICT.match(cmp))
         if _HIGH.match(cmp) or cmp == "fewer than":
@@ -352,6 +360,49 @@ def _count_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
     return None
 
 
+# A limit in multiples of the upper limit of normal ("AST/ALT ≤ 2.5 × ULN"), against the note's value and the
+# ULN it gives ("ALT 28 U/L (ULN 40)") or else every usual adult ULN: decided only when all of them agree.
+_ULN_LIMIT = re.compile(rf"(?P<cmp>{AT_LEAST}|{AT_MOST})\s*(?P<k>\d+(?:\.\d+)?)\s*(?:x|×|times)\s*(?:the\s+)?"
+                        r"(?:institutional\s+)?(?:uln|upper limits? of (?:the )?normal)", re.I)
+_USUAL_ULN = {  # name in the criterion, the measure read in the note, the lowest and highest usual ULN
+    "ALT": (r"\b(?:alt|sgpt|alanine (?:amino)?transaminase|alanine aminotransferase)\b", (33, 56)),
+    "AST": (r"\b(?:ast|sgot|aspartate (?:amino)?transaminase|aspartate aminotransferase)\b", (32, 48)),
+    "bilirubin": (r"\bbilirubin\b", (1.0, 1.3)),
+    "creatinine": (r"\bcreatinine\b(?!\s*clearance)", (1.0, 1.3)),
+}
+_NOTE_ULN = re.compile(r"\bULN\s*(?:of\s*|=\s*|:\s*|is\s*)?(\d+(?:\.\d+)?)", re.I)  # "28 U/L (ULN 40)"
+
+
+def _uln_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
+    limit = _ULN_LIMIT.search(criterion)
+    if limit is None:
+        return None
+    cmp, k = limit.group("cmp").lower(), float(limit.group("k"))
+    upper = bool(_HIGH.match(cmp))
+    strict = bool(_STRICT.match(cmp))
+    places: list[tuple[Place, int, str]] = []
+    for name, (words, (low, high)) in _USUAL_ULN.items():
+        if not re.search(words, criterion[: limit.start()], re.I):
+            continue
+        measure = next(m for m in _MEASURES if m.name == name)
+        for i, said in _stated(measure, sentences):
+            value = _number(said)
+            if not measure.plausible(value):
+                continue
+            given = re.search(rf"(?<![\d.]){re.escape(said)}[^,;\d]{{0,20}}?{_NOTE_ULN.pattern}", sentences[i], re.I)
+            ulns = (float(given.group(1)),) * 2 if given else (low, high)
+            fits = [(value < k * u if strict else value <= k * u) if upper else
+                    (value > k * u if strict else value >= k * u) for u in ulns]
+            if all(fits) or not any(fits):
+                places.append(("inside" if fits[0] else "outside", i, f"{name} {value:g}"))
+            break
+    if not places:
+        return None
+    # an upper limit binds every value it names; a lower one is met by any
+    decisive = [p for p in places if p[0] == ("outside" if upper else "inside")]
+    return Reading(*(decisive or places)[0])
+
+
 def compare(sentences: Sequence[str], criterion: str) -> Reading | None:
-    return _stage_reading(sentences, criterion) or _value_reading(sentences, criterion) or _count_reading(
-        sentences, criterion)
+    return (_stage_reading(sentences, criterion) or _value_reading(sentences, criterion)
+            or _uln_reading(sentences, criterion) or _count_reading(sentences, criterion))

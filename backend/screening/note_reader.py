@@ -78,6 +78,7 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "coronarydz": ("coronary artery disease", "coronary heart disease", "ischemic heart disease", "cad"),
     "copd": ("chronic obstructive pulmonary disease", "chronic obstructive lung disease", "emphysema"),
     "afib": ("atrial fibrillation", "afib", "a-fib", "a fib", "af"),
+    "itp": ("immune thrombocytopeni(?:a|c purpura)", "idiopathic thrombocytopenic purpura", "itp"),
     "icd": ("implantable cardioverter[- ]defibrillators?", "implanted cardioverter[- ]defibrillators?", "icd"),
     "kidneydz": ("chronic kidney disease", "renal failure", "renal insufficiency", "kidney failure", "ckd",
                  "esrd", "kidney disease", "renal disease", "renal impairment", "kidney impairment"),
@@ -134,12 +135,17 @@ _RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|HBsAg|HBeAg|anti-HBc|
                            re.I)
 
 
+_SHORTHAND = ((re.compile(r"\bdz\b", re.I), "disease"), (re.compile(r"\bGFD\b"), "gluten-free diet"))
+
+
 def reword(text: str) -> str:
     """The note's or criterion's text with what would mislead the negation cues reworded: names that read like
     a negation as one word no cue reads ("non-small cell lung cancer" as "nonsmall cell lung cancer", "triple
     negative" and "HER2-negative" as "triplenegative", "her2negative"), and a result after its name before it."""
     text = MARKER_STATUS.sub(lambda m: re.sub(r"[\s-]", "", m.group(1)) + m.group(2), text)
     text = _RESULT_AFTER.sub(r"negative for \1", text)
+    for shorthand, spelled in _SHORTHAND:
+        text = shorthand.sub(spelled, text)
     return _NAMED_NON.sub("non", text)
 
 
@@ -214,7 +220,8 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
                       r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
                       r"pram|oxetine|traline|faxine|dopa|zomib|lidomide|toclax|dilol|triptyline|ipramine|proate|"
-                      r"azepine|trigine|iracetam|apine|idone|peridol|amate|virenz|virine|rasib|grel|grelor)|"
+                      r"azepine|trigine|iracetam|apine|idone|peridol|amate|virenz|virine|rasib|grel|grelor|renone|lactone|paratide|"
+                      r"azepam|zolam|bazam|cosamide)|"
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy chemoradi(?:ation|otherapy) surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone
 tamoxifen letrozole
@@ -227,8 +234,9 @@ androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b"
 # a planned therapy is not a prior one).
 _PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior(?!_to) switched_from received
 underwent treated_with completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after
-was_(?:given|started) had followed_by then""") + r"\b", re.I)
+was_given had followed_by then""") + r"\b", re.I)
 _CURRENT_CUE = re.compile(r"\b" + any_of(r"currently current now is_on on takes? taking using receiving maintained_on "
+                                           r"started initiated began "
                                            r"switched_from_[\w-]+_to "
                                            "continues? medications?_include medications?_are home_meds "
                                            "home_medications?") + r"\b|\b(?:meds|medications):", re.I)
@@ -241,7 +249,10 @@ _STOPPED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:was|were|has been|had been)\s+"
                             r"(?:discontinued|stopped|held|switched)\b", re.I)
 _DENIAL_RUNS_ON = re.compile(r"[\s,]*(?:,|or|nor)\s+(?:any\s+)?(?:other\s+)?(?:\w+\s+){0,2}", re.I)
 _PLANNED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:is|are|was|were)\s+(?:planned|scheduled|recommended|being considered|"
-                            r"discussed|considered|proposed|deferred)\b|[^.;]{0,40}?\b(?:not|never) (?:yet )?"
+                            r"discussed|considered|proposed|deferred)\b|"
+                            r"[^.;]{0,30}?(?<!\bnot )\bplanned\b|"
+                            r"[^.;]{0,30}?\bto be (?:started|given|chosen|decided|considered|initiated)\b|"
+                            r"[^.;]{0,40}?\b(?:not|never) (?:yet )?"
                             r"(?:started|given|initiated|begun|prescribed)\b|"
                             r"[^.;]{0,10}?\bwill be (?:started|given|initiated)\b", re.I)
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan

@@ -61,7 +61,8 @@ _CRITERION_SEVERITY = re.compile(r"\b(mild|moderate|severe)(?:ly)?(?:\s*(?:to|-|
                                  r"(mild|moderate|severe)(?:ly)?)?(\s+(?:and/or|or)\s+(?:uncontrolled|poorly[- ]"
                                  r"controlled|refractory))?\s+((?:[\w'-]+\s*){1,4})", re.I)
 _NOTE_SEVERITY = re.compile(r"\b(mild|moderate|severe)(?:ly)?\b", re.I)
-_CRITERION_CONTROL = re.compile(r"\b(?:(?<!previously )untreated|uncontrolled|poorly[- ]controlled|"
+_CRITERION_CONTROL = re.compile(r"\b(?:(?:untreated|uncontrolled)\s+(?:or|and/or)\s+)?"
+                                r"(?:(?<!previously )untreated|uncontrolled|poorly[- ]controlled|"
                                 r"not (?:well |adequately )?controlled|"
                                 r"inadequately[- ]controlled|badly[- ]controlled)\s+((?:[\w'-]+\s*){1,4})", re.I)
 _UNCONTROLLED = re.compile(r"\b(?:uncontrolled|poorly[- ]controlled|not (?:well |adequately )?controlled|"
@@ -177,16 +178,18 @@ def _smoking(note: NoteText, criterion: str) -> State | None:
 # ---- a gene's alteration ------------------------------------------------------------------------------
 
 _GENE = r"(EGFR|ALK|ROS-?1|BRAF|K-?RAS|N-?RAS|H-?RAS|BRCA-?[12]?|FLT3|IDH-?[12]?|JAK-?2|PIK3CA|MET|RET|NTRK[123]?|" \
-        r"HER-?2|ERBB2|TP53|NPM1|KIT|PDGFRA|FGFR[1-4]?|BCR-ABL1?|CALR|MPL)"
+        r"HER-?2|ERBB2|TP53|NPM1|KIT|PDGFRA|FGFR[1-4]?|BCR-ABL1?|CALR|MPL|PALB2|ATM|CHEK2)"
 _ALTERED = (r"(?:mutations?|mutated|mutant|alterations?|altered|variants?|fusions?|rearrangements?|rearranged|"
             r"amplifications?|amplified|deletions?|insertions?|positive|\+|exon\s+\d+|(?-i:[A-Z]\d{1,4}[A-Z])|ITD|TKD)")
-_CRITERION_GENE = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing|driver|oncogenic)){{0,2}}[\s-]*"
+_CRITERION_GENE = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing|driver|oncogenic|germline|somatic|"
+                             rf"pathogenic|likely pathogenic|deleterious)){{0,2}}[\s-]*"
                              rf"{_ALTERED}(?!\w)|\b(?:activating|sensiti[sz]ing)?\s*(?:mutations?|alterations?|"
                              rf"rearrangements?|fusions?) (?:in|of) (?:the )?{_GENE}\b", re.I)
-_NOTE_WILD = re.compile(rf"\b{_GENE}[\s-]*(?:gene\s+)?(?:(?-i:[A-Z]\d{{1,4}}[A-Z])\s+)?(?:wild[- ]?type|WT\b|negative|"
+_NOTE_WILD = re.compile(rf"\b{_GENE}[\s-]*(?:gene\s+)?(?:(?-i:[A-Z]\d{{1,4}}[A-Z])\s+|(?:ITD|TKD)\s+)?"
+                        rf"(?:wild[- ]?type|WT\b|neg\b|negative|"
                         rf"-(?!\w)|not (?:mutated|amplified|detected|found|identified)|undetected|unmutated)|"
-                        rf"\b(?:no|negative for|without)\s+(?:[\w-]+\s*(?:,|/|\bor\b|\band\b|\bnor\b)\s*){{0,3}}"
-                        rf"(?:\w+\s+)?{_GENE}\b", re.I)
+                        rf"\b(?:no|negative for|without)\s+(?:\w+\s+){{0,3}}?"
+                        rf"(?:[\w-]+\s*(?:,|/|\bor\b|\band\b|\bnor\b)\s*){{0,3}}{_GENE}\b", re.I)
 # "KRAS G12C inhibitor", "EGFR-targeted therapy": a drug, not the tumour's gene
 _GENE_DRUG = re.compile(r"\b(?:inhibitors?|targeted|directed|TKIs?)\b", re.I)
 _NOTE_ALTERED = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing)){{0,2}}[\s-]*{_ALTERED}(?!\w)|"
@@ -205,6 +208,12 @@ def _gene_key(name: str) -> str:
     return re.sub(r"[\s-]", "", name).upper().replace("ERBB2", "HER2")
 
 
+_PENDING = re.compile(r"\b(?:pending|awaited|in process|sent off|not yet resulted)\b", re.I)
+# a negative panel and the genes it lists: "Germline panel neg (incl BRCA1/2, PALB2)"
+_NEGATIVE_PANEL = re.compile(r"\b(?:panel|testing|tests?|screen(?:ing)?|sequencing|NGS)\s+(?:was\s+|were\s+)?"
+                             r"(?:neg|negative)\b[^.;]{0,60}", re.I)
+
+
 def _gene(note: NoteText, criterion: str) -> State | None:
     wild = _CRITERION_WILD.search(criterion)
     m = wild or _CRITERION_GENE.search(criterion)
@@ -212,8 +221,17 @@ def _gene(note: NoteText, criterion: str) -> State | None:
         return None
     gene = _gene_key(m.group(1) or m.group(2))
     for i, sentence in enumerate(note.sentences):
-        for w in _NOTE_WILD.finditer(sentence):
-            if _gene_key(w.group(1) or w.group(2)) == gene:
+        if (pending := _PENDING.search(sentence)) and gene in {
+                _gene_key(g.group(1)) for g in re.finditer(rf"\b{_GENE}", sentence[: pending.start()][-60:], re.I)}:
+            return State(None, f"The note says the test for {gene} is pending.", i)
+        for panel in _NEGATIVE_PANEL.finditer(sentence):
+            listed = {_gene_key(g.group(1)) for g in re.finditer(rf"\b{_GENE}", panel.group(0), re.I)}
+            listed |= {_gene_key(g.group(1) + n) for g in re.finditer(r"\b([A-Z]+)-?\d/(\d)\b", panel.group(0))
+                       for n in g.group(2)}  # "BRCA1/2"
+            if gene in listed:
+                return State(bool(wild), f"The note reports a negative test that includes {gene}.", i)
+        for w in _NOTE_WILD.finditer(sentence):  # "no ALK or ROS1 rearrangement": each gene it lists
+            if gene in {_gene_key(g.group(1)) for g in re.finditer(rf"\b{_GENE}", w.group(0), re.I)}:
                 return State(bool(wild), f"The note reports {gene} without an alteration.", i)
         for a in _NOTE_ALTERED.finditer(sentence):
             if _gene_key(a.group(1) or a.group(2)) == gene:

@@ -151,7 +151,8 @@ def test_vital_signs_and_labs_the_note_states_are_read_against_the_limit(criteri
 
 
 @pytest.mark.parametrize(("note", "criterion"), [
-    (VITALS, "Serum creatinine <= 1.5 x ULN"),  # a limit in other units than the note's
+    ("0. A 40-year-old man. 1. Creatinine 150 umol/L.", "Serum creatinine <= 1.5 x ULN"),  # not in mg/dL
+    ("0. A 40-year-old man. 1. Creatinine 1.6 mg/dL.", "Serum creatinine <= 1.5 x ULN"),  # inside one usual ULN only
     (VITALS, "Systolic blood pressure more than 2 standard deviations below the mean for age"),  # no mmHg
     ("0. A 40-year-old man. 1. Creatinine 150 umol/L.", "Serum creatinine > 2.0 mg/dL"),  # the note's unit differs
     ("0. A 40-year-old man with fever for 3 days.", "Temperature > 38 °C"),  # a duration, not a temperature
@@ -542,3 +543,76 @@ def test_plans_abbreviations_dual_therapy_counts_and_genes(criterion: str, kind:
 def test_nursing_a_planned_pregnancy_an_onset_age_and_a_drug_list(note: str, criterion: str, kind: str,
                                                                    answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+ULN = ("0. 58M with hepatocellular carcinoma, Child-Pugh A.\n"
+       "1. Labs: ALT 31 U/L (ULN 40), AST 162 U/L, total bilirubin 0.8 mg/dL, creatinine 2.3 mg/dL.")
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Total bilirubin ≤ 1.5 × ULN", "inclusion", "yes"),  # 0.8 is under 1.5 × any usual ULN
+    ("AST and ALT ≤ 2.5 x ULN", "inclusion", "no"),  # AST 162 is over 2.5 × any usual ULN
+    ("ALT > 3 x ULN", "exclusion", "no"),  # against the ULN the note gives
+    ("AST > 3 times the upper limit of normal", "exclusion", "yes"),
+    ("Serum creatinine <= 1.5 x ULN", "inclusion", "no"),  # not the ALT's ULN
+    ("ALT ≤ 0.7 × ULN", "inclusion", "no"),  # 31 against 0.7 × 40
+])
+def test_limits_in_multiples_of_the_upper_limit_of_normal(criterion: str, kind: str, answer: str) -> None:
+    assert judge(ULN, criterion, kind).answer == answer
+
+
+# Kinds a fifth blind set found; notes written afresh.
+ONC = ("0. 57F with metastatic gastric adenocarcinoma, HER2 negative.\n"
+       "1. Tx: FOLFOX x8 with PD; paclitaxel/ramucirumab planned to start Monday, not yet given.\n"
+       "2. She has psoriatic arthritis treated with methotrexate 15 mg weekly.\n"
+       "3. Germline panel negative (incl BRCA1/2, ATM); FLT3-ITD neg; NTRK fusion testing pending.\n"
+       "4. Labs: T bili 1.6 mg/dL (ULN 1.2), ALT 38 U/L, 25-OH vitamin D 14 ng/mL.\n"
+       "5. HR 112 beats/min on arrival.\n"
+       "6. 3 weeks ago she started lisinopril 10 mg daily; she also takes clonazepam at night.")
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Prior treatment with paclitaxel", "exclusion", "no"),  # planned, not given
+    ("Prior systemic chemotherapy for gastric cancer", "inclusion", "yes"),  # FOLFOX, not the methotrexate
+    ("Prior chemotherapy for any other malignancy", "exclusion", "no"),
+    ("Known germline BRCA2 pathogenic variant", "exclusion", "no"),  # a negative panel that lists it
+    ("FLT3-ITD mutation", "exclusion", "no"),
+    ("NTRK gene fusion", "inclusion", "unknown"),  # pending
+    ("Total bilirubin ≤ 1.5 × ULN", "inclusion", "yes"),  # 1.6 against 1.5 × 1.2
+    ("Serum 25-hydroxyvitamin D < 20 ng/mL", "exclusion", "yes"),
+    ("Heart rate > 100 beats/min", "inclusion", "yes"),
+    ("Current ACE inhibitor therapy", "exclusion", "yes"),  # "started … lisinopril"
+    ("Concomitant benzodiazepine use", "exclusion", "no"),  # no class reading: clonazepam alone is not shown as one
+])
+def test_plans_other_indications_panels_and_labs(criterion: str, kind: str, answer: str) -> None:
+    assert judge(ONC, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    ("0. A 30-year-old woman presents 3 weeks after a cesarean delivery with dyspnea.\n"
+     "1. The pregnancy was complicated by gestational diabetes.", "Negative pregnancy test", "inclusion", "unknown"),
+    ("0. A 30-year-old woman presents 3 weeks after a cesarean delivery with dyspnea.\n"
+     "1. The pregnancy was complicated by gestational diabetes.", "Currently pregnant", "exclusion", "no"),
+    ("0. 26F with celiac dz on a strict GFD, tTG normal.", "Untreated or uncontrolled celiac disease", "exclusion",
+     "no"),
+    ("0. 29F at 12 weeks' gestation with asthma.", "Heart disease diagnosed before the current pregnancy",
+     "exclusion", "no"),
+])
+def test_after_a_birth_and_what_a_pregnancy_only_dates(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
+
+
+ASTHMA = ("0. 45M with asthma.\n1. He currently uses inhaled fluticasone/salmeterol twice daily.\n"
+          "2. Axillary sampling revealed 5 positive lymph nodes.")
+
+
+@pytest.mark.parametrize(("criterion", "kind", "answer"), [
+    ("Any asthma exacerbation requiring oral corticosteroids within 12 weeks", "exclusion", "no"),  # the event
+    ("Systemic corticosteroids within the past 4 weeks", "exclusion", "no"),  # his is inhaled
+    ("Corticosteroids within the past 4 weeks", "exclusion", "yes"),  # taken now
+    ("No history of venous thrombosis within the past year", "inclusion", "yes"),  # never named at all
+    ("Less than 8 nodes examined", "inclusion", "unknown"),  # his count is of positive nodes
+    ("At least 4 positive lymph nodes", "inclusion", "yes"),
+])
+def test_a_windows_event_a_route_and_what_is_counted(criterion: str, kind: str, answer: str) -> None:
+    assert judge(ASTHMA, criterion, kind).answer == answer
