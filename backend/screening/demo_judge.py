@@ -346,7 +346,8 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
 
 # "Planned coronary revascularization within 3 months": something still to come, which a past one is not
 _PLANNED_CRITERION = re.compile(r"^\s*(?:(?:patients?|subjects?|participants?)\s+(?:with|who have)\s+(?:an?\s+)?)?"
-                                r"(?:planned|scheduled|anticipated|expected|elective|upcoming|intended)\s+", re.I)
+                                r"(?:planned|scheduled|anticipated|expected|elective|upcoming|intended)\s+"
+                                r"(?!(?:life|survival|prognosis)\b)", re.I)  # not a prognosis ("expected survival")
 _PLAN_CUE = re.compile(r"\b(?:planned|plan(?:s|ning)? (?:to|for)|scheduled|will undergo|will have|referred for|"
                        r"awaiting|to undergo|booked)\b", re.I)
 _NO_PLAN = re.compile(r"\b(?:no|not|nor)\b[^.;]{0,40}\b(?:planned|scheduled)\b|\bno plans?\b", re.I)
