@@ -265,6 +265,9 @@ _MEASURES = (
 )
 _LOW = re.compile(rf"{AT_LEAST}|from", re.I)
 _HIGH = re.compile(AT_MOST, re.I)
+_STRICT = re.compile(r"^(?:>|<|more than|greater than|over|above|exceeding|exceeds|fewer than|less than|under|below|"
+                     r"higher than|lower than)$", re.I)
+_BY_NAME = {m.name: m for m in _MEASURES}
 
 
 # A note may give a value more than once: the one it dates now is the patient's, one it dates before is not.
@@ -303,9 +306,7 @@ def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
             cmp = wanted.group("cmp") or ""
             if not cmp and (wanted.group("down") or wanted.group("up")):
                 cmp = "<=" if wanted.group("down") else ">="
-            strict = cmp in ("<", ">") or cmp.lower() in ("less than", "more than", "greater than", "under",
-                                                           "over", "above", "below", "higher than", "lower than",
-                                                           "exceeding", "exceeds")
+            strict = bool(_STRICT.match(cmp))
             if b is not None and b > a:
                 inside = (a < value if strict else a <= value) and value <= b
             elif _LOW.fullmatch(cmp.lower()) or _LOW.match(cmp.lower()):
@@ -330,8 +331,6 @@ _NOT_THINGS = re.compile(r"^(?:year|month|week|day|hour|minute|time|unit|dose|ci
                          re.I)
 _WINDOW = re.compile(r"\b(?:within|in|during|over|per|a|each|every)\s+(?:the\s+)?(?:last|past|previous|preceding|"
                      r"\d+|day|week|month|year)", re.I)
-_STRICT = re.compile(r"^(?:>|<|more than|greater than|over|above|exceeding|exceeds|fewer than|less than|under|below|"
-                     r"higher than|lower than)$", re.I)
 
 
 def _count(n: str) -> int:
@@ -384,7 +383,7 @@ def _uln_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
     for name, (words, (low, high)) in _USUAL_ULN.items():
         if not re.search(words, criterion[: limit.start()], re.I):
             continue
-        measure = next(m for m in _MEASURES if m.name == name)
+        measure = _BY_NAME[name]
         for i, said in _stated(measure, sentences):
             value = _number(said)
             if not measure.plausible(value):
