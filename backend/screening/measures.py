@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
-from backend.screening.note_reader import any_of
+from backend.screening.note_reader import NUMBER_WORD, NUMBER_WORDS, any_of
 
 Place = Literal["inside", "outside"]
 
@@ -321,8 +321,7 @@ def _value_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
 
 # A count of things, the criterion's against the note's ("more than 4 cerebral microhemorrhages" against "3 lobar
 # cerebral microhemorrhages"), when the criterion bounds no time (the note's count may be over another period).
-_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
-_NUMBER = r"\d{1,3}|" + "|".join(_NUMBERS)
+_NUMBER = rf"\d{{1,3}}|{NUMBER_WORD}"
 _COUNT_CRITERION = re.compile(rf"(?P<cmp>{AT_LEAST}|{AT_MOST}|fewer than)\s*(?P<n>{_NUMBER})\s+"
                               r"(?P<what>(?:[a-z-]+\s+){0,3}?(?P<head>[a-z-]{4,}?)(?:e?s))\b", re.I)
 _KIND_OF_COUNT = re.compile(r"\b(?:positive|negative|involved|examined|removed|resected|sampled|retrieved|benign|"
@@ -334,7 +333,7 @@ _WINDOW = re.compile(r"\b(?:within|in|during|over|per|a|each|every)\s+(?:the\s+)
 
 
 def _count(n: str) -> int:
-    return int(n) if n.isdigit() else _NUMBERS[n.lower()]
+    return int(n) if n.isdigit() else NUMBER_WORDS[n.lower()]
 
 
 def _count_reading(sentences: Sequence[str], criterion: str) -> Reading | None:

@@ -70,6 +70,8 @@ def stem(word: str) -> str:
 
 
 WORD = re.compile(r"[a-z0-9][a-z0-9'+-]*[a-z0-9+]|[a-z0-9]", re.I)
+NUMBER_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+NUMBER_WORD = "|".join(NUMBER_WORDS)  # a regex alternative
 
 # Names notes and criteria give one thing, folded to one token before words are compared.
 _CONCEPTS: dict[str, tuple[str, ...]] = {

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from backend.screening.note_reader import WORD, NoteText, fold, key_stems, norm
+from backend.screening.note_reader import NUMBER_WORD, NUMBER_WORDS, WORD, NoteText, fold, key_stems, norm
 
 
 class State(NamedTuple):
@@ -278,8 +278,7 @@ def _genotype(note: NoteText, criterion: str) -> State | None:
 # ---- when: "stroke within the past 14 days" against "admitted 10 days ago with a stroke" ----------------------
 
 _DAYS = {"day": 1, "week": 7, "month": 30.4, "year": 365.25}
-_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "several": None}
-_N = r"\d+|one|two|three|four|five|six"
+_N = rf"\d+|{NUMBER_WORD}"
 _CRITERION_WINDOW = re.compile(rf"^(?P<what>[^,;:]{{3,80}}?)\s+(?:in|within|during) (?:the )?"
                                rf"(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"
                                r"(?P<unit>day|week|month|year)s?\b", re.I)
@@ -288,9 +287,10 @@ _IN_PAST = re.compile(rf"\b(?:in|within|over|during) (?:the )?(?:past|last|previ
 _AGO = re.compile(rf"\b(?P<n>{_N}|a|an)\s*(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
 
 
-def _days(n: str, unit: str) -> float | None:
-    count = int(n) if n.isdigit() else _COUNT_WORDS.get(n.lower())
-    return None if count is None else count * _DAYS[unit.lower()]
+def _days(n: str, unit: str) -> float:
+    n = n.lower()
+    count = int(n) if n.isdigit() else 1 if n in ("a", "an") else NUMBER_WORDS[n]
+    return count * _DAYS[unit.lower()]
 
 
 def _event(m: re.Match[str] | None) -> list[str]:
@@ -319,7 +319,7 @@ def _window(note: NoteText, criterion: str) -> State | None:
         if ago is None or not _affirmed(note, i, stems):
             continue
         since = _days(ago.group("n") or "1", ago.group("unit"))  # "in the past year"
-        if since is None or limit is None or ago.re is _IN_PAST and since > limit:
+        if ago.re is _IN_PAST and since > limit:
             return None  # "in the past 2 years" against a year: it may have been either side
         inside = since <= limit
         return State(inside, f"The note dates it {ago.group(0)}, {'inside' if inside else 'outside'} the "
@@ -362,7 +362,7 @@ def _duration(note: NoteText, criterion: str) -> State | None:
         if not _affirmed(note, i, stems):
             continue
         lasted = _how_long(note, sentence)
-        if lasted is None or least is None:
+        if lasted is None:
             continue
         return State(lasted >= least, f"The note says it has lasted about {lasted / _DAYS['year']:.1f} years; the "
                                       f"criterion asks at least {m.group('n')} {m.group('unit')}s.", i)
