@@ -115,7 +115,8 @@ def judge_age(note: NoteText, criterion: str) -> Judged | None:
                   r"less|equal|more|up|from|inclusive|aged|months?|visit|day|study|entry|date|limits?|minimum|maximum|"
                   # boilerplate around an age limit ("Patient characteristics: Age: over 18", "< 75 years of
                   # age, but > 40")
-                  rf"{_DEMOGRAPHIC}|characteristics|demographics?|but|protocol)\b|[\d\W_]+", " ", criterion.lower())
+                  rf"{_DEMOGRAPHIC}|characteristics|demographics?|but|protocol|chronologic(?:al)?)\b|[\d\W_]+", " ",
+                  criterion.lower())
     if note.age is None:
         return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
     age, where = note.age

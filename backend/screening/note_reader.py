@@ -137,7 +137,8 @@ _RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|HBsAg|HBeAg|anti-HBc|
                            re.I)
 
 
-_SHORTHAND = ((re.compile(r"\bdz\b", re.I), "disease"), (re.compile(r"\bGFD\b"), "gluten-free diet"))
+_SHORTHAND = ((re.compile(r"\bdz\b", re.I), "disease"), (re.compile(r"\bGFD\b"), "gluten-free diet"),
+              (re.compile(r"\bMDD\b"), "major depressive disorder"), (re.compile(r"\bh?GH\b"), "growth hormone"))
 
 
 def reword(text: str) -> str:
@@ -173,7 +174,7 @@ CONCEPT_TOKENS = frozenset(_CONCEPTS)
 
 
 def norm(word: str) -> str:
-    w = word.lower()
+    w = re.sub(r"'s?$", "", word.lower())  # "Crohn's disease" names what "Crohn disease" (MeSH) does
     if "-" in w and not w[0].isdigit():  # "anti-depressants" is "antidepressants"; "18-year" stays apart
         w = w.replace("-", "")
     return w if w in _CONCEPTS else stem(w)
@@ -192,6 +193,8 @@ recently within past last months month weeks week years year days day time at le
 medical medically treatment treated therapy therapies use used using require requiring required need
 based criteria criterion eligible enrolment enrollment entry screening visit investigator opinion
 judgment judgement per due also not no without e g i e etc ie eg like type one two both either
+physician physicians doctor physician-diagnosed doctor-diagnosed well-defined well-documented meet meets meeting
+dsm dsm-iv dsm-iv-tr dsm-5 dsm-v
 suspected suspicion likely possible probable other new newly untreated uncontrolled stable
 drug drugs medication medications medicine medicines agent agents product products procedure procedures
 mri ct pet scan scans imaging radiologic radiological radiographic biopsy biopsies test tests testing assessed

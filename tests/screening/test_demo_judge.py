@@ -616,3 +616,24 @@ ASTHMA = ("0. 45M with asthma.\n1. He currently uses inhaled fluticasone/salmete
 ])
 def test_a_windows_event_a_route_and_what_is_counted(criterion: str, kind: str, answer: str) -> None:
     assert judge(ASTHMA, criterion, kind).answer == answer
+
+
+CROHN = "0. A 13-year-old girl with Crohn's disease on adalimumab.\n1. Her brother has MDD."
+MDD = "0. 34M with MDD for 2 years, on sertraline.\n1. He has well-controlled hypertension."
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    (CROHN, "Crohn disease", "inclusion", "yes"),  # MeSH's name, without the possessive
+    (CROHN, "Major depressive disorder", "exclusion", "no"),  # her brother's
+    (CROHN, "Chronological age between 10 and 14 years", "inclusion", "yes"),
+    (MDD, "Chronological age between 10 and 14 years", "inclusion", "no"),
+    (MDD, "Diagnosis of major depressive disorder (DSM-5)", "inclusion", "yes"),
+    (MDD, "Currently meets DSM-IV criteria for major depressive disorder", "inclusion", "yes"),
+    (ASTHMA, "Well-defined history of physician-diagnosed asthma", "inclusion", "yes"),  # who diagnosed names nothing
+    (MDD, "Well-defined history of physician-diagnosed asthma", "inclusion", "unknown"),
+    ("0. 9-year-old boy on daily GH injections for short stature.", "Prior treatment with growth hormone",
+     "exclusion", "yes"),
+    (MDD, "Prior treatment with growth hormone", "exclusion", "no"),
+])
+def test_possessives_shorthand_and_who_diagnosed(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
