@@ -182,7 +182,8 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
     (r"\banticoagula", r"warfarin|xaban$|gatran$|parin$"),
     (r"\bstatins?\b", r"vastatin$"),
     (r"\bSSRIs?\b|\bselective serotonin reuptake", r"pram$|oxetine$|traline$"),
-    (r"\b(?:cortico)?steroids?\b", r"sone$|olone$|steroid"),
+    (r"(?<!non-)\b(?:(?:gluco)?cortico)?steroids?\b|(?<!non-)\b(?:gluco)?corticoids?\b",
+     r"sone$|olone$|steroid|corticoid"),
 )]
 _HAD = re.compile(r"\b(?:prior|previous(?:ly)?|received|history of|treated with|exposure to|exposed to|pre-?treated|"
                   r"progress\w* (?:on|after)|refractory to|failed|after|current(?:ly)?|taking|use of|"
@@ -261,6 +262,8 @@ def _treated_with_class(note: NoteText, text: str, negated: bool, *, window: boo
                    if members.search(t.name) or any(members.search(drug) for drug in _REGIMENS.get(t.name, ()))]
             if _SYSTEMIC.search(text):  # "oral corticosteroids": not an inhaled or topical one
                 had = [t for t in had if not _LOCAL.search(t.name) and not _LOCAL.search(note.sentences[t.sentence])]
+            elif _LOCAL.search(text):  # "inhaled corticosteroids": only one the note says is inhaled or topical
+                had = [t for t in had if _LOCAL.search(t.name) or _LOCAL.search(note.sentences[t.sentence])]
             taking = [t for t in had if t.when == "current"]
             if _DUAL.search(text) and len({t.name for t in (taking if now else had)}) < 2:
                 had = taking = []  # dual therapy is two of them

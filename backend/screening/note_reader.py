@@ -230,7 +230,8 @@ _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfam
                       r"\w{3,}pril|" + any_of("""chemotherapy chemo radiation(?:_therapy)? radiotherapy xrt
 immunotherapy chemoradi(?:ation|otherapy) surgery resection mastectomy lobectomy transplant(?:ation)? abiraterone
 tamoxifen letrozole
-anastrozole exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin steroids?
+anastrozole exemestane fulvestrant temozolomide avastin herceptin insulin metformin warfarin aspirin
+(?:gluco)?(?:cortico)?steroids? (?:gluco)?corticoids?
 dialysis hemodialysis etanercept abatacept aflibercept hydroxyurea folfox folfiri folfirinox capox xelox r-chop abvd
 (?:peg)?interferon ribavirin levothyroxine lithium bupropion mirtazapine hydroxychloroquine mycophenolate
 cyclosporine ciclosporin
@@ -240,15 +241,16 @@ androgen_deprivation(?:_therapy)? hormone_therapy endocrine_therapy""") + r")\b"
 _PRIOR_CUE = re.compile(r"\b" + any_of(r"""s/p status_post after previously prior(?!_to) switched_from received
 underwent treated_with completed progress\w*_(?:on|after|through|despite) failed history_of refractory_to relapsed_after
 was_given had followed_by then""") + r"\b", re.I)
-_CURRENT_CUE = re.compile(r"\b" + any_of(r"currently current now is_on on takes? taking using receiving maintained_on "
-                                           r"started initiated began "
+_CURRENT_CUE = re.compile(r"\b" + any_of(r"currently current now is_on on takes? taking uses using receiving "
+                                           r"maintained_on started initiated began doubled increased (?:up)?titrated "
                                            r"switched_from_[\w-]+_to "
                                            "continues? medications?_include medications?_are home_meds "
                                            "home_medications?") + r"\b|\b(?:meds|medications):", re.I)
 _CONTINUED = re.compile(r"[^.;]{0,40}?\b(?:which|that) (?:she|he|they|the patient) "
                         r"(?:continues|still takes|remains on)\b|"
                         r"\s*(?:is\s+)?(?:ongoing|continued)\b|[^.;()]{0,60}?\bsince\b|"
-                        r"[^.;]{0,20}?\b(?:was|were|has been|have been) (?:added|started|initiated)\b(?![^.;]*"
+                        r"[^.;]{0,20}?\b(?:was|were|has been|have been) (?:added|started|initiated|increased|doubled|"
+                        r"(?:up)?titrated)\b(?![^.;]*"
                         r"\b(?:stopped|discontinued|until)\b)", re.I)
 _STOPPED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:was|were|has been|had been)\s+"
                             r"(?:discontinued|stopped|held|switched)\b", re.I)

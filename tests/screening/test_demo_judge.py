@@ -637,3 +637,21 @@ MDD = "0. 34M with MDD for 2 years, on sertraline.\n1. He has well-controlled hy
 ])
 def test_possessives_shorthand_and_who_diagnosed(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    ("0. A 39-year-old man with asthma.\n1. He doubled his oral prednisone last week.",
+     "Current oral corticosteroid therapy", "exclusion", "yes"),  # a dose changed is a drug taken
+    ("0. A 52-year-old woman with lupus.\n1. Glucocorticoids were stopped in 2019.",
+     "Current glucocorticoid therapy", "exclusion", "no"),
+    ("0. A 52-year-old woman with lupus.\n1. Glucocorticoids were stopped in 2019.",
+     "Prior glucocorticoid therapy", "exclusion", "yes"),
+    ("0. A 30-year-old woman with asthma.\n1. She uses a fluticasone inhaler twice daily.",
+     "Currently using inhaled corticosteroid therapy", "inclusion", "yes"),
+    ("0. A 44-year-old man with asthma.\n1. He is taking prednisone 20 mg daily.",
+     "Currently using inhaled corticosteroid therapy", "inclusion", "unknown"),  # his is oral
+    ("0. A 44-year-old man with asthma.\n1. He is taking prednisone 20 mg daily.",
+     "Current asthma therapy that includes a non-corticosteroid controller", "inclusion", "unknown"),
+])
+def test_steroids_by_route_and_a_dose_changed(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
