@@ -97,6 +97,7 @@ def _alternatives(text: str) -> list[list[str]]:
 
 _ABBREVIATION = re.compile(r"\s\(((?-i:[A-Z][A-Za-z0-9-]{1,7}))\)(?=\s+\w)")
 _EXAMPLES = re.compile(r"\s\((?-i:[a-z][a-z ,/-]{2,40})\)(?=\s+\w)")
+_TOPIC = re.compile(r"^[A-Za-z][A-Za-z /&,()'-]{1,40}:\s+(?=\S)")
 _PERMITS = re.compile(r"\b(?:(?:is|are)?\s*(?:allowed|permitted)|not specified)\W*$", re.I)
 _TREATMENT_FOR = re.compile(r"\b(?:treatment|therapy|therapies|regimens?)\s+(?:for|of)\b", re.I)
 _OTHER = re.compile(r"\b(?:other|another|second|additional)\b", re.I)  # "No other malignancy": not the one studied
@@ -417,7 +418,8 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     drugs = treatments_named(body) & read.treatments
     planned_only = bool(drugs) and not drugs & {t.name for t in read.therapies}
     partial = kind != "exclusion" and not negated
-    hit = None if about_treatment or planned_only else _mentioned(read, body, partial=partial)
+    # the parser's topic before an item ("Renal: on stable hemodialysis", "DISEASE CHARACTERISTICS: …") names nothing
+    hit = None if about_treatment or planned_only else _mentioned(read, _TOPIC.sub("", body, count=1), partial=partial)
     measured = bool(_MEASURE.search(body))
     if (kind == "exclusion" or negated) and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
         return Judged("yes" if negated else "no", "The note reports no allergy or intolerance.", [])

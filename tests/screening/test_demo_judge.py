@@ -655,3 +655,17 @@ def test_possessives_shorthand_and_who_diagnosed(note: str, criterion: str, kind
 ])
 def test_steroids_by_route_and_a_dose_changed(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+MYELOMA = ("0. 64yo woman with multiple myeloma, s/p allogeneic transplant.\n"
+           "1. She was admitted last week with hypercalcemia.\n2. She is on hemodialysis for ESRD.")
+
+
+@pytest.mark.parametrize(("criterion", "answer"), [
+    ("DISEASE CHARACTERISTICS: Histologically confirmed multiple myeloma", "yes"),  # the topic names nothing
+    ("DISEASE CHARACTERISTICS: Hypercalcemia", "yes"),
+    ("Renal: on stable hemodialysis", "yes"),
+    ("DISEASE CHARACTERISTICS: Waldenstrom macroglobulinemia", "unknown"),
+])
+def test_a_topic_before_an_item(criterion: str, answer: str) -> None:
+    assert judge(MYELOMA, criterion, "inclusion").answer == answer
