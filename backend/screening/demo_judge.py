@@ -41,12 +41,13 @@ from backend.screening.note_reader import (
     RADIOTHERAPY,
     WORD,
     NoteText,
+    Therapy,
     fold,
     key_stems,
     read_note,
     treatments_named,
 )
-from backend.screening.qualifiers import state
+from backend.screening.qualifiers import dated_days, state, window_days
 
 # ---- consent, measurements, mentions ----------------------------------------------------------------
 
@@ -138,6 +139,11 @@ _COUNT = re.compile(r"\b(?:no more than|not more than|at least(?! (?:one|1)\b)|a
 _PRIOR_KIND = re.compile(r"\b(?:prior|previous|preceding|history of|received)\s+(?:or (?:current|concurrent)\s+)?"
                          r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
                          r"radiation(?: therapy)?|therapy|treatment)\b(\s+(?:for|of)\b)?", re.I)
+
+# a window's kind opens the criterion ("Chemotherapy within 4 weeks", "Any anticancer therapy within 21 days")
+_KIND_FIRST = re.compile(r"^\W*(?:any\s+)?(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?"
+                         r"(chemotherapy|chemo|radiotherapy|radiation(?: therapy)?|therapy|treatment)\b"
+                         r"(\s+(?:for|of)\b)?", re.I)
 
 _OTHER_INDICATION = re.compile(r"\b(?:arthritis|lupus|psoria\w*|crohn\w*|colitis|multiple sclerosis|vasculitis|"
                                r"myasthenia|nephrotic|transplant\w*|ectopic|sarcoidosis|dermatomyositis|"
@@ -308,25 +314,35 @@ def _drug_taken_now(note: NoteText, text: str, negated: bool) -> Judged | None:
 def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
     """A criterion about having been treated before, against the treatments the note reports."""
     if _MEASURE.search(text) and re.search(r"\bwithin\b|\d+\s*(?:days?|weeks?|months?)", text, re.I):
-        # a time window: the note rarely dates a treatment, but one taken now falls within any window (unless
-        # the criterion asks more: a dose, or an event that required it)
+        # a time window: one taken now falls within any window, a past one when its sentence dates it inside
+        # ("a flare 3 weeks ago, treated with prednisone"); unless the criterion asks more: a dose, or an
+        # event that required it
         if _ASKS_MORE.search(text):
             return None
-        taking = replace(note, therapies=[t for t in note.therapies if t.when == "current"])
+        limit = window_days(text)
+
+        def inside(t: Therapy) -> bool:
+            days = dated_days(note.sentences[t.sentence])
+            return t.when == "current" or limit is not None and days is not None and days <= limit
+
+        taking = replace(note, therapies=[t for t in note.therapies if inside(t)])
         found = (_treated_with_class(taking, text, negated, window=True)
-                 or _drug_given(taking, text, negated, window=True))
+                 or _drug_given(taking, text, negated, window=True)
+                 or _treated_kind(taking, text, negated, window=True))
         return found if found is not None and found.evidence else None
     if _COUNT.search(text):
         return None  # "no more than 2 prior regimens": a count the note rarely gives
-    found = (_treated_with_class(note, text, negated) or _drug_given(note, text, negated)
-             or _drug_taken_now(note, text, negated))
-    if found is not None:
-        return found
+    return (_treated_with_class(note, text, negated) or _drug_given(note, text, negated)
+            or _drug_taken_now(note, text, negated) or _treated_kind(note, text, negated))
+
+
+def _treated_kind(note: NoteText, text: str, negated: bool, *, window: bool = False) -> Judged | None:
+    """"Prior chemotherapy", "previously untreated", "prior radiotherapy to the pelvis": a kind of treatment."""
     wanted, holds = ANTICANCER, True
     if _NAIVE.search(text):
         holds = False
     else:
-        m = _PRIOR_KIND.search(text)
+        m = _PRIOR_KIND.search(text) or (_KIND_FIRST.match(text) if window else None)
         if not m or m.group(2).lower() in ("therapy", "treatment") and not (m.group(1) or m.group(3)):
             return None  # "prior treatment" alone names nothing
         if m.group(3) and _OTHER.search(text[m.end():m.end() + 20]):
@@ -339,9 +355,12 @@ def _treated(note: NoteText, text: str, negated: bool) -> Judged | None:
                    if wanted.search(t.name) and where & set(key_stems(note.sentences[t.sentence]))]
             return Judged("yes" if holds != negated else "no", f"The note reports {had[0].name} there.",
                           [had[0].sentence]) if had else None
-    # methotrexate for arthritis, rituximab for lupus: the drug, not an anticancer treatment
+    # methotrexate for arthritis, rituximab for lupus: the drug, not an anticancer treatment (said in its
+    # sentence, or in a note that names another indication and no cancer at all)
+    whole = " ".join(note.sentences)
+    other_only = bool(_OTHER_INDICATION.search(whole)) and not _CANCER_WORD.search(whole)
     had = [t for t in note.therapies if any(wanted.search(d) for d in (t.name, *_REGIMENS.get(t.name, ()))) and not (
-        _OTHER_INDICATION.search(s := note.sentences[t.sentence]) and not _CANCER_WORD.search(s))]
+        other_only or _OTHER_INDICATION.search(s := note.sentences[t.sentence]) and not _CANCER_WORD.search(s))]
     if not had:
         return None
     answer: Answer = "yes" if holds != negated else "no"

@@ -287,6 +287,23 @@ _IN_PAST = re.compile(rf"\b(?:in|within|over|during) (?:the )?(?:past|last|previ
 _AGO = re.compile(rf"\b(?P<n>{_N}|a|an)\s*(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
 
 
+_WITHIN = re.compile(rf"\b(?:within|in|during) (?:the )?(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"
+                     r"(?P<unit>day|week|month|year)s?\b", re.I)
+
+
+def window_days(criterion: str) -> float | None:
+    """The days a criterion's time window spans ("within the past 30 days", "in the last 6 months")."""
+    m = _WITHIN.search(criterion)
+    return _days(m.group("n"), m.group("unit")) if m else None
+
+
+def dated_days(sentence: str) -> float | None:
+    """How long ago a sentence dates what it reports ("a flare 3 weeks ago, treated with …"), when it gives
+    one date only."""
+    dates = list(_AGO.finditer(sentence))
+    return _days(dates[0].group("n"), dates[0].group("unit")) if len(dates) == 1 else None
+
+
 def _days(n: str, unit: str) -> float:
     n = n.lower()
     count = int(n) if n.isdigit() else 1 if n in ("a", "an") else NUMBER_WORDS[n]

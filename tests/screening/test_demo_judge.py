@@ -669,3 +669,26 @@ MYELOMA = ("0. 64yo woman with multiple myeloma, s/p allogeneic transplant.\n"
 ])
 def test_a_topic_before_an_item(criterion: str, answer: str) -> None:
     assert judge(MYELOMA, criterion, "inclusion").answer == answer
+
+
+GOUT_FLARE = "0. An 84-year-old woman with gout.\n1. Her last flare {when} was treated with prednisone for 5 days."
+FOLFOX = "0. A 60-year-old man with colon cancer.\n1. He {did} FOLFOX{when}."
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    (GOUT_FLARE.format(when="3 weeks ago"), "Systemic corticosteroid use within the past 30 days", "exclusion", "yes"),
+    (GOUT_FLARE.format(when="8 months ago"), "Systemic corticosteroid use within the past 30 days", "exclusion", "no"),
+    (GOUT_FLARE.format(when="3 weeks ago"), "No systemic corticosteroids within the past 30 days", "inclusion", "no"),
+    (FOLFOX.format(did="completed", when=" 2 weeks ago"), "Chemotherapy within 4 weeks prior to enrollment",
+     "exclusion", "yes"),
+    (FOLFOX.format(did="completed", when=" 2 years ago"), "Chemotherapy within 4 weeks prior to enrollment",
+     "exclusion", "no"),
+    (FOLFOX.format(did="is receiving", when=""), "Any anticancer therapy within 21 days before the first dose",
+     "exclusion", "yes"),
+    ("0. A 60-year-old woman with rheumatoid arthritis.\n1. She takes methotrexate weekly.",
+     "Chemotherapy within 4 weeks prior to enrollment", "exclusion", "no"),  # for her arthritis
+    ("0. A 58-year-old woman with breast cancer.\n1. She received cyclophosphamide last year.", "Prior chemotherapy",
+     "exclusion", "yes"),
+])
+def test_a_past_treatment_dated_by_its_sentence(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
