@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from backend.screening.demographics import judge_age, judge_sex
 from backend.screening.judged import Answer, Judged
-from backend.screening.measures import compare
+from backend.screening.measures import AT_LEAST, AT_MOST, compare, meets
 from backend.screening.note_reader import (
     ANTICANCER,
     CHEMOTHERAPY,
@@ -367,6 +367,42 @@ def _treated_kind(note: NoteText, text: str, negated: bool, *, window: bool = Fa
     return Judged(answer, f"The note reports earlier treatment ({had[0].name}).", [had[0].sentence])
 
 
+# A daily dose limit ("prednisone > 20 mg/day", "a corticosteroid dose of at most 10 mg daily") against the dose the
+# note gives beside the same drug ("prednisone 30 mg daily"); another drug "or equivalent" is not converted.
+_DOSE_LIMIT = re.compile(rf"(?P<cmp>{AT_LEAST}|{AT_MOST})\s*(?P<n>\d+(?:\.\d+)?)\s*mg\b(?!\s*/\s*(?:d?l|ml|kg|m2)\b)"
+                         r"\s*(?:/\s*d(?:ay)?\b|per day|daily|a day|/24\s*h)?", re.I)  # not "100 mg/dL", a lab
+_PER_DAY = ((re.compile(r"\b(?:twice (?:a )?dai?ly|bid|b\.i\.d\.?|every 12 h(?:ours)?|q12h?)\b", re.I), 2),
+            (re.compile(r"\b(?:three times (?:a )?daily|tid|t\.i\.d\.?|every 8 h(?:ours)?|q8h?)\b", re.I), 3),
+            (re.compile(r"\b(?:daily|once (?:a )?daily|a day|per day|/day|qd|q\.d\.?|each morning|every morning|"
+                        r"nightly|at bedtime|qhs)\b", re.I), 1))
+
+_DOSE_AND_MORE = re.compile(r"\bstable\b|\bfor (?:at least |≥ ?)?\d+\s*(?:days?|weeks?|months?)\b", re.I)
+
+
+def _dose(note: NoteText, text: str) -> Judged | None:
+    limit = _DOSE_LIMIT.search(text)
+    if limit is None or re.search(r"\b(?:per kg|/\s*kg|cumulative|total)\b", text, re.I):
+        return None
+    named = treatments_named(text)
+    classes = [members for pattern, members in _DRUG_CLASSES if pattern.search(text)]
+    for t in note.therapies:
+        if t.when != "current" or not (t.name in named or not named and any(m.search(t.name) for m in classes)):
+            continue
+        sentence = note.sentences[t.sentence]
+        said = re.search(rf"\b{re.escape(t.name)}\b\D{{0,15}}?(\d+(?:\.\d+)?)\s*mg\b(?P<how>[^.;,]{{0,30}})",
+                         sentence, re.I)
+        times = next((k for how, k in _PER_DAY if said and how.search(said.group("how"))), None)
+        if said is None or times is None:
+            continue
+        daily = float(said.group(1)) * times
+        holds = meets(daily, limit.group("cmp"), float(limit.group("n")))
+        if holds and _DOSE_AND_MORE.search(text):
+            return None  # the dose fits; how long it has been stable the note rarely says
+        return Judged("yes" if holds else "no", f"The note gives {t.name} {daily:g} mg a day against the "
+                                                f"criterion's {limit.group(0).strip()}.", [t.sentence])
+    return None
+
+
 # "Planned coronary revascularization within 3 months": something still to come, which a past one is not
 _PLANNED_CRITERION = re.compile(r"^\s*(?:(?:patients?|subjects?|participants?)\s+(?:with|who have)\s+(?:an?\s+)?)?"
                                 r"(?:planned|scheduled|anticipated|expected|elective|upcoming|intended)\s+"
@@ -412,6 +448,8 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
         return _planned(read, text[planned.end():], kind)
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
     body = _NEGATED_CRITERION.sub("", text) if _NEGATED_CRITERION.match(text) else text
+    if not negated and (dosed := _dose(read, body)) is not None:
+        return dosed
     treated = _treated(read, body, negated) or _marker_status(read, body, negated)
     if treated is not None:
         return treated

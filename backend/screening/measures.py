@@ -270,6 +270,14 @@ _STRICT = re.compile(r"^(?:>|<|more than|greater than|over|above|exceeding|excee
 _BY_NAME = {m.name: m for m in _MEASURES}
 
 
+def meets(value: float, cmp: str, limit: float) -> bool:
+    """`value` against "cmp limit" ("> 20", "at most 10"): strict comparisons exclude the limit itself."""
+    strict = bool(_STRICT.match(cmp.lower()))
+    if _HIGH.match(cmp):
+        return value < limit if strict else value <= limit
+    return value > limit if strict else value >= limit
+
+
 # A note may give a value more than once: the one it dates now is the patient's, one it dates before is not.
 _NOW_VALUE = re.compile(r"\b(?:today|now|current(?:ly)?|latest|most recent|recent|on admission|at admission|"
                         r"at presentation|at screening|this (?:morning|week|visit))\b", re.I)

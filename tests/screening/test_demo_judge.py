@@ -692,3 +692,18 @@ FOLFOX = "0. A 60-year-old man with colon cancer.\n1. He {did} FOLFOX{when}."
 ])
 def test_a_past_treatment_dated_by_its_sentence(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+PREDNISONE = "0. A 33-year-old man with ulcerative colitis.\n1. He currently takes prednisone {dose} and azathioprine."
+
+
+@pytest.mark.parametrize(("dose", "criterion", "kind", "answer"), [
+    ("30 mg daily", "Oral corticosteroid dose > 20 mg/day prednisone or equivalent at screening", "exclusion", "yes"),
+    ("5 mg daily", "Oral corticosteroid dose > 20 mg/day prednisone or equivalent at screening", "exclusion", "no"),
+    ("10 mg twice daily", "Prednisone at a dose of at most 10 mg/day", "inclusion", "no"),  # 20 mg a day
+    ("10 mg twice daily", "Stable prednisone dose ≤ 20 mg daily for 2 weeks", "inclusion", "unknown"),  # how long?
+    ("30 mg daily", "Stable prednisone dose ≤ 20 mg daily for 2 weeks", "inclusion", "no"),
+    ("30 mg daily", "LDL-C >= 100 mg/dL despite stable statin therapy", "inclusion", "unknown"),  # a lab, not a dose
+])
+def test_a_daily_dose_against_a_limit(dose: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(PREDNISONE.format(dose=dose), criterion, kind).answer == answer
