@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from backend.screening.demographics import judge_age, judge_sex
 from backend.screening.judged import Answer, Judged
-from backend.screening.measures import AT_LEAST, AT_MOST, compare, meets
+from backend.screening.measures import AT_LEAST, AT_MOST, DRINK_LIMIT, compare, meets
 from backend.screening.note_reader import (
     ANTICANCER,
     CHEMOTHERAPY,
@@ -160,6 +160,7 @@ _DRUG_CLASSES = [(re.compile(named, re.I), re.compile(members, re.I)) for named,
      r"(?:pembro|nivo|atezo|durva|ave|cemip|ipili|tisle|dostar|toripa|sinti|camreli)\w*mab"),
     (r"\bCDK\s?4/6\b", r"ciclib"),
     (r"\bPARP\b", r"parib"),
+    (r"\bhypomethylating\b|\bHMAs?\b", r"azacitidine|decitabine"),
     (r"\bKRAS[- ]?G12C inhibitors?\b", r"rasib$"),
     (r"\bproteasome inhibitors?\b", r"zomib$"),
     (r"\bimmunomodulatory (?:drugs?|agents?)\b|\bIMiDs?\b", r"lidomide$"),
@@ -477,7 +478,7 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     partial = kind != "exclusion" and not negated
     # the parser's topic before an item ("Renal: on stable hemodialysis", "DISEASE CHARACTERISTICS: …") names nothing
     hit = None if about_treatment or planned_only else _mentioned(read, _TOPIC.sub("", body, count=1), partial=partial)
-    measured = bool(_MEASURE.search(body))
+    measured = bool(_MEASURE.search(body) or DRINK_LIMIT.search(body))  # "more than 2 drinks a day": an amount
     if (kind == "exclusion" or negated) and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
         return Judged("yes" if negated else "no", "The note reports no allergy or intolerance.", [])
     if hit is not None and hit[0] == "present" and negated and _OTHER.search(body):

@@ -409,6 +409,37 @@ def _uln_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
     return Reading(*(decisive or places)[0])
 
 
+# Drinks of alcohol a day or a week, the criterion's limit against the note's habit ("> 14 drinks per week" against
+# "3-4 beers nightly"); a range decides only when both its ends fall on the same side.
+DRINK_LIMIT = re.compile(rf"(?P<cmp>{AT_LEAST}|{AT_MOST})\s*(?P<n>\d+)\s*(?:standard\s+|alcoholic\s+)?drinks?\s*"
+                          r"(?:per|a|/|each|every)\s*(?P<per>day|week)\b", re.I)
+_DRINKS_SAID = re.compile(r"\b(?P<lo>\d+)(?:\s*(?:-|–|to)\s*(?P<hi>\d+))?\s*(?:standard\s+|alcoholic\s+)?"
+                          r"(?:drinks?|beers?|cans? of beer|glass(?:es)? of (?:wine|beer)|shots?(?: of \w+)?)\b"
+                          r"[^.;\d]{0,15}?\b(?P<per>nightly|daily|a day|per day|/day|each day|every day|a night|"
+                          r"per night|a week|per week|/week|weekly|each week)\b", re.I)
+
+
+def _drinks_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
+    limit = DRINK_LIMIT.search(criterion)
+    if limit is None:
+        return None
+    per_week = limit.group("per").lower() == "week"
+    for i, sentence in enumerate(sentences):
+        if (said := _DRINKS_SAID.search(sentence)) is None:
+            continue
+        weekly = "week" in said.group("per").lower()
+        scale = (1 if weekly else 7) if per_week else (1 / 7 if weekly else 1)
+        ends = [float(said.group("lo")) * scale, float(said.group("hi") or said.group("lo")) * scale]
+        fits = [meets(v, limit.group("cmp"), float(limit.group("n"))) for v in ends]
+        if fits[0] != fits[1]:
+            return None
+        amount = " to ".join(dict.fromkeys(f"{v:g}" for v in ends))
+        return Reading("inside" if fits[0] else "outside", i,
+                       f"about {amount} drinks a {'week' if per_week else 'day'}")
+    return None
+
+
 def compare(sentences: Sequence[str], criterion: str) -> Reading | None:
     return (_stage_reading(sentences, criterion) or _value_reading(sentences, criterion)
-            or _uln_reading(sentences, criterion) or _count_reading(sentences, criterion))
+            or _uln_reading(sentences, criterion) or _count_reading(sentences, criterion)
+            or _drinks_reading(sentences, criterion))

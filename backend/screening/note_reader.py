@@ -221,7 +221,7 @@ parents? son daughter aunt uncle grand\w* cousin wife husband relatives? fh""") 
 
 # Drugs by their stems' endings (the INN stems: -mab, -tinib, -lutamide, -xaban, …), then names and kinds of treatment.
 _THERAPY = re.compile(r"\b(\w+(?:mab|nib|lib|platin|taxel|rubicin|mustine|fosfamide|phosphamide|tecan|citabine|"
-                      r"uracil|trexate|olimus|parib|ciclib|tinib|zumab|ximab|mumab|imod|lutamide|sone|olone|prine|purine|"
+                      r"citidine|uracil|trexate|olimus|parib|ciclib|tinib|zumab|ximab|mumab|imod|lutamide|sone|olone|prine|purine|"
                       r"xaban|gatran|vastatin|sartan|olol|dipine|gliptin|glutide|gliflozin|parin|cillin|mycin|"
                       r"floxacin|cycline|conazole|prazole|nidazole|buvir|asvir|previr|gravir|navir|fovir|vudine|"
                       r"pram|oxetine|traline|faxine|dopa|zomib|lidomide|toclax|dilol|triptyline|ipramine|proate|"
@@ -265,8 +265,8 @@ _PLANNED_AFTER = re.compile(r"[^.;]{0,20}?\b(?:is|are|was|were)\s+(?:planned|sch
 _THERAPY_DENIED = re.compile(r"\b" + any_of(r"""no not never denies without naive na[iï]ve declined refused planned plan
 prior_to
 offered candidate_for will consider\w* recommended""") + r"\b[^.;]{0,30}$", re.I)
-CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|phosphamide|tecan|citabine|uracil|trexate|"
-                          r"temozolomide", re.I)
+CHEMOTHERAPY = re.compile(r"chemo|platin|taxel|rubicin|mustine|fosfamide|phosphamide|tecan|citabine|citidine|uracil|"
+                          r"trexate|temozolomide", re.I)
 RADIOTHERAPY = re.compile(r"radiation|radiotherapy|xrt", re.I)
 ANTICANCER = re.compile(rf"{CHEMOTHERAPY.pattern}|{RADIOTHERAPY.pattern}|mab$|nib$|immunotherapy|transplant|tamoxifen|"
                         r"letrozole|anastrozole|avastin|herceptin|zomib$|lidomide$", re.I)

@@ -277,14 +277,15 @@ def _genotype(note: NoteText, criterion: str) -> State | None:
 
 # ---- when: "stroke within the past 14 days" against "admitted 10 days ago with a stroke" ----------------------
 
-_DAYS = {"day": 1, "week": 7, "month": 30.4, "year": 365.25}
+_DAYS = {"day": 1, "week": 7, "wk": 7, "month": 30.4, "mo": 30.4, "year": 365.25, "yr": 365.25}
 _N = rf"\d+|{NUMBER_WORD}"
 _CRITERION_WINDOW = re.compile(rf"^(?P<what>[^,;:]{{3,80}}?)\s+(?:in|within|during) (?:the )?"
                                rf"(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"
                                r"(?P<unit>day|week|month|year)s?\b", re.I)
 _IN_PAST = re.compile(rf"\b(?:in|within|over|during) (?:the )?(?:past|last|previous) (?P<n>{_N}|a|an)?\s*"
                       r"(?P<unit>day|week|month|year)s?\b", re.I)  # at most that long ago
-_AGO = re.compile(rf"\b(?P<n>{_N}|a|an)\s*(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
+# a note's own shorthand too: "4 wks ago", "3 mos ago", "2 yrs ago"
+_AGO = re.compile(rf"\b(?P<n>{_N}|a|an)\s*(?P<unit>day|week|wk|month|mo|year|yr)s?\s+ago\b", re.I)
 
 
 _WITHIN = re.compile(rf"\b(?:within|in|during) (?:the )?(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"

@@ -707,3 +707,18 @@ PREDNISONE = "0. A 33-year-old man with ulcerative colitis.\n1. He currently tak
 ])
 def test_a_daily_dose_against_a_limit(dose: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(PREDNISONE.format(dose=dose), criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("habit", "criterion", "kind", "answer"), [
+    ("SH: EtOH 3-4 beers nightly.", "Alcohol consumption > 14 drinks per week", "exclusion", "yes"),  # 21-28 a week
+    ("He drinks 2 glasses of wine a week.", "Alcohol consumption > 14 drinks per week", "exclusion", "no"),
+    ("He drinks 1-3 beers a day.", "More than 2 drinks per day", "exclusion", "no"),  # either side: not shown
+    ("He drinks socially.", "More than 2 drinks per day", "exclusion", "no"),  # drinking is not an amount
+    ("He drinks 2 glasses of wine a week.", "No more than 14 drinks per week", "inclusion", "yes"),
+    ("Last FOLFIRI dose 4 wks ago.", "Chemotherapy within the past 6 weeks", "exclusion", "yes"),  # "wks"
+    ("Last FOLFIRI dose 4 wks ago.", "Chemotherapy within the past 2 weeks", "exclusion", "no"),
+    ("She received azacitidine x 6 cycles for MDS in 2022.", "Prior hypomethylating agent therapy", "exclusion",
+     "yes"),
+])
+def test_drinks_a_week_and_a_notes_shorthand(habit: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(f"0. A 58-year-old man with hypertension and cancer.\n1. {habit}", criterion, kind).answer == answer
