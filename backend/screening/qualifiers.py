@@ -72,6 +72,8 @@ _CONTROLLED = re.compile(r"\b(?:well[- ]controlled|(?:is |was |remains )?control
 # against "untreated": any treatment the note reports for it
 _TREATED = re.compile(rf"{_CONTROLLED.pattern}|\b(?:s/p|status post|treated (?:with|by)|"
                       r"on (?:a |an )?[\w-]+ (?:diet|therapy)|(?:surgically )?(?:resected|irradiated))\b", re.I)
+_NOT_TREATED = re.compile(r"\b(?:untreated|not (?:yet )?(?:been )?treated|treatment[- ]na[iï]ve|"
+                          r"never (?:been )?treated)\b", re.I)
 _CRITERION_ACTIVE = re.compile(r"\bactive\s+((?:[\w'-]+\s*){1,4})", re.I)
 _INACTIVE = re.compile(r"\b(?:in (?:complete |partial )?remission|cured|no evidence of (?:active )?disease|ned|"
                        r"(?:now )?(?:closed|healed|resolved)|"
@@ -111,6 +113,8 @@ def _control(note: NoteText, criterion: str) -> State | None:
         return None
     untreated = m.group(0).lower().startswith("untreated")
     for j, sentence in enumerate(note.sentences):
+        if untreated and _near(sentence, _NOT_TREATED, stems, reach=14) is not None:
+            return State(True, "The note says it has not been treated.", j)
         if _near(sentence, _TREATED if untreated else _CONTROLLED, stems, reach=6 if untreated else 4) is not None:
             return State(False, f"The note says it is {'treated' if untreated else 'controlled'}.", j)
         if _near(sentence, _UNCONTROLLED, stems) is not None:

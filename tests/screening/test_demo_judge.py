@@ -722,3 +722,13 @@ def test_a_daily_dose_against_a_limit(dose: str, criterion: str, kind: str, answ
 ])
 def test_drinks_a_week_and_a_notes_shorthand(habit: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(f"0. A 58-year-old man with hypertension and cancer.\n1. {habit}", criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "answer"), [
+    ("0. 64M with colon cancer.\n1. Brain MRI showed two new metastases (6 mm and 9 mm) that have not yet been "
+     "treated; radiosurgery is planned.", "yes"),
+    ("0. 64M with lung cancer.\n1. Brain metastases were treated with SRS in 2023 and are stable.", "no"),
+    ("0. 64M with lung cancer.\n1. Liver metastases have not been treated.", "no"),  # not the brain
+])
+def test_untreated_said_of_the_condition(note: str, answer: str) -> None:
+    assert judge(note, "Untreated brain metastases", "exclusion").answer == answer
