@@ -240,6 +240,10 @@ def _stated(marker: str, status: str, wanted: str, wanted_status: str) -> str | 
     return None
 
 
+# HER2 by immunohistochemistry: 3+ is positive, 0 and 1+ negative (2+ needs ISH, so it says neither)
+_HER2_IHC = re.compile(r"\bHER-?2\b[\s:(]*(?:IHC\)?[\s:]*)?(3\+|[01]\+?)(?![\d+])", re.I)
+
+
 def _marker_status(note: NoteText, text: str, negated: bool) -> Judged | None:
     """A criterion naming a tumour marker's status ("HER2-negative", "triple negative") against the status the
     note gives the same marker."""
@@ -247,12 +251,14 @@ def _marker_status(note: NoteText, text: str, negated: bool) -> Judged | None:
     if not wanted:
         return None
     for i, sentence in enumerate(note.sentences):
-        for m in MARKER_STATUS.finditer(sentence):
-            marker, status = _marker(m.group(1)), m.group(2).lower()
+        said = [(m.group(0), _marker(m.group(1)), m.group(2).lower()) for m in MARKER_STATUS.finditer(sentence)]
+        said += [(m.group(0), "HER2", "positive" if m.group(1) == "3+" else "negative")
+                 for m in _HER2_IHC.finditer(sentence)]
+        for shown, marker, status in said:
             for want_marker, want_status in wanted:
                 if (stated := _stated(marker, status, want_marker, want_status)) is not None:
                     return Judged("yes" if (stated == want_status) != negated else "no",
-                                  f"The note gives the patient's {m.group(0)} status.", [i])
+                                  f"The note gives the patient's {shown} status.", [i])
     return None
 
 
@@ -468,6 +474,11 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
                               evidence)
             return Judged("unknown", said.reason, evidence)
         return Judged("yes" if said.holds != negated else "no", said.reason, evidence)
+    if MARKER_STATUS.search(body):  # "HER2-negative breast cancer": the status decides, not the disease's name
+        if kind == "exclusion":
+            return Judged("no", "The note does not give the status the criterion names; an exclusion the note does "
+                                "not show is taken not to apply.", [])
+        return Judged("unknown", "The note does not give the status the criterion names.", [])
     if kind != "exclusion" and _PERMITS.search(body):
         return Judged("yes", "The criterion permits it; it asks nothing of the patient.", [])
     # "No X" rules out as an exclusion does; "no prior treatment for X" is about the treatment, not X

@@ -33,6 +33,10 @@ _CRITERION_STAGE = re.compile(rf"\bstages?\s+((?:{_STAGE_TOKEN}(?:\s*(?:-|–|to
                               rf"(?:stage\s+)?)?)+)", re.I)
 _STAGE_PART = re.compile(rf"({_STAGE_TOKEN})(?:\s*(?:-|–|to|through)\s*(?:stage\s+)?({_STAGE_TOKEN}))?", re.I)
 _METASTATIC = re.compile(r"(?<!non-)(?<!non )(?<!no )\bmetastatic\b", re.I)
+# "axillary LN positive for metastatic carcinoma": a cancer in a regional node, not one spread far (stage IV)
+_NODE = re.compile(r"\b(?:LNs?|lymph[- ]nodes?|nodes?|nodal|axill\w*|sentinel)\b", re.I)
+_DISTANT = re.compile(r"\b(?:distant|liver|hepatic|lungs?|pulmonary|bones?|osseous|brain|peritone\w*|adrenal|widely)\b",
+                      re.I)
 
 
 def _stage(token: str) -> tuple[int, int]:
@@ -58,7 +62,7 @@ def _note_stage(sentences: Sequence[str]) -> tuple[tuple[int, int], int, str] | 
         if m:
             return _stage(m.group(1)), i, f"stage {m.group(1).upper()}"
     for i, s in enumerate(sentences):
-        if _METASTATIC.search(s):
+        if _METASTATIC.search(s) and not (_NODE.search(s) and not _DISTANT.search(s)):
             return (4, 0), i, "metastatic (stage IV)"
     return None
 

@@ -133,7 +133,8 @@ MARKER_STATUS = re.compile(r"\b(HER-?2|ER|PR|HR|hormone[\s-]receptor|estrogen[\s
 _RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|HBsAg|HBeAg|anti-HBc|anti-HCV|hepatitis\s+[ABC]|hep\s+[BC]|"
                            r"COVID(?:-19)?|SARS-CoV-2|"
                            r"tuberculosis|TB|syphilis|pregnancy|(?:beta[\s-]?|β-?)?hcg|quantiferon|PPD)"
-                           r"(?:\s+(?:antibody|antibodies|antigen|serology|status|test(?:ing)?|screen(?:ing)?|PCR))?)[\s-]+negative\b",
+                           r"(?:\s+(?:antibody|antibodies|antigen|Ab|Ag|serology|status|test(?:ing)?|screen(?:ing)?|"
+                           r"PCR|RNA|DNA|viral load))?)[\s:-]+(?:negative|neg)\b(?!-)",
                            re.I)
 
 

@@ -189,11 +189,13 @@ _CRITERION_GENE = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]
                              rf"pathogenic|likely pathogenic|deleterious)){{0,2}}[\s-]*"
                              rf"{_ALTERED}(?!\w)|\b(?:activating|sensiti[sz]ing)?\s*(?:mutations?|alterations?|"
                              rf"rearrangements?|fusions?) (?:in|of) (?:the )?{_GENE}\b", re.I)
+# "no HER2-directed treatment": a drug named after the gene, not the tumour's result
+_NOT_A_DRUG = r"(?![\s-]*(?:directed|targeted|targeting|inhibitors?|TKIs?|therap\w*|tx|agents?|blockade))"
 _NOTE_WILD = re.compile(rf"\b{_GENE}[\s-]*(?:gene\s+)?(?:(?-i:[A-Z]\d{{1,4}}[A-Z])\s+|(?:ITD|TKD)\s+)?"
                         rf"(?:wild[- ]?type|WT\b|neg\b|negative|"
                         rf"-(?!\w)|not (?:mutated|amplified|detected|found|identified)|undetected|unmutated)|"
                         rf"\b(?:no|negative for|without)\s+(?:\w+\s+){{0,3}}?"
-                        rf"(?:[\w-]+\s*(?:,|/|\bor\b|\band\b|\bnor\b)\s*){{0,3}}{_GENE}\b", re.I)
+                        rf"(?:[\w-]+\s*(?:,|/|\bor\b|\band\b|\bnor\b)\s*){{0,3}}{_GENE}\b{_NOT_A_DRUG}", re.I)
 # "KRAS G12C inhibitor", "EGFR-targeted therapy": a drug, not the tumour's gene
 _GENE_DRUG = re.compile(r"\b(?:inhibitors?|targeted|directed|TKIs?)\b", re.I)
 _NOTE_ALTERED = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing)){{0,2}}[\s-]*{_ALTERED}(?!\w)|"

@@ -732,3 +732,24 @@ def test_drinks_a_week_and_a_notes_shorthand(habit: str, criterion: str, kind: s
 ])
 def test_untreated_said_of_the_condition(note: str, answer: str) -> None:
     assert judge(note, "Untreated brain metastases", "exclusion").answer == answer
+
+
+BREAST = "0. 47F with invasive ductal carcinoma of the breast, {her2}.\n1. No chemo, endocrine or HER2-directed tx yet."
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    (BREAST.format(her2="HER2 IHC 3+"), "HER2-positive invasive breast carcinoma", "inclusion", "yes"),
+    (BREAST.format(her2="HER2 IHC 3+"), "HER2-negative breast cancer", "inclusion", "no"),
+    (BREAST.format(her2="HER2 IHC 1+"), "HER2-negative breast cancer", "inclusion", "yes"),
+    (BREAST.format(her2="HER2 2+ by IHC, FISH pending"), "HER2-negative breast cancer", "inclusion", "unknown"),
+    (BREAST.format(her2="grade 2"), "HER2-negative breast cancer", "inclusion", "unknown"),  # "HER2-directed": a drug
+    (BREAST.format(her2="grade 2"), "HER2-positive disease", "exclusion", "no"),
+    ("0. 52F with breast cancer.\n1. FNA of an axillary LN: positive for metastatic carcinoma.\n"
+     "2. Staging CT and bone scan show no distant metastases.", "Evidence of distant metastatic disease (stage IV)",
+     "exclusion", "no"),  # a regional node
+    ("0. 60M with colon cancer metastatic to the lymph nodes and liver.", "Stage IV disease", "inclusion", "yes"),
+    ("0. 60M with gout.\n1. HBsAg neg, anti-HBc neg, HCV Ab neg, HIV neg.",
+     "Positive HIV, hepatitis B surface antigen or hepatitis C antibody test", "exclusion", "no"),
+])
+def test_her2_by_ihc_nodes_and_results_written_neg(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
