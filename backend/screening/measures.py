@@ -416,7 +416,7 @@ def _uln_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
 # Drinks of alcohol a day or a week, the criterion's limit against the note's habit ("> 14 drinks per week" against
 # "3-4 beers nightly"); a range decides only when both its ends fall on the same side.
 DRINK_LIMIT = re.compile(rf"(?P<cmp>{AT_LEAST}|{AT_MOST})\s*(?P<n>\d+)\s*(?:standard\s+|alcoholic\s+)?drinks?\s*"
-                          r"(?:per|a|/|each|every)\s*(?P<per>day|week)\b", re.I)
+                         r"(?:per|a|/|each|every)\s*(?P<per>day|week)\b", re.I)
 _DRINKS_SAID = re.compile(r"\b(?P<lo>\d+)(?:\s*(?:-|–|to)\s*(?P<hi>\d+))?\s*(?:standard\s+|alcoholic\s+)?"
                           r"(?:drinks?|beers?|cans? of beer|glass(?:es)? of (?:wine|beer)|shots?(?: of \w+)?)\b"
                           r"[^.;\d]{0,15}?\b(?P<per>nightly|daily|a day|per day|/day|each day|every day|a night|"
