@@ -93,7 +93,11 @@ def _alternatives(text: str) -> list[list[str]]:
     text = " / ".join([_ABBREVIATION.sub(" ", text), *(m.group(1) for m in _ABBREVIATION.finditer(text))])
     text = _EXAMPLES.sub(" ", text)  # "Visceral (liver or lung) metastases" are visceral metastases
     parts = re.split(r"\bor\b|,|/|;|\band/or\b|\(|\)", fold(text), flags=re.I)
-    return [a for a in (key_stems(p) for p in parts) if a]
+    return [a for a in (key_stems(p) for p in parts) if a and not set(a) <= _SCALES]
+
+
+# a scale's name alone, its class letters dropped ("Child-Pugh B or C"), names no finding
+_SCALES = frozenset(key_stems("Child-Pugh NYHA ECOG Karnofsky KPS Rutherford Fontaine GOLD score scores class"))
 
 
 _ABBREVIATION = re.compile(r"\s\(((?-i:[A-Z][A-Za-z0-9-]{1,7}))\)(?=\s+\w)")

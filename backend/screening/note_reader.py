@@ -213,7 +213,11 @@ NEGATION = re.compile(r"\b" + any_of("""no not denies denied denying without neg
 ruled_out rules_out nor unremarkable non(?!-) none neither resolved lack_of lacks""") + r"\b", re.I)
 _CLAUSE_BREAK = re.compile(r";|:|\bbut\b|\bhowever\b|\balthough\b|\bthough\b|\bexcept\b|\bwhereas\b|"
                            r"\bwhich\b|\bwho\b|(?<!treated )(?<!managed )(?<!started )(?<!controlled )(?<!given )"
-                           r"\bwith\b(?= (?!no\b))", re.I)
+                           r"\bwith\b(?= (?!no\b))|"
+                           # ", and" before a clause of its own: "HLA-B was negative, and G6PD activity was normal"
+                           # ("denies fever, and chills" goes on denying)
+                           r",\s+and\b(?=(?:\s+(?!and\b)[\w*:/+-]+){1,5}\s+(?:was|were|is|are|has|have|had|showed|shows|"
+                           r"revealed|reveals|remains|remained)\b)", re.I)
 RELATIVE = re.compile(r"\b" + any_of(r"""family_history famil(?:y|ial) mother father sister brother sibling
 parents? son daughter aunt uncle grand\w* cousin wife husband relatives? fh""") + r"\b", re.I)
 

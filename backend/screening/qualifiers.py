@@ -187,7 +187,8 @@ _ALTERED = (r"(?:mutations?|mutated|mutant|alterations?|altered|variants?|fusion
             r"amplifications?|amplified|deletions?|insertions?|positive|\+|exon\s+\d+|(?-i:[A-Z]\d{1,4}[A-Z])|ITD|TKD)")
 _CRITERION_GENE = re.compile(rf"\b{_GENE}(?:[\s-]+(?:gene|activating|sensiti[sz]ing|driver|oncogenic|germline|somatic|"
                              rf"pathogenic|likely pathogenic|deleterious)){{0,2}}[\s-]*"
-                             rf"{_ALTERED}(?!\w)|\b(?:activating|sensiti[sz]ing)?\s*(?:mutations?|alterations?|"
+                             rf"(?:(?-i:[A-Z]\d{{1,4}})\s+)?{_ALTERED}(?!\w)|"  # "BRAF V600 mutation": a codon
+                             rf"\b(?:activating|sensiti[sz]ing)?\s*(?:mutations?|alterations?|"
                              rf"rearrangements?|fusions?) (?:in|of) (?:the )?{_GENE}\b", re.I)
 # "no HER2-directed treatment": a drug named after the gene, not the tumour's result
 _NOT_A_DRUG = r"(?![\s-]*(?:directed|targeted|targeting|inhibitors?|TKIs?|therap\w*|tx|agents?|blockade))"

@@ -753,3 +753,18 @@ BREAST = "0. 47F with invasive ductal carcinoma of the breast, {her2}.\n1. No ch
 ])
 def test_her2_by_ihc_nodes_and_results_written_neg(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    ("0. 41M with gout.\n1. HLA-B*58:01 testing was negative, and G6PD activity measured in 2023 was normal.",
+     "Documented normal G6PD activity", "inclusion", "yes"),  # the denial ends where a new clause begins
+    ("0. 46M with dizziness.\n1. He has no risk factors such as smoking, high blood pressure, and diabetes mellitus "
+     "and is physically active.", "Diabetes mellitus", "exclusion", "no"),  # a list goes on denying
+    ("0. 58M with cirrhosis.\n1. He has compensated cirrhosis; he has never had ascites, and his Child-Pugh score is "
+     "5 (class A).", "Decompensated cirrhosis (Child-Pugh B or C) or any prior ascites", "exclusion", "no"),
+    ("0. 61M with melanoma.\n1. Biopsy confirmed metastatic melanoma with a BRAF V600E mutation, and PET-CT showed "
+     "lung nodules.", "Tumor harbours a BRAF V600 mutation", "inclusion", "yes"),  # a codon
+    ("0. 61M with melanoma.\n1. BRAF V600K mutation.", "BRAF V600E mutation", "inclusion", "no"),
+])
+def test_where_a_denial_ends_a_scale_alone_and_a_codon(note: str, criterion: str, kind: str, answer: str) -> None:
+    assert judge(note, criterion, kind).answer == answer
