@@ -140,14 +140,13 @@ _SITE = re.compile(r"\s+to\s+(?:the\s+)?([a-z][a-z/ -]{2,40}?)"
 _COUNT = re.compile(r"\b(?:no more than|not more than|at least(?! (?:one|1)\b)|at most|up to|a maximum of|fewer than|"
                     r"less than|more than)\s+"
                     r"(?:\d+|one|two|three|four|five)\b|[<>≤≥]\s*\d+\s+(?:prior|previous|lines?|regimens?)", re.I)
-_PRIOR_KIND = re.compile(r"\b(?:prior|previous|preceding|history of|received)\s+(?:or (?:current|concurrent)\s+)?"
-                         r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
-                         r"radiation(?: therapy)?|therapy|treatment)\b(\s+(?:for|of)\b)?", re.I)
-
+# a kind of treatment: (1) its qualifier, (2) the kind, (3) " for"/" of" when what it treated follows
+_KIND = (r"(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?(chemotherapy|chemo|radiotherapy|"
+         r"radiation(?: therapy)?|therapy|treatment)\b(\s+(?:for|of)\b)?")
+_PRIOR_KIND = re.compile(rf"\b(?:prior|previous|preceding|history of|received)\s+(?:or (?:current|concurrent)\s+)?"
+                         rf"{_KIND}", re.I)
 # a window's kind opens the criterion ("Chemotherapy within 4 weeks", "Any anticancer therapy within 21 days")
-_KIND_FIRST = re.compile(r"^\W*(?:any\s+)?(?:(systemic|anti-?cancer|cytotoxic|anti-?neoplastic)\s+)?"
-                         r"(chemotherapy|chemo|radiotherapy|radiation(?: therapy)?|therapy|treatment)\b"
-                         r"(\s+(?:for|of)\b)?", re.I)
+_KIND_FIRST = re.compile(rf"^\W*(?:any\s+)?{_KIND}", re.I)
 
 _OTHER_INDICATION = re.compile(r"\b(?:arthritis|lupus|psoria\w*|crohn\w*|colitis|multiple sclerosis|vasculitis|"
                                r"myasthenia|nephrotic|transplant\w*|ectopic|sarcoidosis|dermatomyositis|"

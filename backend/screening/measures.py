@@ -275,9 +275,9 @@ _BY_NAME = {m.name: m for m in _MEASURES}
 
 
 def meets(value: float, cmp: str, limit: float) -> bool:
-    """`value` against "cmp limit" ("> 20", "at most 10"): strict comparisons exclude the limit itself."""
-    strict = bool(_STRICT.match(cmp.lower()))
-    if _HIGH.match(cmp):
+    """`value` against "cmp limit" ("> 20", "at most 10", "fewer than 3"): strict comparisons exclude the limit."""
+    strict = bool(_STRICT.match(cmp))
+    if _HIGH.match(cmp) or cmp.lower() == "fewer than":
         return value < limit if strict else value <= limit
     return value > limit if strict else value >= limit
 
@@ -361,12 +361,8 @@ def _count_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
         if {w.lower() for w in asked} != {w.lower() for w in _KIND_OF_COUNT.findall(s[found.start():found.end() + 20])}:
             return None  # "8 nodes examined" against "5 positive nodes": other things counted
         value = _count(found.group(1))
-        strict = bool(_STRICT.match(cmp))
-        if _HIGH.match(cmp) or cmp == "fewer than":
-            inside = value < wanted if strict else value <= wanted
-        else:
-            inside = value > wanted if strict else value >= wanted
-        return Reading("inside" if inside else "outside", i, f"{value} {m.group('what').split()[-1]}")
+        place: Place = "inside" if meets(value, cmp, wanted) else "outside"
+        return Reading(place, i, f"{value} {m.group('what').split()[-1]}")
     return None
 
 
@@ -389,7 +385,6 @@ def _uln_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
         return None
     cmp, k = limit.group("cmp").lower(), float(limit.group("k"))
     upper = bool(_HIGH.match(cmp))
-    strict = bool(_STRICT.match(cmp))
     places: list[tuple[Place, int, str]] = []
     for name, (words, (low, high)) in _USUAL_ULN.items():
         if not re.search(words, criterion[: limit.start()], re.I):
@@ -401,8 +396,7 @@ def _uln_reading(sentences: Sequence[str], criterion: str) -> Reading | None:
                 continue
             given = re.search(rf"(?<![\d.]){re.escape(said)}[^,;\d]{{0,20}}?{_NOTE_ULN.pattern}", sentences[i], re.I)
             ulns = (float(given.group(1)),) * 2 if given else (low, high)
-            fits = [(value < k * u if strict else value <= k * u) if upper else
-                    (value > k * u if strict else value >= k * u) for u in ulns]
+            fits = [meets(value, cmp, k * u) for u in ulns]
             if all(fits) or not any(fits):
                 places.append(("inside" if fits[0] else "outside", i, f"{name} {value:g}"))
             break
