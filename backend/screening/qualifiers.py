@@ -286,17 +286,17 @@ def _genotype(note: NoteText, criterion: str) -> State | None:
 
 _DAYS = {"day": 1, "week": 7, "wk": 7, "month": 30.4, "mo": 30.4, "year": 365.25, "yr": 365.25}
 _N = rf"\d+|{NUMBER_WORD}"
-_CRITERION_WINDOW = re.compile(rf"^(?P<what>[^,;:]{{3,80}}?)\s+(?:in|within|during) (?:the )?"
-                               rf"(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"
-                               r"(?P<unit>day|week|month|year)s?\b", re.I)
+# a criterion's window: "within the past 30 days", "in the last 6 months"
+_SPAN = (rf"(?:in|within|during) (?:the )?(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"
+         r"(?P<unit>day|week|month|year)s?\b")
+_CRITERION_WINDOW = re.compile(rf"^(?P<what>[^,;:]{{3,80}}?)\s+{_SPAN}", re.I)
 _IN_PAST = re.compile(rf"\b(?:in|within|over|during) (?:the )?(?:past|last|previous) (?P<n>{_N}|a|an)?\s*"
                       r"(?P<unit>day|week|month|year)s?\b", re.I)  # at most that long ago
 # a note's own shorthand too: "4 wks ago", "3 mos ago", "2 yrs ago"
 _AGO = re.compile(rf"\b(?P<n>{_N}|a|an)\s*(?P<unit>day|week|wk|month|mo|year|yr)s?\s+ago\b", re.I)
 
 
-_WITHIN = re.compile(rf"\b(?:within|in|during) (?:the )?(?:past |last |previous |preceding |prior )?(?P<n>{_N})\s*"
-                     r"(?P<unit>day|week|month|year)s?\b", re.I)
+_WITHIN = re.compile(rf"\b{_SPAN}", re.I)
 
 
 def window_days(criterion: str) -> float | None:
