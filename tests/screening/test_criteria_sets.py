@@ -26,3 +26,7 @@ def test_no_exclusion_applies_that_the_note_does_not_show(path: Path) -> None:
                 if judge(note["note"], c["criterion"], "exclusion").answer == "yes":
                     wrongly_excluded.append(f"{c['id']}: {c['criterion']}")
     assert not wrongly_excluded
+
+
+def test_the_four_sets_are_read() -> None:
+    assert [p.stem for p in SETS] == ["set-c", "set-d", "set-e", "set-f"]  # a missing folder would skip the above
