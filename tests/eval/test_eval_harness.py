@@ -123,12 +123,21 @@ def test_budget_guard_unit():
 
 async def test_concurrency_is_bounded(tmp_path, make_client):
     in_flight = peak = 0
+    three_in_flight = asyncio.Event()
 
     async def slow(request):
         nonlocal in_flight, peak
         in_flight += 1
         peak = max(peak, in_flight)
-        for _ in range(5):  # yield to the event loop so other requests can start if they are allowed to
+        if in_flight >= 3:
+            three_in_flight.set()
+        # Hold each request until three are in flight (the last few pairs never get there: the timeout lets them
+        # finish), then yield so a fourth could start if the bound were broken.
+        try:
+            await asyncio.wait_for(three_in_flight.wait(), timeout=0.5)
+        except TimeoutError:
+            pass
+        for _ in range(5):
             await asyncio.sleep(0)
         in_flight -= 1
         return await demo(request)
