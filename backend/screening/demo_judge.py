@@ -88,7 +88,38 @@ _NEGATED_CRITERION = re.compile(r"^\s*(?:\d+[.)]\s*)?(?:[a-z][a-z/ -]{0,40}:\s+)
                                 r"(?:\s+been)?(?:\s+previously)?|no(?! more than| greater than| longer than)|"
                                 r"not(?! specified| applicable)|without|absence of|free of|never|lack of|"
                                 r"non(?!-)|none)\b\s*", re.I)
+# Modifiers that share the noun after the last of them: "alcohol or drug abuse", "acute or chronic leukemia",
+# "renal, hepatic or cardiac failure". A modifier alone names nothing ("his primary care physician").
+_MODIFIER = (r"(?:acute|chronic|primary|secondary|metastatic|recurrent|relapsed|refractory|active|latent|severe|mild|"
+             r"moderate|uncontrolled|unstable|malignant|benign|autoimmune|alcohol|drug|substance|tobacco|opioid|"
+             r"[a-z]{3,}(?:al|ic|ous|ary|ory|ive))")
+_HEAD_NOUN = (r"(?:disease|disorder|tumou?rs?|cancers?|failure|infections?|injury|abuse|dependence|insufficiency|"
+              r"impairment|illness|conditions?|syndrome|metastas[ie]s|lesions?|ha?emorrhage|thrombosis|carcinoma|"
+              r"leuka?emia|lymphoma|neoplasms?|hepatitis|pneumonia|ulcers?|use)")
+_SHARED_NOUN = re.compile(rf"\b((?:{_MODIFIER}\s*,\s*)*{_MODIFIER}\s*,?\s+(?:or|and/or|and)\s+){_MODIFIER}\s+"
+                          rf"((?:[a-z]+\s+)?{_HEAD_NOUN}(?:\s+(?:[a-z]|\d{{1,2}}|[ivx]{{1,4}})\b)?|(?!{_MODIFIER}\b)[a-z]+)\b",
+                          re.I)  # "hepatitis B", "type 2": a letter or number after the noun is part of its name
+# What a criterion says would follow ("… disorder that would interfere with the evaluations") names nothing in it.
+_CONSEQUENCE = re.compile(r"\b(?:that|which|who)\s+(?:would|could|might|may|will|is likely to|are likely to|"
+                          r",?\s*in the (?:opinion|judge?ment))\b[^;]*", re.I)
+# "other than relapsing-remitting MS", "except LCIS": what the criterion leaves out
+_EXCEPT = re.compile(r"\b(?:other than|except(?:ing)?(?: for)?|excluding|apart from|besides)\s+([^,;.()]+)", re.I)
+
+
+def _shared_noun(text: str) -> str:
+    def spread(m: re.Match[str]) -> str:
+        firsts = re.findall(rf"\b{_MODIFIER}\b", m.group(1), re.I)
+        return " or ".join([*(f"{w} {m.group(2)}" for w in firsts), m.group(0)[len(m.group(1)):]])
+    for _ in range(3):  # "refractory or relapsed acute or chronic leukemia": the inner pair first
+        spread_text = _SHARED_NOUN.sub(spread, text)
+        if spread_text == text:
+            break
+        text = spread_text
+    return text
+
+
 def _alternatives(text: str) -> list[list[str]]:
+    text = _shared_noun(_EXCEPT.sub(" ", _CONSEQUENCE.sub(" ", text)))
     # "mucosa-associated lymphoid tissue (MALT) lymphoma" is one thing, and "MALT" another name of it
     text = " / ".join([_ABBREVIATION.sub(" ", text), *(m.group(1) for m in _ABBREVIATION.finditer(text))])
     text = _EXAMPLES.sub(" ", text)  # "Visceral (liver or lung) metastases" are visceral metastases
@@ -115,6 +146,7 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
     lets a long alternative match with one of its words missing."""
     present: list[int] = []
     absent: list[int] = []
+    left_out = [a for m in _EXCEPT.finditer(text) for a in _alternatives(m.group(1))]
     for alternative in _alternatives(text)[:12]:
         named = [w for w in alternative if w not in _KIND_WORDS]
         if named and all(w in CONCEPT_TOKENS for w in named):
@@ -123,6 +155,8 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
             continue  # "non-small cell" is not "small cell" with a word missing
         need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
         hit = note.mention(alternative, need)
+        if hit and hit[0] == "present" and any(note.mention(a) == hit for a in left_out):
+            continue  # what the note names is what the criterion leaves out
         if hit:
             (present if hit[0] == "present" else absent).append(hit[1])
     if present:
@@ -441,6 +475,10 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
         return Judged("unknown", "There is no criterion or no note to check.", [])
     if read.language not in ("en", None):  # no silent "not mentioned" for a note the rules cannot read
         return Judged("unknown", "The note is not in English; the offline judge reads English notes only.", [])
+    if text.endswith(":"):  # "Patients who have received any of the following:": its items are criteria of their own
+        if kind == "exclusion":
+            return Judged("no", "The criterion introduces the items that follow; on its own it rules nothing out.", [])
+        return Judged("unknown", "The criterion introduces the items that follow; on its own it asks nothing.", [])
     found = judge_age(read, text) or judge_sex(read, text, kind or "")
     if found is not None:
         return found

@@ -17,12 +17,14 @@ from backend.screening.note_reader import NoteText
 # ---- ages -------------------------------------------------------------------------------------------
 
 _YEARS = r"(?:years?|yrs?|y\.?o\.?|year-old|years-old|y\b)(?:\s*old)?"
-_AGE_NUMBER = re.compile(rf"(\d{{1,3}}(?:\.\d+)?)\s*(?:{_YEARS}|(?=\s*(?:-|to|and)\s*\d+(?:\.\d+)?\s*{_YEARS}))|"
+_RANGE = r"(?:-|to|through|thru|and)"
+_AGE_NUMBER = re.compile(rf"(\d{{1,3}}(?:\.\d+)?)\s*(?:{_YEARS}|(?=\s*{_RANGE}\s*\d+(?:\.\d+)?\s*{_YEARS}))|"
                          rf"\bage[sd]?\W*(?:of|is|at|between|from|range)?\s*(?:{AT_LEAST}|{AT_MOST}|=|older than|"
                          rf"younger than)?\s*(\d{{1,3}}(?:\.\d+)?)",
                          re.I)
 _LOW_CUE = re.compile(rf"(?:{AT_LEAST}|older than|minimum|from|between|aged|ages|age)\W*$", re.I)
-_HIGH_CUE = re.compile(rf"(?:{AT_MOST}|younger than|maximum|no older than|not older than|to|and|-)\W*$", re.I)
+_HIGH_CUE = re.compile(rf"(?:{AT_MOST}|younger than|maximum|no older than|not older than|to|through|thru|and|-)\W*$",
+                       re.I)
 _OLDER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:(?:or|and)\s+(?:older|over|above|more|greater)|\+)", re.I)
 _YOUNGER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:or|and)\s+(?:younger|under|below|less)", re.I)
 
@@ -36,7 +38,7 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
             return f"{float(m.group(1)) / d:.4f} years"
         t = re.sub(rf"(\d+(?:\.\d+)?)\s*(?:-|\s)?{unit}(?:\s*old)?\b", in_years, t)
     span = re.search(r"\bage[sd]?\b\W*(?:between|from|of|range)?\W*(\d{1,3}(?:\.\d+)?)\s*(?:years?)?\s*"
-                     r"(?:-|to|and)\s*(\d{1,3}(?:\.\d+)?)\b(?!\s*%)", t)
+                     r"(?:-|to|through|thru|and)\s*(\d{1,3}(?:\.\d+)?)\b(?!\s*%)", t)
     if span and float(span.group(1)) < float(span.group(2)):
         return float(span.group(1)), float(span.group(2))
     if re.search(r"<\s*\d+[^<>]*\bor\b[^<>]*>\s*\d+|>\s*\d+[^<>]*\bor\b[^<>]*<\s*\d+", t):
@@ -58,8 +60,8 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
         elif _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
             low = value
         elif _HIGH_CUE.search(before):
-            high = value if low is not None or not re.search(r"\b(?:to|and|-)\W*$", before) else high
-            if low is None and re.search(r"\b(?:to|and|-)\W*$", before):
+            high = value if low is not None or not re.search(r"\b(?:to|through|thru|and|-)\W*$", before) else high
+            if low is None and re.search(r"\b(?:to|through|thru|and|-)\W*$", before):
                 continue
         elif low is None:
             low = value  # "age 18" alone, or the first number of "18 - 65 years"
@@ -76,10 +78,32 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
 
 # A criterion that never speaks of age but of a period ("a doubling time of less than 6 months", "4 weeks
 # must have passed") sets a duration, not an age limit.
-_AGE_WORD = re.compile(r"\b(?:age[sd]?|old|older|younger|adults?|child(?:ren)?|y\.?o|year-old|years-old)\b", re.I)
+_AGE_WORD = re.compile(r"\b(?:age[sd]?|old|older|younger|adults?|child(?:ren)?|infants?|toddlers?|newborns?|neonates?|"
+                       r"adolescents?|y\.?o|year-old|years-old)\b", re.I)
 _DURATION = re.compile(r"\b(?:period|time|interval|passed|elapsed|duration|expectancy|survival|follow|diagnos\w*|"
-                       r"history|treat\w*|therap\w*|doubling|within|since|ago|prior|previous|last|past|months? of|"
+                       r"history|treat\w*|therap\w*|doubling|within|since|ago|prior|previous|last|past|months?|"
                        r"weeks?|days?|hours?|dose|course|cycles?)\b", re.I)
+# Ages that set no limit on the patient: whom another requirement is for ("ECOG 0-1 (18 years or older) or Lansky
+# >= 60 (under 16)", "consent from a parent if the child is under 12", "for those aged 50 or above: a colonoscopy"),
+# a period in parentheses ("recent (< 3 months)"), a bone age, the Cockcroft-Gault formula's "(140 - age)".
+_WHO = (r"(?:adults?|child(?:ren)?|infants?|patients?|subjects?|participants?|volunteers?|individuals?|persons?|people|"
+        r"men|women|males?|females?|boys?|girls?|age[sd]?|old|those)")
+_CONDITIONAL_AGE = re.compile(rf"\b(?:if|when|whenever|among|in|for)\s+(?:the\s+|a\s+)?(?:{_WHO}\s+)?"
+                              r"(?:who\s+(?:is|are)\s+|aged?\s+|is\s+|are\s+)?"
+                              r"(?:[<>≤≥]|\d|(?:older|younger|over|under|above|below|greater|less|between)\b)[^;.()]*",
+                              re.I)
+_ASIDE = re.compile(r"(\S+)\s*\(([^()]{0,80})\)")
+_OTHER_AGE = re.compile(r"\b(?:bone|skeletal|gestational|mental|developmental|reading|corrected|post-?conceptional|"
+                        r"menstrual)\s+age\b[^,;.]*|[(\[]\s*140\s*[-−–]\s*age\s*[)\]]", re.I)
+_OTHER_UNIT = re.compile(r"^\s*(?:mm|bpm|beats|mg|g\b|g/|%|kg|ml|mmol|µ|u/|iu|cm|°|/|x\b|times|ng|pg|points?)", re.I)
+
+
+def _limit_text(criterion: str) -> str:
+    """The criterion without the ages that limit someone or something else than the patient."""
+    text = _OTHER_AGE.sub(" ", criterion)
+    text = _ASIDE.sub(lambda m: m.group(0) if re.fullmatch(_WHO, m.group(1), re.I) or not re.search(r"\d", m.group(2))
+                      else m.group(1), text)
+    return _CONDITIONAL_AGE.sub(" ", text)
 # "under 18 or over 65 years": the limit is outside a band (an exclusion's usual form).
 _NUM = r"(\d{1,3}(?:\.\d+)?)"
 _OUTSIDE_BAND = re.compile(rf"(?:<|less than|under|younger than|below)\s*{_NUM}[^<>]*?\bor\b[^<>]*?"
@@ -94,9 +118,12 @@ _AGE_ALTERNATIVE = re.compile(r"\bor\b(?=\s*(?:[<>]=?|≥|≤|aged?\b|\d))|\band
 
 
 def judge_age(note: NoteText, criterion: str) -> Judged | None:
+    criterion = _limit_text(criterion)
     if not _AGE_WORD.search(criterion) and _DURATION.search(criterion):
         return None
     band = _OUTSIDE_BAND.search(criterion.replace("≥", ">=").replace("≤", "<="))
+    if band and any(_OTHER_UNIT.match(criterion[band.end(i):]) for i in (1, 2)):
+        band = None  # "below 45 bpm or above 120 bpm": a band of something else
     if band and float(band.group(1)) < float(band.group(2)):
         if note.age is None:
             return Judged("unknown", "The criterion sets an age limit and the note gives no age.", [])
@@ -110,7 +137,7 @@ def judge_age(note: NoteText, criterion: str) -> Judged | None:
     if bounds is None:
         return None
     rest = re.sub(r"\b(?:age[sd]?|years?|yrs?|old|older|younger|of|or|and|at|least|over|under|above|below|between|"
-                  r"than|to|the|time|signing|informed|consent|form|screening|enrollment|enrolment|inclusion|"
+                  r"than|to|through|thru|the|time|signing|informed|consent|form|screening|enrollment|enrolment|inclusion|"
                   r"male|female|males|females|men|women|adults?|children|must|be|is|are|who|with|in|a|an|greater|"
                   r"less|equal|more|up|from|inclusive|aged|months?|visit|day|study|entry|date|limits?|minimum|maximum|"
                   # boilerplate around an age limit ("Patient characteristics: Age: over 18", "< 75 years of

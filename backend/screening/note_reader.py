@@ -193,7 +193,7 @@ current currently active acute chronic significant severe mild moderate serious 
 recently within past last months month weeks week years year days day time at least than more less
 medical medically treatment treated therapy therapies use used using require requiring required need
 based criteria criterion eligible enrolment enrollment entry screening visit investigator opinion
-judgment judgement per due also not no without e g i e etc ie eg like type one two both either
+judgment judgement per due also not no without e g i e etc ie eg like type one two both either form forms kind kinds
 physician physicians doctor physician-diagnosed doctor-diagnosed well-defined well-documented meet meets meeting
 dsm dsm-iv dsm-iv-tr dsm-5 dsm-v
 suspected suspicion likely possible probable other new newly untreated uncontrolled stable
@@ -210,7 +210,8 @@ def key_stems(text: str) -> list[str]:
 
 
 NEGATION = re.compile(r"\b" + any_of("""no not denies denied denying without negative free_of absence_of absent never
-ruled_out rules_out nor unremarkable non(?!-) none neither resolved lack_of lacks""") + r"\b", re.I)
+ruled_out rules_out nor unremarkable non(?!-) none neither resolved lack_of lacks""") + r"\b|"
+                      r"\b(?:does|do|did|is|was|are|were|has|have|had)n['’]t\b", re.I)
 _CLAUSE_BREAK = re.compile(r";|:|\bbut\b|\bhowever\b|\balthough\b|\bthough\b|\bexcept\b|\bwhereas\b|"
                            r"\bwhich\b|\bwho\b|(?<!treated )(?<!managed )(?<!started )(?<!controlled )(?<!given )"
                            r"\bwith\b(?= (?!no\b))|"

@@ -768,3 +768,74 @@ def test_her2_by_ihc_nodes_and_results_written_neg(note: str, criterion: str, ki
 ])
 def test_where_a_denial_ends_a_scale_alone_and_a_codon(note: str, criterion: str, kind: str, answer: str) -> None:
     assert judge(note, criterion, kind).answer == answer
+
+
+# An age limit is read only where the criterion sets one for the patient: not from a blood pressure band, a
+# duration in parentheses, a bone age, a formula, or an age that says to whom another requirement applies.
+@pytest.mark.parametrize(("age", "criterion", "kind", "answer"), [
+    (30, "Resting heart rate below 45 bpm or above 120 bpm", "exclusion", "no"),  # a band of beats, not years
+    (55, "Recent (< 3 months) pulmonary embolism confirmed by CT angiography", "inclusion", "unknown"),
+    (10, "Skeletal age of 9 years or less on hand X-ray", "inclusion", "unknown"),
+    (62, "Serum creatinine < 1.8 mg/dL or creatinine clearance > 45 mL/min by Cockcroft-Gault ((140 - age) x "
+         "weight / 72 x creatinine)", "inclusion", "unknown"),
+    (40, "Among volunteers over 60 years of age, no hospital stay in the preceding 2 months", "inclusion",
+     "unknown"),
+    (40, "A screening colonoscopy within 5 years for participants aged 50 or above", "inclusion", "unknown"),
+    (35, "WHO performance status 0-1 (patients 18 years or older) or Lansky play score of 60 or more "
+         "(patients under 16)", "inclusion", "unknown"),
+    (70, "Written consent from a parent (if the participant is under 12 years of age) or from the participant "
+         "(if 12 years of age or older)", "inclusion", "yes"),
+    (44, "Men and women 21 through 85 years of age", "inclusion", "yes"),
+    (90, "Men and women 21 through 85 years of age", "inclusion", "no"),
+    (44, "Aged 18 years or older; no safety data exist in patients younger than 18 years", "inclusion", "unknown"),
+    (16, "Aged 18 years or older; no safety data exist in patients younger than 18 years", "inclusion", "no"),
+    (30, "Infants 6 months to 2 years", "inclusion", "no"),  # an age in months needs no word "age"
+    (70, "Adults (over 18 years)", "inclusion", "yes"),  # an age in parentheses after who it is about
+])
+def test_an_age_is_read_only_where_it_limits_the_patient(age: int, criterion: str, kind: str, answer: str) -> None:
+    note = (f"0. A {age}-year-old man presents to the clinic with shortness of breath. 1. He had a pulmonary "
+            "embolism and a deep vein thrombosis 2 weeks ago, treated with heparin. 2. He denies chest pain.")
+    found = judge(note, criterion, kind)
+    assert found.answer == answer, found.reasoning
+
+
+def test_a_lead_in_to_the_items_below_it_is_not_judged_on_its_own() -> None:
+    note = "0. A 58-year-old woman who received two cycles of chemotherapy for lymphoma last year."
+    assert judge(note, "Participants who have received any of the following:", "exclusion").answer == "no"
+    assert judge(note, "Age 70 to 80 years:", "inclusion").answer == "unknown"
+    assert judge(note, "Prior chemotherapy", "exclusion").answer == "yes"  # the item itself still decides
+
+
+def test_a_contracted_negation_denies() -> None:
+    note = ("0. A 52-year-old man is seen for low back pain after lifting boxes.\n"
+            "1. He doesn't drink alcohol and didn't use recreational drugs.\n2. He takes ibuprofen.")
+    assert judge(note, "Current alcohol use", "exclusion").answer == "no"
+    assert judge(note, "Use of recreational drugs", "exclusion").answer == "no"
+
+
+# "alcohol or drug abuse" is alcohol abuse or drug abuse; "acute or chronic leukemia", a leukemia: the modifier
+# alone names nothing, so "drinks alcohol" or "his primary care physician" is no mention of it.
+@pytest.mark.parametrize(("note", "criterion", "answer"), [
+    ("0. A 49-year-old woman with migraine.\n1. She drinks alcohol socially, a glass of wine twice a week.",
+     "History of alcohol or drug dependence", "no"),
+    ("0. A 49-year-old woman with migraine.\n1. She has a history of alcohol dependence, sober for 3 years.",
+     "History of alcohol or drug dependence", "yes"),
+    ("0. A 70-year-old man referred by his primary care physician for knee pain.",
+     "Known primary or secondary bone tumour", "no"),
+    ("0. A 66-year-old woman with relapsed multiple myeloma after two lines of therapy.",
+     "Refractory or relapsed acute or chronic leukaemia", "no"),
+    ("0. A 66-year-old woman with chronic lymphocytic leukaemia.",
+     "Refractory or relapsed acute or chronic leukaemia", "yes"),
+    ("0. A 61-year-old man with cirrhosis from hepatitis C.", "Known HIV or hepatitis C infection", "yes"),
+    ("0. A 58-year-old man with atrial fibrillation.\n1. A functional evaluation in clinic was unremarkable.",
+     "Psychiatric disorder that would interfere with the cognitive or functional evaluations", "no"),
+    ("0. A 44-year-old woman with relapsing-remitting multiple sclerosis on interferon beta.",
+     "Forms of multiple sclerosis other than relapsing-remitting multiple sclerosis", "no"),
+    ("0. A 44-year-old woman with secondary progressive multiple sclerosis.",
+     "Forms of multiple sclerosis other than relapsing-remitting multiple sclerosis", "yes"),
+    ("0. A 71-year-old man with Parkinson's disease for 6 years.",
+     "Severe medical illness other than Parkinson's disease", "no"),
+])
+def test_what_a_list_names_together_and_what_it_leaves_out(note: str, criterion: str, answer: str) -> None:
+    found = judge(note, criterion, "exclusion")
+    assert found.answer == answer, found.reasoning
