@@ -44,6 +44,7 @@ from backend.screening.note_reader import (
     Therapy,
     fold,
     key_stems,
+    norm,
     read_note,
     treatments_named,
 )
@@ -118,13 +119,38 @@ def _shared_noun(text: str) -> str:
     return text
 
 
+# A class adjective alone ("cerebral", "pulmonary", "psychiatric": of "cerebral disease" or a list's "renal,
+# hepatic, …") names a disorder of that kind, which the note names with a word for one ("a psychiatric
+# disorder", "renal failure"), not the organ ("the left cerebral hemisphere").
+_CLASS_ADJECTIVE = re.compile(r"^(?:renal|hepatic|cardiac|(?:cardio|cerebro)?vascular|cerebral|pulmonary|respiratory|"
+                              r"gastrointestinal|neurologic(?:al)?|psychiatric|psychological|mental|cognitive|"
+                              r"endocrine|metabolic|ha?ematologic(?:al)?|immunologic(?:al)?|rheumatologic(?:al)?|"
+                              r"dermatologic(?:al)?|ocular|ophthalmic|ophthalmologic(?:al)?|urologic(?:al)?|"
+                              r"gyn(?:a)?ecologic(?:al)?|infectious|autoimmune|allergic|musculoskeletal|inflammatory|"
+                              r"systemic|organic|thyroid|adrenal|pancreatic|biliary|intestinal|hepatobiliary)$")
+DISORDER = "@disorder"
+_DISORDER_STEMS = tuple(dict.fromkeys(norm(w) for w in (
+    "disease diseases disorder disorders illness condition dysfunction problem problems abnormality abnormalities "
+    "impairment insufficiency failure injury infection infections cancer carcinoma tumor tumour syndrome damage "
+    "involvement").split()))
+
+
 def _alternatives(text: str) -> list[list[str]]:
     text = _shared_noun(_EXCEPT.sub(" ", _CONSEQUENCE.sub(" ", text)))
     # "mucosa-associated lymphoid tissue (MALT) lymphoma" is one thing, and "MALT" another name of it
     text = " / ".join([_ABBREVIATION.sub(" ", text), *(m.group(1) for m in _ABBREVIATION.finditer(text))])
     text = _EXAMPLES.sub(" ", text)  # "Visceral (liver or lung) metastases" are visceral metastases
     parts = re.split(r"\bor\b|,|/|;|\band/or\b|\(|\)", fold(text), flags=re.I)
-    return [a for a in (key_stems(p) for p in parts) if a and not set(a) <= _SCALES]
+    out = []
+    for part in parts:
+        stems = key_stems(part)
+        if not stems or set(stems) <= _SCALES:
+            continue
+        if len(stems) == 1 and any(norm(w) == stems[0] and _CLASS_ADJECTIVE.match(w.lower())
+                                   for w in WORD.findall(part)):
+            stems = [*stems, DISORDER]
+        out.append(stems)
+    return out
 
 
 # a scale's name alone, its class letters dropped ("Child-Pugh B or C"), names no finding
@@ -137,6 +163,14 @@ _TOPIC = re.compile(r"^[A-Za-z][A-Za-z /&,()'-]{1,40}:\s+(?=\S)")
 _PERMITS = re.compile(r"\b(?:(?:is|are)?\s*(?:allowed|permitted)|not specified)\W*$", re.I)
 _TREATMENT_FOR = re.compile(r"\b(?:treatment|therapy|therapies|regimens?)\s+(?:for|of)\b", re.I)
 _OTHER = re.compile(r"\b(?:other|another|second|additional)\b", re.I)  # "No other malignancy": not the one studied
+_OTHER_FIRST = re.compile(r"^\W*(?:[\w-]+\s+){0,3}(?:other(?!\s+than)|another|second(?![\s-]+or\b|-)|additional)\b",
+                          re.I)
+# "Hepatomegaly is not required for enrolment": a note on the criteria, no requirement
+_NOT_REQUIRED = re.compile(r"^[^;]{0,160}\b(?:is|are)\s+not\s+(?:required|necessary|needed|mandatory)\b"
+                           r"(?![^;]*\b(?:but|however|must|should)\b)[^;]*$", re.I)
+# "Failure to reach an HbA1c below 7%": the limit is a target the patient missed, not the patient's value
+_MISSED_TARGET = re.compile(r"\b(?:inability|unable|fail(?:ure|ed|s)?|not able)\s+to\s+(?:\w+\s+){0,2}"
+                            r"(?:attain|achieve|reach|maintain|get)\b", re.I)
 # "hepatitis B infection" is "hepatitis B", and a note's "no opportunistic infections" does not deny "HIV infection"
 _KIND_WORDS = frozenset({"infection", "infect"})
 
@@ -154,9 +188,13 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
         if len(alternative) > 6 or any(w.startswith("non") and w not in note.stems for w in alternative):
             continue  # "non-small cell" is not "small cell" with a word missing
         need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
-        hit = note.mention(alternative, need)
-        if hit and hit[0] == "present" and any(note.mention(a) == hit for a in left_out):
-            continue  # what the note names is what the criterion leaves out
+        if DISORDER in alternative:
+            hits = [h for stem in _DISORDER_STEMS if (h := note.mention([alternative[0], stem]))]
+            hit = next((h for h in hits if h[0] == "present"), hits[0] if hits else None)
+        else:
+            hit = note.mention(alternative, need)
+        if hit and hit[0] == "present" and any(set(alternative) <= set(a) and note.mention(a) == hit for a in left_out):
+            continue  # what the note names is the kind the criterion leaves out ("MS other than relapsing MS")
         if hit:
             (present if hit[0] == "present" else absent).append(hit[1])
     if present:
@@ -492,6 +530,10 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
             return Judged("no", "Nothing in the note says the patient cannot consent or take part.", [])
         return Judged("yes", "Consent, willingness and the ability to take part are assumed for a patient being "
                              "screened; the note says nothing against them.", [])
+    if _NOT_REQUIRED.match(text):
+        if kind == "exclusion":
+            return Judged("no", "The criterion says what is not required; it rules nothing out.", [])
+        return Judged("yes", "The criterion says what is not required; it asks nothing of the patient.", [])
     if planned := _PLANNED_CRITERION.match(text):
         return _planned(read, text[planned.end():], kind)
     negated = bool(_NEGATED_CRITERION.match(text)) and kind != "exclusion"  # "No X" under exclusions means X
@@ -501,7 +543,7 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     treated = _treated(read, body, negated) or _marker_status(read, body, negated)
     if treated is not None:
         return treated
-    reading = compare(read.sentences, body)
+    reading = None if _MISSED_TARGET.search(body) else compare(read.sentences, body)
     if reading is not None:
         holds = (reading.place == "inside") != negated
         return Judged("yes" if holds else "no", f"The note states {reading.what}, "
@@ -533,7 +575,7 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
     measured = bool(_MEASURE.search(body) or DRINK_LIMIT.search(body))  # "more than 2 drinks a day": an amount
     if (kind == "exclusion" or negated) and _ALLERGY.search(body) and not _ALLERGY.search(" ".join(read.sentences)):
         return Judged("yes" if negated else "no", "The note reports no allergy or intolerance.", [])
-    if hit is not None and hit[0] == "present" and negated and _OTHER.search(body):
+    if hit is not None and hit[0] == "present" and (negated or kind == "exclusion") and _OTHER_FIRST.search(body):
         return Judged("unknown", "The note names it, but the criterion rules out another one besides the patient's.",
                       hit[1])
     if hit is not None and hit[0] == "present" and not measured:

@@ -186,7 +186,8 @@ _MEASURES = (
     _measure("oxygen saturation", r"(?:oxygen|o2|arterial oxygen|peripheral (?:capillary )?oxygen) saturation|"
              r"spo2|sao2|o2 sat|sats?", r"%", lambda v: 40 <= v <= 100,
              note_words=r"(?:oxygen|o2) saturation|spo2|sao2|o2 sat\w*|sat(?:urating|s)?"),
-    _measure("weight", r"(?:body )?weight|weighing|weighs?", r"kg\b", lambda v: 1 <= v <= 400),
+    _measure("weight", r"(?:body )?weight|weighing|weighs?", r"kg\b", lambda v: 1 <= v <= 400,
+             unless=r"gain|loss|lost|losing|chang|reduc|increas|decreas|fluctuat"),
     _measure("platelets", r"platelets?(?: count)?|plt", _PLATELET_UNIT, lambda v: 1 <= v <= 2000,
              note_unit=rf"(?:{_PLATELET_UNIT}|(?!\s*(?:%|mg|g/|mmol)))", convert=_thousands),
     _measure("FEV1", r"(?:post-bronchodilator |pre-bronchodilator )?fev1(?!\s*[/:])", r"%(?:\s*(?:of\s*)?predicted)?",

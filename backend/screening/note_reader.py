@@ -194,6 +194,7 @@ recently within past last months month weeks week years year days day time at le
 medical medically treatment treated therapy therapies use used using require requiring required need
 based criteria criterion eligible enrolment enrollment entry screening visit investigator opinion
 judgment judgement per due also not no without e g i e etc ie eg like type one two both either form forms kind kinds
+symptom symptoms sign signs normal illness illnesses accompanied accompanying associated first second third
 physician physicians doctor physician-diagnosed doctor-diagnosed well-defined well-documented meet meets meeting
 dsm dsm-iv dsm-iv-tr dsm-5 dsm-v
 suspected suspicion likely possible probable other new newly untreated uncontrolled stable

@@ -839,3 +839,52 @@ def test_a_contracted_negation_denies() -> None:
 def test_what_a_list_names_together_and_what_it_leaves_out(note: str, criterion: str, answer: str) -> None:
     found = judge(note, criterion, "exclusion")
     assert found.answer == answer, found.reasoning
+
+
+# A class adjective with a generic noun ("cerebral disease", "pulmonary disorder") needs the note to name a
+# disorder of that kind, not the organ ("a lesion in the left cerebral hemisphere", "pulmonary artery").
+@pytest.mark.parametrize(("note", "criterion", "answer"), [
+    ("0. A 38-year-old woman with relapsing multiple sclerosis.\n1. MRI showed a lesion in the right cerebral "
+     "hemisphere.", "Uncontrolled renal, pulmonary or cerebral disease", "no"),
+    ("0. A 38-year-old woman with migraine.\n1. She has a psychiatric disorder treated by her psychiatrist.",
+     "Serious psychiatric or neurological illness", "yes"),
+    ("0. A 64-year-old man with a cough.\n1. He has the same symptoms every winter.\n2. His labs were normal.",
+     "Pneumonia: a new infiltrate on chest X-ray and symptoms (fever, cough) with a white count above normal",
+     "no"),
+])
+def test_a_kind_of_disorder_needs_a_disorder_of_that_kind(note: str, criterion: str, answer: str) -> None:
+    found = judge(note, criterion, "exclusion")
+    assert found.answer == answer, found.reasoning
+
+
+def test_another_of_the_patients_disease_is_not_the_one_the_note_names() -> None:
+    note = "0. A 59-year-old man with chronic hepatitis B and compensated cirrhosis, on entecavir."
+    assert judge(note, "Other chronic liver disease", "exclusion").answer == "unknown"
+    assert judge(note, "Chronic liver disease", "exclusion").answer == "yes"
+
+
+def test_a_note_on_what_is_not_required_asks_nothing() -> None:
+    note = "0. A 66-year-old man with chronic lymphocytic leukemia.\n1. He has no hepatomegaly or lymphadenopathy."
+    criterion = "Hepatomegaly or lymphadenopathy is not required for enrolment"
+    assert judge(note, criterion, "inclusion").answer == "yes"
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    ("0. A 45-year-old woman with obesity.\n1. She weighs 118 kg (BMI 42).",
+     "Weight loss of more than 4 kg in the last 3 months", "exclusion", "no"),
+    ("0. A 45-year-old woman with obesity.\n1. She weighs 118 kg (BMI 42).", "Body weight over 100 kg",
+     "inclusion", "yes"),
+    ("0. A 57-year-old man with type 2 diabetes.\n1. His HbA1c is 9.8% despite metformin and insulin.",
+     "Failure to reach an HbA1c below 7% despite two oral agents", "inclusion", "unknown"),
+])
+def test_a_change_or_an_unmet_target_is_not_the_value(note: str, criterion: str, kind: str, answer: str) -> None:
+    found = judge(note, criterion, kind)
+    assert found.answer == answer, found.reasoning
+
+
+def test_a_drug_named_like_an_adjective_and_a_note_that_goes_on_asking() -> None:
+    note = "0. A 35-year-old man with epilepsy since childhood.\n1. He takes phenobarbital and levetiracetam."
+    assert judge(note, "Use of phenobarbital, carbamazepine or phenytoin", "exclusion").answer == "yes"
+    note = "0. A 61-year-old man with hypertension.\n1. No heart disease or diabetes."
+    criterion = "For those under 60, prior heart disease is not required, but diabetes must be present"
+    assert judge(note, criterion, "inclusion").answer != "yes"
