@@ -161,8 +161,9 @@ _ABBREVIATION = re.compile(r"\s\(((?-i:[A-Z][A-Za-z0-9-]{1,7}))\)(?=\s+\w)")
 _EXAMPLES = re.compile(r"\s\((?-i:[a-z][a-z ,/-]{2,40})\)(?=\s+\w)")
 _TOPIC = re.compile(r"^[A-Za-z][A-Za-z /&,()'-]{1,40}:\s+(?=\S)")
 _PERMITS = re.compile(r"\b(?:(?:is|are)?\s*(?:allowed|permitted)|not specified)\W*$", re.I)
-_TREATMENT_FOR = re.compile(r"\b(?:treatment|therapy|therapies|regimens?)\s+(?:for|of)\b", re.I)
+_TREATMENT_FOR = re.compile(r"\b(?:(?:treatment|therapy|therapies|regimens?)\s+(?:for|of)|treated\s+for)\b", re.I)
 _OTHER = re.compile(r"\b(?:other|another|second|additional)\b", re.I)  # "No other malignancy": not the one studied
+_FRAGMENT = re.compile(r"^(?:\([^()]*\)|(?:for|in|of|with|to|and|or)\s+\S+(?:\s+\S+)?)\W*$")
 _OTHER_FIRST = re.compile(r"^\W*(?:[\w-]+\s+){0,3}(?:other(?!\s+than)|another|second(?![\s-]+or\b|-)|additional)\b",
                           re.I)
 # "Hepatomegaly is not required for enrolment": a note on the criteria, no requirement
@@ -173,6 +174,12 @@ _MISSED_TARGET = re.compile(r"\b(?:inability|unable|fail(?:ure|ed|s)?|not able)\
                             r"(?:attain|achieve|reach|maintain|get)\b", re.I)
 # "hepatitis B infection" is "hepatitis B", and a note's "no opportunistic infections" does not deny "HIV infection"
 _KIND_WORDS = frozenset({"infection", "infect"})
+
+
+def _need(exception: list[str], named: list[str]) -> int:
+    """Stems of an exception the note must hold: a word less when it adds two or more to what the criterion
+    names ("sleep disorder other than obstructive sleep apnea" against "sleep apnea")."""
+    return len(exception) - 1 if len(set(exception) - set(named)) >= 2 else len(exception)
 
 
 def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, list[int]] | None:
@@ -193,7 +200,8 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
             hit = next((h for h in hits if h[0] == "present"), hits[0] if hits else None)
         else:
             hit = note.mention(alternative, need)
-        if hit and hit[0] == "present" and any(set(alternative) <= set(a) and note.mention(a) == hit for a in left_out):
+        if hit and hit[0] == "present" and any(
+                set(alternative) <= set(a) and note.mention(a, _need(a, alternative)) == hit for a in left_out):
             continue  # what the note names is the kind the criterion leaves out ("MS other than relapsing MS")
         if hit:
             (present if hit[0] == "present" else absent).append(hit[1])
@@ -513,10 +521,14 @@ def judge(note: str, criterion: str, kind: str | None) -> Judged:
         return Judged("unknown", "There is no criterion or no note to check.", [])
     if read.language not in ("en", None):  # no silent "not mentioned" for a note the rules cannot read
         return Judged("unknown", "The note is not in English; the offline judge reads English notes only.", [])
-    if text.endswith(":"):  # "Patients who have received any of the following:": its items are criteria of their own
+    # "Patients who have received any of the following:" introduces its items; "(MBL, CLL and MCL group)" and
+    # "for acromegaly" are pieces the parser left on their own lines
+    if text.endswith(":") or _FRAGMENT.match(text):
         if kind == "exclusion":
-            return Judged("no", "The criterion introduces the items that follow; on its own it rules nothing out.", [])
-        return Judged("unknown", "The criterion introduces the items that follow; on its own it asks nothing.", [])
+            return Judged("no", "The criterion introduces other items or is a piece of one; on its own it rules "
+                                "nothing out.", [])
+        return Judged("unknown", "The criterion introduces other items or is a piece of one; on its own it asks "
+                                 "nothing.", [])
     found = judge_age(read, text) or judge_sex(read, text, kind or "")
     if found is not None:
         return found

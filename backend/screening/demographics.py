@@ -117,9 +117,23 @@ _AGE_ALTERNATIVE = re.compile(r"\bor\b(?=\s*(?:[<>]=?|≥|≤|aged?\b|\d))|\band
                               re.I)
 
 
+# "Volunteers aged 18 to 30 … Patient characteristics: Age: 18 to 65": two groups' limits in one block of text
+_AGE_THEN_NUMBER = re.compile(r"\bage[sd]?\b\W*(?:of\s+|between\s+|from\s+)?(?=\d)", re.I)
+
+
+def _two_age_groups(criterion: str) -> bool:
+    starts = [m.start() for m in _AGE_THEN_NUMBER.finditer(criterion)]
+    if len(starts) < 2 or _AGE_ALTERNATIVE.search(criterion):
+        return False
+    bounds = [b for b in (age_bounds(criterion[a:z]) for a, z in zip(starts, [*starts[1:], len(criterion)],
+                                                                      strict=True)) if b is not None]
+    return any(x is not None and y is not None and x != y  # "Age 6 months to 12 years (< 13)" is one group
+               for first in bounds for second in bounds for x, y in zip(first, second, strict=True))
+
+
 def judge_age(note: NoteText, criterion: str) -> Judged | None:
     criterion = _limit_text(criterion)
-    if not _AGE_WORD.search(criterion) and _DURATION.search(criterion):
+    if not _AGE_WORD.search(criterion) and _DURATION.search(criterion) or _two_age_groups(criterion):
         return None
     band = _OUTSIDE_BAND.search(criterion.replace("≥", ">=").replace("≤", "<="))
     if band and any(_OTHER_UNIT.match(criterion[band.end(i):]) for i in (1, 2)):

@@ -139,7 +139,8 @@ _RESULT_AFTER = re.compile(r"\b((?:HIV|HBV|HCV|HPV|CMV|EBV|HBsAg|HBeAg|anti-HBc|
 
 
 _SHORTHAND = ((re.compile(r"\bdz\b", re.I), "disease"), (re.compile(r"\bGFD\b"), "gluten-free diet"),
-              (re.compile(r"\bMDD\b"), "major depressive disorder"), (re.compile(r"\bh?GH\b"), "growth hormone"))
+              (re.compile(r"\bMDD\b"), "major depressive disorder"), (re.compile(r"\bh?GH\b"), "growth hormone"),
+              (re.compile(r"\bOSA\b"), "obstructive sleep apnea"))
 
 
 def reword(text: str) -> str:

@@ -888,3 +888,25 @@ def test_a_drug_named_like_an_adjective_and_a_note_that_goes_on_asking() -> None
     note = "0. A 61-year-old man with hypertension.\n1. No heart disease or diabetes."
     criterion = "For those under 60, prior heart disease is not required, but diabetes must be present"
     assert judge(note, criterion, "inclusion").answer != "yes"
+
+
+@pytest.mark.parametrize(("note", "criterion", "kind", "answer"), [
+    # a fragment the parser left on its own line names nothing by itself
+    ("0. A 57-year-old man with mantle cell lymphoma.", "(DLBCL, MCL and FL cohorts)", "exclusion", "no"),
+    ("0. A 41-year-old woman with Cushing disease after pituitary surgery.", "for Cushing disease", "exclusion",
+     "no"),
+    # "treated for X" is about a treatment: X newly found is not X treated
+    ("0. A 50-year-old woman.\n1. A lymph node biopsy last week showed follicular lymphoma.",
+     "Patients previously treated for lymphoma", "exclusion", "no"),
+    # an exception named by its abbreviation, or with a word less
+    ("0. A 52-year-old woman with obesity.\n1. She complains of sleep apnea and daytime sleepiness.",
+     "Sleep disorder other than OSA", "exclusion", "no"),
+    ("0. A 52-year-old woman with obesity.\n1. She has REM sleep behaviour disorder.", "Sleep disorder other than OSA",
+     "exclusion", "yes"),
+    # two age limits for two groups in one block: which one is the patient's is not for the rules to guess
+    ("0. A 35-year-old woman with acromegaly.", "Healthy volunteers aged 20 to 30 Patient characteristics: Age: "
+     "18 to 70", "inclusion", "unknown"),
+])
+def test_fragments_treatments_for_and_two_age_groups(note: str, criterion: str, kind: str, answer: str) -> None:
+    found = judge(note, criterion, kind)
+    assert found.answer == answer, found.reasoning
