@@ -24,8 +24,8 @@ from backend.screening.whereabouts import LANGUAGE_NAMES, note_location
 
 log = logging.getLogger(__name__)
 
-_DISEASE_WORD = (r"\w*(?:itis|oma|omas|emia|aemia|osis|pathy|plasia|algia|cele|uria|ism|ectasis|iasis|trophy|"
-                 r"megaly|sclerosis|penia|cytosis|rrhea|rrhoea|plegia|paresis)")
+_DISEASE_WORD = (r"(?!(?:dia|pro)gnosis\b|(?:organ|mechan|metabol)isms?\b)\w*(?:itis|oma|omas|emia|aemia|osis|pathy|plasia|algia|cele|uria|ism|ectasis|"
+                 r"iasis|trophy|megaly|sclerosis|penia|cytosis|rrhea|rrhoea|plegia|paresis|phagia|dipsia)")
 _DISEASE_HEAD = any_of("""cancer carcinoma tumou?r disease syndrome disorder infection failure fracture injury
 insufficiency deficiency stenosis obstruction hypertension diabetes(?:_mellitus)? asthma pneumonia stroke infarction
 embolism thrombosis fibrillation arrest hemorrhage haemorrhage bleed(?:ing)? abscess ulcer lesion mass nodule
@@ -34,7 +34,7 @@ oedema dyspnea pain fever cough rash seizures? epilepsy migraine headache obesit
 melanoma sarcoma myeloma glioma glioblastoma hepatitis(?-i:_[A-E](?![A-Za-z0-9]))? cirrhosis copd hiv aids
 tuberculosis malaria covid-19 influenza(?-i:_[AB](?![A-Za-z0-9]))? anorexia_nervosa bulimia_nervosa insomnia apnea
 apnoea gout eczema acne infertility incontinence delirium pre-?eclampsia eclampsia hemophilia haemophilia
-lupus(?:_erythematosus)? adhd degeneration hyperemesis_gravidarum ptsd hearing_loss""")
+lupus(?:_erythematosus)? adhd degeneration hyperemesis_gravidarum ptsd hearing_loss symptoms""")
 _CONDITION = re.compile(rf"\b((?:[a-z0-9'/-]+\s+){{0,3}}(?:{_DISEASE_HEAD}|{_DISEASE_WORD})\b)", re.I)
 _STOP_LEAD = re.compile("^" + any_of(r"""a an the he she his her their of with and or no history h/o has had had_a known
 presents? presented presenting complains? complaining_of diagnosed was is for to in on at from by recent new prior
@@ -42,8 +42,15 @@ previous severe mild moderate acute chronic significant worsening progressive wh
 developed well-?controlled poorly-?controlled uncontrolled controlled stable
 s/p status post newly due right left bilateral some any revealed reveals showing showed shows show confirmed confirms be
 found mri ct x-ray cxr echo tte imaging exam symptoms?_of signs?_of sudden large small underlying spontaneous
-possible probable suspected likely stopped discontinued treated started
+possible probable suspected likely stopped discontinued treated started been experiencing experienced suffering
+recently noted similar initial these those this same
 (?:hours?|days?|weeks?|months?|years?)_(?:of|history_of) \d+""") + r"\s+", re.I)
+# A verb inside what the pattern caught ends its subject: "the right flank causes pain", "he has chest pain"
+_SUBJECT_VERB = re.compile(r"^.*\b(?:causes|caused|causing|became|becomes|started|starts|worsened|radiates|reports|"
+                           r"reported|experienced|experiences|experiencing|suffers|suffered|suffering|complains|"
+                           r"developed|develops|describes?|described|reveal(?:s|ed|ing)?|receive[sd]?|"
+                           r"confirm(?:s|ed|ing)?|has|have|had|was|is|were|are)\s+", re.I)
+_QUOTED = re.compile(r"['\"‘’“”](\w[\w\s-]*)['\"‘’“”]")
 # Clinicians' abbreviations for conditions, as a registry names them: the chat's table, less the ones a note uses
 # for other things ("RA" room air, "ALS" advanced life support) or reads as words of their own ("HIV", "COPD"), and
 # the history lists'.
@@ -60,7 +67,8 @@ _ABBREVIATION = re.compile(r"(?<![\w-])(" + "|".join(sorted(_ABBREVIATIONS, key=
 # "acute myeloid leukemia", "chronic kidney disease": before a name of two words or more, the word is the name's
 _NAMED_COURSE = re.compile(r"^(?:acute|chronic)\s+\S+\s+\S+", re.I)
 # A clause ends where a cause or a new subject begins: "stopped due to lymphopenia", "… which worsened"
-_CONDITION_CLAUSES = re.compile(r"\b(?:and|with|who|which|due to|secondary to|because of|caused by)\b", re.I)
+_CONDITION_CLAUSES = re.compile(r"\b(?:and|but|as well as|with|who|which|due to|secondary to|because of|caused by)\b",
+                                re.I)
 # Looked for, not found: "screened for tuberculosis", "tested for hepatitis C"
 _SOUGHT = re.compile(r"\b(?:screen(?:ed|ing)?|test(?:ed|ing)?|evaluat(?:ed|ion)|work(?:ed)?[- ]up|checked|"
                      r"assess(?:ed|ment)|rule[ds]?[- ]out)\s+for\b", re.I)
@@ -113,15 +121,21 @@ def _conditions(sentences: list[str]) -> list[str]:
                     if _SOUGHT.search(phrase):
                         continue
                     # what a lead-in was for or of: "transplant for IgA nephropathy", "complaining of myalgia"
-                    phrase = re.sub(r"^.*\b(?:for|of|to)\s+", "", phrase, flags=re.I)
+                    phrase = re.sub(r"^.*\b(?:for|of|to|by)\s+", "", phrase, flags=re.I)
+                    phrase = _SUBJECT_VERB.sub("", _QUOTED.sub(r"\1", phrase))
                     while not _NAMED_COURSE.match(phrase):
                         stripped = _STOP_LEAD.sub("", phrase)
                         if stripped == phrase:
                             break
                         phrase = stripped
-                    if phrase:
+                    if phrase and phrase.lower() != "symptoms":
                         found.append(phrase.lower())
-    return _dedupe([*found, *abbreviated], 10)
+    # "The pain radiates to her arm" after "chest pain": a word the note's condition already holds is no other one
+    kept: list[str] = []
+    for condition in _dedupe([*found, *abbreviated], 20):
+        if not any(set(condition.split()) <= set(earlier.split()) for earlier in kept):
+            kept.append(condition)
+    return kept[:10]
 
 
 def _core(condition: str) -> str:

@@ -270,3 +270,32 @@ def test_how_well_a_condition_is_controlled_is_not_its_name_and_an_exon_is_part_
                             "type 2 diabetes.")
     assert profile.conditions[:4] == ["non-small cell lung cancer", "hypertension", "copd", "type 2 diabetes"]
     assert "EGFR exon 19 deletion" in profile.key_facts.biomarkers
+
+
+@pytest.mark.parametrize(("note", "wanted", "unwanted"), [
+    # the verb and what comes before it are not the condition's name
+    ("A 39-year-old woman with flank pain. Pressure over the right flank causes pain in her back.", "flank pain",
+     "flank causes pain"),
+    ("A 70-year-old man who has been experiencing lower back pain for 2 weeks.", "lower back pain",
+     "been experiencing lower back pain"),
+    ("A 50-year-old woman with recently noted thyroid nodule and weight loss.", "thyroid nodule",
+     "recently noted thyroid nodule"),
+    ("A 33-year-old man. At the time of his initial diagnosis he was suffering from polydipsia.", "polydipsia",
+     "initial diagnosis"),
+    ("A 28-year-old woman with a sudden 'thunderclap' headache.", "thunderclap headache", "'thunderclap' headache"),
+    ("A 61-year-old man with a productive cough. Sputum culture revealed an organism, as well as pleural effusion.",
+     "pleural effusion", "organism"),
+    ("An 83-year-old woman who describes progressive dysphagia to solids.", "dysphagia",
+     "describes progressive dysphagia"),
+    # symptoms of a named kind are a condition ("lower urinary tract symptoms"); "his symptoms" is not
+    ("A 66-year-old man with lower urinary tract symptoms for a year. His symptoms are worse at night.",
+     "lower urinary tract symptoms", "symptoms"),
+])
+def test_a_condition_is_named_without_the_words_around_it(note: str, wanted: str, unwanted: str) -> None:
+    conditions = local_profile(note).conditions
+    assert wanted in conditions and unwanted not in conditions, conditions
+
+
+def test_a_word_the_main_condition_already_holds_is_no_second_condition() -> None:
+    note = "A 44-year-old woman with chest pain since the morning. The pain radiates to her left arm."
+    assert local_profile(note).conditions == ["chest pain"]
