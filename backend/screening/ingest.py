@@ -24,8 +24,10 @@ from backend.screening.whereabouts import LANGUAGE_NAMES, note_location
 
 log = logging.getLogger(__name__)
 
-_DISEASE_WORD = (r"(?!(?:dia|pro)gnosis\b|(?:organ|mechan|metabol)isms?\b)\w*(?:itis|oma|omas|emia|aemia|osis|pathy|plasia|algia|cele|uria|ism|ectasis|"
-                 r"iasis|trophy|megaly|sclerosis|penia|cytosis|rrhea|rrhoea|plegia|paresis|phagia|dipsia)")
+# (not "diagnosis" or "organism": a disease's ending, no disease)
+_DISEASE_WORD = (r"(?!(?:dia|pro)gnosis\b|(?:organ|mechan|metabol)isms?\b)"
+                 r"\w*(?:itis|oma|omas|emia|aemia|osis|pathy|plasia|algia|cele|uria|ism|ectasis|iasis|trophy|megaly|"
+                 r"sclerosis|penia|cytosis|rrhea|rrhoea|plegia|paresis|phagia|dipsia)")
 _DISEASE_HEAD = any_of("""cancer carcinoma tumou?r disease syndrome disorder infection failure fracture injury
 insufficiency deficiency stenosis obstruction hypertension diabetes(?:_mellitus)? asthma pneumonia stroke infarction
 embolism thrombosis fibrillation arrest hemorrhage haemorrhage bleed(?:ing)? abscess ulcer lesion mass nodule
