@@ -1,5 +1,5 @@
-"""The CLI: `python -m backend serve | migrate | index | create-user NAME [--admin] | schema [--out PATH] |
-eval criteria …`."""
+"""The CLI: `python -m backend serve | migrate | index | trial-words | create-user NAME [--admin] |
+schema [--out PATH] | eval criteria …`."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
                             "(default: COLLEAGUE_DRAIN_SECONDS less a margin for the exit)")
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
     sub.add_parser("index", help="build the offline corpus's search index now (else the first search does)")
+    sub.add_parser("trial-words", help="recount the words of the offline corpus's trials for the screening's "
+                                       "relevance (kept in the repository; after the corpus changes)")
     create = sub.add_parser("create-user", help="create a user (asks for the password)")
     create.add_argument("username")
     create.add_argument("--admin", action="store_true")
@@ -65,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         index = open_index()
         how = f"built in {index.build_seconds:.1f} s" if index.build_seconds else "up to date"
         print(f"offline index {how}: {len(index.trials)} trials, {len(index.articles)} articles ({index.path})")
+        return 0
+    if args.command == "trial-words":
+        from backend.screening.trial_words import write_table
+        print(write_table())
         return 0
     if args.command == "schema":
         from backend.schema_export import COMMITTED, openapi_document, render

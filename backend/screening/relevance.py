@@ -4,33 +4,24 @@ trial about my patient's disease?").
 Two readings, averaged:
 - coverage: the best-covered of the trial's named topics (its conditions, their MeSH terms, its title) by
   the words the note affirms (negated mentions such as "no history of diabetes" do not count), each word
-  weighted by its rarity among the candidates: "pulmonary embolism" covered scores high, "disease" little;
+  weighted by its rarity: "pulmonary embolism" covered scores high, "disease" little;
 - BM25 of the note and of the profile (main condition weighted most) against the trial's title, conditions,
   keywords and MeSH terms, scaled by the best candidate.
-Document frequencies come from the candidate set itself: all a screening has, offline or live.
+A word's rarity is counted over the corpus's trials (`trial_words`), not over the candidates: these were found
+for the patient, so over them the patient's own condition would be the commonest word and weigh least.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from backend.screening.models import PatientProfile
-from backend.screening.note_reader import WORD, fold, norm, read_note
+from backend.screening.note_reader import read_note
+from backend.screening.trial_words import idf, terms, trial_text
 from backend.sources import TrialDetail
 
 K1, B = 1.2, 0.75
-_STOP = frozenset(norm(w) for w in "a an the of and or with in on for to by at from as is are was be not no "
-                  "patient patients study trial phase versus vs".split())
-
-
-def terms(text: str) -> list[str]:
-    return [w for w in (norm(t) for t in WORD.findall(fold(text))) if w not in _STOP and len(w) > 1]
-
-
-def trial_text(t: TrialDetail) -> str:
-    return " ".join([t.title, t.official_title or "", *t.conditions, *t.keywords, *t.condition_mesh_terms])
 
 
 def profile_query(profile: PatientProfile) -> dict[str, float]:
@@ -45,9 +36,8 @@ def profile_query(profile: PatientProfile) -> dict[str, float]:
     return weights
 
 
-def _bm25(query: Mapping[str, float], docs: list[Counter[str]], df: Counter[str]) -> list[float]:
-    n = len(docs)
-    avg = sum(sum(d.values()) for d in docs) / n or 1.0
+def _bm25(query: Mapping[str, float], docs: list[Counter[str]]) -> list[float]:
+    avg = sum(sum(d.values()) for d in docs) / len(docs) or 1.0
     raw = []
     for d in docs:
         length = sum(d.values())
@@ -55,8 +45,7 @@ def _bm25(query: Mapping[str, float], docs: list[Counter[str]], df: Counter[str]
         for term, weight in query.items():
             tf = d.get(term, 0)
             if tf:
-                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
-                s += weight * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
+                s += weight * idf(term) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
         raw.append(s)
     top = max(raw, default=0.0)
     return [s / top if top > 0 else 0.0 for s in raw]
@@ -72,12 +61,6 @@ def relevance_scores(note: str, profile: PatientProfile, trials: Sequence[TrialD
     if not trials:
         return []
     docs = [Counter(terms(trial_text(t))) for t in trials]
-    df: Counter[str] = Counter(term for d in docs for term in d)
-    n = len(docs)
-
-    def idf(term: str) -> float:
-        return math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
-
     said = affirmed_terms(note)
     coverage = []
     for t in trials:
@@ -88,6 +71,6 @@ def relevance_scores(note: str, profile: PatientProfile, trials: Sequence[TrialD
             if total > 0:
                 best = max(best, sum(idf(w) for w in wanted if w in said) / total)
         coverage.append(best)
-    by_note = _bm25(Counter(terms(note)), docs, df)
-    by_profile = _bm25(profile_query(profile), docs, df)
+    by_note = _bm25(Counter(terms(note)), docs)
+    by_profile = _bm25(profile_query(profile), docs)
     return [round((2 * c + b + p) / 4, 6) for c, b, p in zip(coverage, by_note, by_profile, strict=True)]
