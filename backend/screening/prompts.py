@@ -13,7 +13,7 @@ from backend.screening.models import Criterion, PatientProfile
 
 INGEST_TAG = "[colleague:screening-ingest v1]"
 PRESCREEN_TAG = "[colleague:screening-prescreen v1]"
-JUDGE_TAG = "[colleague:screening-judge v8]"
+JUDGE_TAG = "[colleague:screening-judge v9]"
 
 INGEST_SYSTEM = f"""{INGEST_TAG}
 You read one patient's clinical note and extract what a clinical-trial screener needs. Reply with exactly
