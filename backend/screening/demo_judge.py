@@ -128,7 +128,7 @@ _CLASS_ADJECTIVE = re.compile(r"^(?:renal|hepatic|cardiac|(?:cardio|cerebro)?vas
                               r"dermatologic(?:al)?|ocular|ophthalmic|ophthalmologic(?:al)?|urologic(?:al)?|"
                               r"gyn(?:a)?ecologic(?:al)?|infectious|autoimmune|allergic|musculoskeletal|inflammatory|"
                               r"systemic|organic|thyroid|adrenal|pancreatic|biliary|intestinal|hepatobiliary)$")
-DISORDER = "@disorder"
+_DISORDER = "@disorder"
 _DISORDER_STEMS = tuple(dict.fromkeys(norm(w) for w in (
     "disease diseases disorder disorders illness condition dysfunction problem problems abnormality abnormalities "
     "impairment insufficiency failure injury infection infections cancer carcinoma tumor tumour syndrome damage "
@@ -148,7 +148,7 @@ def _alternatives(text: str) -> list[list[str]]:
             continue
         if len(stems) == 1 and any(norm(w) == stems[0] and _CLASS_ADJECTIVE.match(w.lower())
                                    for w in WORD.findall(part)):
-            stems = [*stems, DISORDER]
+            stems = [*stems, _DISORDER]
         out.append(stems)
     return out
 
@@ -195,7 +195,7 @@ def _mentioned(note: NoteText, text: str, partial: bool = True) -> tuple[str, li
         if len(alternative) > 6 or any(w.startswith("non") and w not in note.stems for w in alternative):
             continue  # "non-small cell" is not "small cell" with a word missing
         need = len(alternative) - 1 if partial and len(alternative) >= 3 else len(alternative)
-        if DISORDER in alternative:
+        if _DISORDER in alternative:
             hits = [h for stem in _DISORDER_STEMS if (h := note.mention([alternative[0], stem]))]
             hit = next((h for h in hits if h[0] == "present"), hits[0] if hits else None)
         else:

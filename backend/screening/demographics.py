@@ -23,8 +23,7 @@ _AGE_NUMBER = re.compile(rf"(\d{{1,3}}(?:\.\d+)?)\s*(?:{_YEARS}|(?=\s*{_RANGE}\s
                          rf"younger than)?\s*(\d{{1,3}}(?:\.\d+)?)",
                          re.I)
 _LOW_CUE = re.compile(rf"(?:{AT_LEAST}|older than|minimum|from|between|aged|ages|age)\W*$", re.I)
-_HIGH_CUE = re.compile(rf"(?:{AT_MOST}|younger than|maximum|no older than|not older than|to|through|thru|and|-)\W*$",
-                       re.I)
+_HIGH_CUE = re.compile(rf"(?:{AT_MOST}|younger than|maximum|no older than|not older than|{_RANGE})\W*$", re.I)
 _OLDER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:(?:or|and)\s+(?:older|over|above|more|greater)|\+)", re.I)
 _YOUNGER_AFTER = re.compile(rf"^\W*(?:{_YEARS}\W*)?(?:or|and)\s+(?:younger|under|below|less)", re.I)
 
@@ -38,7 +37,7 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
             return f"{float(m.group(1)) / d:.4f} years"
         t = re.sub(rf"(\d+(?:\.\d+)?)\s*(?:-|\s)?{unit}(?:\s*old)?\b", in_years, t)
     span = re.search(r"\bage[sd]?\b\W*(?:between|from|of|range)?\W*(\d{1,3}(?:\.\d+)?)\s*(?:years?)?\s*"
-                     r"(?:-|to|through|thru|and)\s*(\d{1,3}(?:\.\d+)?)\b(?!\s*%)", t)
+                     rf"{_RANGE}\s*(\d{{1,3}}(?:\.\d+)?)\b(?!\s*%)", t)
     if span and float(span.group(1)) < float(span.group(2)):
         return float(span.group(1)), float(span.group(2))
     if re.search(r"<\s*\d+[^<>]*\bor\b[^<>]*>\s*\d+|>\s*\d+[^<>]*\bor\b[^<>]*<\s*\d+", t):
@@ -60,8 +59,8 @@ def age_bounds(text: str) -> tuple[float | None, float | None] | None:
         elif _OLDER_AFTER.match(after) or (low is None and _LOW_CUE.search(before) and not _HIGH_CUE.search(before)):
             low = value
         elif _HIGH_CUE.search(before):
-            high = value if low is not None or not re.search(r"\b(?:to|through|thru|and|-)\W*$", before) else high
-            if low is None and re.search(r"\b(?:to|through|thru|and|-)\W*$", before):
+            high = value if low is not None or not re.search(rf"\b{_RANGE}\W*$", before) else high
+            if low is None and re.search(rf"\b{_RANGE}\W*$", before):
                 continue
         elif low is None:
             low = value  # "age 18" alone, or the first number of "18 - 65 years"
@@ -104,6 +103,8 @@ def _limit_text(criterion: str) -> str:
     text = _ASIDE.sub(lambda m: m.group(0) if re.fullmatch(_WHO, m.group(1), re.I) or not re.search(r"\d", m.group(2))
                       else m.group(1), text)
     return _CONDITIONAL_AGE.sub(" ", text)
+
+
 # "under 18 or over 65 years": the limit is outside a band (an exclusion's usual form).
 _NUM = r"(\d{1,3}(?:\.\d+)?)"
 _OUTSIDE_BAND = re.compile(rf"(?:<|less than|under|younger than|below)\s*{_NUM}[^<>]*?\bor\b[^<>]*?"
